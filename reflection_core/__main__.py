@@ -1,0 +1,7 @@
+from __future__ import annotations
+
+import sys
+
+from reflection_core.entry import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""Click command line; each command lives in its own module and is imported lazily."""

@@ -1,0 +1,548 @@
+"""Configuration: `.reflection.yaml` or `[tool.reflection]` in pyproject.toml.
+
+Defaults work with no file at all. Every key is declared in SCHEMA with its type
+and default; unknown keys and bad values raise ConfigError naming the file, the
+key path and what was expected. Parsed files are cached as JSON keyed by the
+file's mtime and size so hot hooks do not import yaml on every run.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import os
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from reflection_core import paths
+from reflection_core.globs import PatternError, compile_branch_pattern, compile_path_glob
+
+CONFIG_FILENAME = ".reflection.yaml"
+PYPROJECT = "pyproject.toml"
+TASK_TYPES = ("coding", "docs", "research", "ops", "other")
+GATE_NAMES = ("tests", "build", "lint", "pr", "ci", "push")
+
+
+class ConfigError(Exception):
+    """A configuration problem; the message names the file, the key and the expectation."""
+
+    def __init__(self, source: str, key: str, message: str) -> None:
+        self.source = source
+        self.key = key
+        super().__init__(f"{source}: {key}: {message}" if key else f"{source}: {message}")
+
+
+@dataclass(frozen=True)
+class Field:
+    """One leaf key: a checker that raises ValueError(expectation) and a default."""
+
+    check: Callable[[Any], Any]
+    default: Any
+    doc: str = ""
+
+
+# ---------------------------------------------------------------- checkers
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, bool):
+        return value
+    raise ValueError("expected true or false")
+
+
+def _int(minimum: int | None = None, maximum: int | None = None) -> Callable[[Any], int]:
+    def check(value: Any) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise ValueError("expected an integer")
+        if minimum is not None and value < minimum:
+            raise ValueError(f"expected an integer >= {minimum}")
+        if maximum is not None and value > maximum:
+            raise ValueError(f"expected an integer <= {maximum}")
+        return value
+
+    return check
+
+
+def _number(minimum: float | None = None, maximum: float | None = None) -> Callable[[Any], float]:
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError("expected a number")
+        if minimum is not None and value < minimum:
+            raise ValueError(f"expected a number >= {minimum}")
+        if maximum is not None and value > maximum:
+            raise ValueError(f"expected a number <= {maximum}")
+        return float(value)
+
+    return check
+
+
+def _str(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    raise ValueError("expected a string")
+
+
+def _opt_str(value: Any) -> str | None:
+    if value is None or isinstance(value, str):
+        return value
+    raise ValueError("expected a string or null")
+
+
+def _enum(*choices: Any) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if value in choices:
+            return value
+        raise ValueError("expected one of " + ", ".join(repr(c) for c in choices))
+
+    return check
+
+
+def _str_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise ValueError("expected a list of strings")
+    return list(value)
+
+
+def _str_or_list(value: Any) -> list[str]:
+    return _str_list(value)
+
+
+def _path_globs(value: Any) -> list[str]:
+    globs = _str_list(value)
+    for pattern in globs:
+        try:
+            compile_path_glob(pattern)
+        except PatternError as exc:
+            raise ValueError(f"expected path globs; {exc}") from None
+    return globs
+
+
+def _branch_patterns(value: Any) -> list[str]:
+    patterns = _str_list(value)
+    for pattern in patterns:
+        try:
+            compile_branch_pattern(pattern)
+        except PatternError as exc:
+            raise ValueError(f"expected branch names, globs or 're:<regex>'; {exc}") from None
+    return patterns
+
+
+def _regex_list(value: Any) -> list[str]:
+    items = _str_list(value)
+    for item in items:
+        try:
+            re.compile(item)
+        except re.error as exc:
+            raise ValueError(f"expected regexes; bad regex {item!r}: {exc}") from None
+    return items
+
+
+def _gates_by_task(value: Any) -> dict[str, list[str]]:
+    if not isinstance(value, dict):
+        raise ValueError("expected a mapping of task type to a list of gate names")
+    out: dict[str, list[str]] = {}
+    for task, gates in value.items():
+        if task not in TASK_TYPES:
+            raise ValueError(f"unknown task type {task!r}; expected one of {', '.join(TASK_TYPES)}")
+        names = _str_list(gates)
+        for name in names:
+            if name not in GATE_NAMES:
+                raise ValueError(
+                    f"unknown gate {name!r} for {task!r}; expected one of {', '.join(GATE_NAMES)}"
+                )
+        out[task] = names
+    return out
+
+
+def _gate_commands(value: Any) -> list[dict[str, Any]]:
+    """`gates:` entries: {name, run, fix?, fix_patterns?, timeout?, kind?}."""
+    if not isinstance(value, list):
+        raise ValueError("expected a list of {name, run} mappings")
+    allowed = {"name", "run", "fix", "fix_patterns", "timeout", "kind"}
+    out = []
+    for index, item in enumerate(value):
+        where = f"entry {index}"
+        if not isinstance(item, dict):
+            raise ValueError(f"{where}: expected a mapping with 'name' and 'run'")
+        unknown = set(item) - allowed
+        if unknown:
+            expected = ", ".join(sorted(allowed))
+            raise ValueError(f"{where}: unknown key {sorted(unknown)[0]!r}; expected {expected}")
+        if not isinstance(item.get("name"), str) or not item["name"]:
+            raise ValueError(f"{where}: 'name' must be a non-empty string")
+        if not isinstance(item.get("run"), str) or not item["run"].strip():
+            raise ValueError(f"{where}: 'run' must be a non-empty command string")
+        entry: dict[str, Any] = {
+            "name": item["name"],
+            "run": item["run"],
+            "fix": _str_list(item.get("fix", [])),
+            "fix_patterns": _regex_list(item.get("fix_patterns", [])),
+            "timeout": _number(minimum=1)(item.get("timeout", 600)),
+            "kind": _enum("tests", "lint", "typecheck", "build", "other")(
+                item.get("kind", _guess_gate_kind(item["name"]))
+            ),
+        }
+        out.append(entry)
+    return out
+
+
+def _route_map(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise ValueError("expected a mapping of task category to model name")
+    return dict(value)
+
+
+def _guess_gate_kind(name: str) -> str:
+    lowered = name.lower()
+    for kind, words in (
+        ("tests", ("test", "pytest", "spec")),
+        ("lint", ("lint", "ruff", "flake", "eslint", "format")),
+        ("typecheck", ("type", "mypy", "pyright", "tsc")),
+        ("build", ("build", "compile")),
+    ):
+        if any(word in lowered for word in words):
+            return kind
+    return "other"
+
+
+# ---------------------------------------------------------------- schema
+
+SCHEMA: dict[str, Any] = {
+    "protected_branches": Field(
+        _branch_patterns, ["main", "master"], "Branch names, globs or 're:<regex>' to protect."
+    ),
+    "guards": {
+        "allow_push": Field(
+            _str_list,
+            [],
+            "Identities allowed to push to protected branches: git user.email, "
+            "GITHUB_ACTOR or REFLECTION_IDENTITY values (globs allowed).",
+        ),
+        "refuse_commits_on_protected": Field(
+            _bool, True, "Refuse commits while a protected branch is checked out."
+        ),
+    },
+    "tests": {
+        "ledger": Field(_bool, True, "Record test runs and require them for commits/pushes."),
+        "ignore": Field(
+            _path_globs,
+            ["docs/**", "*.md", "*.rst", "*.txt", "LICENSE*", ".github/**"],
+            "Changes to these paths need no new test run.",
+        ),
+        "command": Field(
+            _opt_str, None, "The project's full test command (auto-detected when null)."
+        ),
+        "allow_partial": Field(
+            _bool, False, "Count partial runs (`pytest -k`, one file) as a full pass."
+        ),
+        "pytest_plugin": Field(_bool, True, "Record pytest runs through the pytest11 plugin."),
+        "fingerprint_exclude": Field(
+            _path_globs,
+            [],
+            "Extra paths left out of the tree fingerprint (git-ignored files are always left out).",
+        ),
+        "max_entries": Field(_int(100), 5000, "Ledger lines kept before rotation."),
+    },
+    "prompt": {
+        "mode": Field(_enum("advise", "block"), "advise", "advise adds context; block refuses."),
+        "bypass_prefix": Field(
+            _str_or_list, ["*"], "Prompts starting with this prefix skip evaluation."
+        ),
+        "block_below": Field(_number(1.0, 5.0), 2.0, "In block mode, block scores below this."),
+        "thresholds": {
+            "pass": Field(_number(1.0, 5.0), 4.0, "Score at or above: pass with one line."),
+            "note": Field(_number(1.0, 5.0), 3.0, "Score at or above: pass with one note."),
+            "ask": Field(_number(1.0, 5.0), 2.0, "Score at or above: ask 2-3 questions."),
+        },
+        "weights": {
+            "clarity": Field(_number(0.0), 3.0, "Weight of clarity of objective."),
+            "context": Field(_number(0.0), 2.0, "Weight of context sufficiency."),
+            "restrictions": Field(_number(0.0), 1.0, "Weight of restrictions declared."),
+            "verifiability": Field(_number(0.0), 2.0, "Weight of verifiability."),
+            "scope": Field(_number(0.0), 2.0, "Weight of scope fitting one session."),
+        },
+        "max_questions": Field(_int(1, 3), 3, "Questions asked per turn (at most 3)."),
+        "history": Field(_bool, True, "Keep per-user score history in SQLite."),
+        "max_chars": Field(_int(1000), 1_000_000, "Longer prompts are truncated before scoring."),
+    },
+    "stop": {
+        "max_attempts": Field(_int(0, 20), 3, "Times the Stop hook pushes the agent on per task."),
+        "run_gates": Field(_bool, False, "Run the configured `gates:` from the Stop hook."),
+        "required_gates": Field(
+            _gates_by_task,
+            {"coding": ["tests", "push"], "docs": ["push"], "ops": ["push"]},
+            "Gates required per task type (tests, build, lint, pr, ci, push).",
+        ),
+        "waive_gates": Field(_str_list, [], "Gates never required, whatever the task."),
+        "require_pr": Field(_bool, False, "Coding tasks must end with a pull request."),
+        "require_ci": Field(_bool, False, "A pull request's CI must be green."),
+        "loops": {
+            "planning_min_calls": Field(_int(1), 8, "Tool calls before a planning loop counts."),
+            "planning_max_write_ratio": Field(
+                _number(0.0, 1.0), 0.1, "Below this share of writes it is a planning loop."
+            ),
+            "action_min_repeats": Field(_int(2), 3, "Same command this often is an action loop."),
+            "action_min_share": Field(
+                _number(0.0, 1.0), 0.6, "...when repeats are at least this share of commands."
+            ),
+        },
+        "todo_large_list": Field(_int(2), 7, "Open todo items that count as a large list."),
+    },
+    "gates": Field(_gate_commands, [], "Commands for `reflection verify` and stop.run_gates."),
+    "verify": {
+        "same_error_limit": Field(_int(1), 3, "Escalate when one error persists this often."),
+        "max_rounds": Field(_int(1), 5, "Correction rounds per task before escalating."),
+    },
+    "verdict": {
+        "stale_seconds": Field(_number(0.0), 30.0, "Verdicts older than this are stale."),
+        "keep_records": Field(_int(1), 200, "Full records kept per repo."),
+    },
+    "notify": {
+        "urls": Field(_str_list, [], "apprise URLs (json://, ntfy://, tgram://, ...)."),
+        "on": Field(_enum("complete", "incomplete", "always"), "complete", "When to notify."),
+        "attention": Field(
+            _bool, False, "Also send 'needs attention' with the missing items when incomplete."
+        ),
+        "speak": Field(_opt_str, None, "Speech command, e.g. 'espeak-ng' or 'say'."),
+        "speak_max_chars": Field(_int(20), 400, "Longest text spoken."),
+        "terminal": Field(_bool, True, "Ring the terminal through Claude Code's output."),
+        "timeout": Field(_number(0.5), 10.0, "Seconds per delivery."),
+    },
+    "judge": {
+        "provider": Field(_enum("openai", "anthropic", "none"), "none", "Second-opinion model."),
+        "base_url": Field(_opt_str, None, "API base URL, e.g. http://127.0.0.1:11434/v1."),
+        "model": Field(_opt_str, None, "Model name."),
+        "models": Field(_str_list, [], "Extra models for voting (defaults to `model`)."),
+        "api_key_env": Field(_opt_str, None, "Environment variable holding the API key."),
+        "votes": Field(_int(1, 9), 1, "Judges that vote."),
+        "committee": Field(_bool, False, "Reviewer and auditor roles on the diff."),
+        "timeout": Field(_number(1.0), 30.0, "Seconds per request."),
+        "max_tokens": Field(_int(16), 800, "Max tokens per response."),
+        "token_budget": Field(_int(100), 20000, "Tokens per stop across all judge calls."),
+        "retries": Field(_int(0, 5), 2, "Retries on 429/5xx with backoff."),
+        "routing": Field(_route_map, {}, "Task category -> model for feedback routing."),
+    },
+    "memory": {
+        "enabled": Field(_bool, True, "Store lessons and recall them on similar prompts."),
+        "ttl_days": Field(_int(1), 90, "Lessons expire after this many days."),
+        "max_lessons": Field(_int(1), 500, "Lessons kept per repo."),
+    },
+}
+
+
+def defaults() -> dict[str, Any]:
+    """The configuration used when no file exists."""
+    return _defaults_of(SCHEMA)
+
+
+def _defaults_of(schema: dict[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, spec in schema.items():
+        out[key] = _defaults_of(spec) if isinstance(spec, dict) else copy.deepcopy(spec.default)
+    return out
+
+
+def validate(data: Any, source: str) -> dict[str, Any]:
+    """Merge `data` over the defaults, raising ConfigError on the first bad key."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(source, "", "expected a mapping at the top level")
+    return _validate_section(data, SCHEMA, source, "")
+
+
+def _validate_section(
+    data: dict[str, Any], schema: dict[str, Any], source: str, prefix: str
+) -> dict[str, Any]:
+    result = _defaults_of(schema)
+    for key, value in data.items():
+        path = f"{prefix}{key}"
+        spec = schema.get(key) if isinstance(key, str) else None
+        if spec is None:
+            known = ", ".join(sorted(schema))
+            raise ConfigError(source, path, f"unknown key; expected one of: {known}")
+        if isinstance(spec, dict):
+            if value is None:
+                continue
+            if not isinstance(value, dict):
+                raise ConfigError(source, path, "expected a mapping")
+            result[key] = _validate_section(value, spec, source, path + ".")
+            continue
+        try:
+            result[key] = spec.check(value)
+        except ValueError as exc:
+            raise ConfigError(source, path, f"{exc} (got {value!r:.80})") from None
+    return result
+
+
+def _check_thresholds(cfg: dict[str, Any], source: str) -> None:
+    t = cfg["prompt"]["thresholds"]
+    if not t["ask"] <= t["note"] <= t["pass"]:
+        raise ConfigError(
+            source, "prompt.thresholds", "expected ask <= note <= pass (e.g. 2.0, 3.0, 4.0)"
+        )
+
+
+# ---------------------------------------------------------------- loading
+
+
+@dataclass
+class Config:
+    """A validated configuration and where it came from."""
+
+    data: dict[str, Any] = field(default_factory=defaults)
+    source: Path | None = None
+    root: Path | None = None
+
+    def get(self, dotted: str) -> Any:
+        """`cfg.get("stop.max_attempts")`: a value by its key path."""
+        node: Any = self.data
+        for part in dotted.split("."):
+            node = node[part]
+        return node
+
+    def __getitem__(self, key: str) -> Any:
+        return self.data[key]
+
+
+def config_source(root: Path) -> Path | None:
+    """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection]."""
+    yaml_path = root / CONFIG_FILENAME
+    if yaml_path.is_file():
+        return yaml_path
+    pyproject = root / PYPROJECT
+    if pyproject.is_file():
+        try:
+            with pyproject.open("rb") as handle:
+                head = handle.read()
+        except OSError:
+            return None
+        if b"[tool.reflection" in head:
+            return pyproject
+    return None
+
+
+def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True) -> Config:
+    """The configuration for the repo containing `start` (defaults when there is no file)."""
+    root = paths.find_repo_root(start) if start is None or Path(start).exists() else None
+    if root is None:
+        return Config(root=None)
+    source = config_source(root)
+    if source is None:
+        return Config(root=root)
+    data = _load_cached(source) if use_cache else None
+    if data is None:
+        raw = _parse(source)
+        data = validate(raw, str(source))
+        _check_thresholds(data, str(source))
+        if use_cache:
+            _store_cache(source, data)
+    return Config(data=data, source=source, root=root)
+
+
+def load_file(path: Path) -> Config:
+    """Validate one config file (for `doctor` and tests), never cached."""
+    data = validate(_parse(path), str(path))
+    _check_thresholds(data, str(path))
+    return Config(data=data, source=path, root=path.parent)
+
+
+def _parse(source: Path) -> Any:
+    try:
+        raw_bytes = source.read_bytes()
+    except OSError as exc:
+        raise ConfigError(str(source), "", f"cannot read: {exc.strerror}") from None
+    if source.name == PYPROJECT:
+        try:
+            import tomllib  # type: ignore[import-not-found,unused-ignore]
+        except ModuleNotFoundError:  # Python 3.10
+            import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+        try:
+            doc = tomllib.loads(raw_bytes.decode("utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            raise ConfigError(str(source), "", f"invalid TOML: {exc}") from None
+        section = doc.get("tool", {}).get("reflection")
+        return _dashes_to_underscores(section) if section is not None else {}
+    import yaml
+
+    try:
+        return yaml.safe_load(raw_bytes.decode("utf-8"))
+    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(source), "", f"invalid YAML: {exc}") from None
+
+
+def _dashes_to_underscores(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            (k.replace("-", "_") if isinstance(k, str) else k): _dashes_to_underscores(v)
+            for k, v in value.items()
+        }
+    return value
+
+
+def _cache_path(source: Path) -> Path:
+    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:24]
+    return paths.state_dir() / "config-cache" / f"{digest}.json"
+
+
+def _stamp(source: Path) -> list[int]:
+    st = source.stat()
+    return [st.st_mtime_ns, st.st_size]
+
+
+def _load_cached(source: Path) -> dict[str, Any] | None:
+    try:
+        cached = json.loads(_cache_path(source).read_text(encoding="utf-8"))
+        if cached.get("stamp") == _stamp(source) and cached.get("schema") == _SCHEMA_ID:
+            data = cached["data"]
+            return data if isinstance(data, dict) else None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return None
+
+
+def _store_cache(source: Path, data: dict[str, Any]) -> None:
+    from reflection_core.atomic import write_json_atomic
+
+    try:
+        write_json_atomic(
+            _cache_path(source), {"stamp": _stamp(source), "schema": _SCHEMA_ID, "data": data}
+        )
+    except OSError:
+        pass  # a cache that cannot be written only costs speed
+
+
+def _schema_fingerprint(schema: dict[str, Any], prefix: str = "") -> list[str]:
+    keys: list[str] = []
+    for key, spec in schema.items():
+        if isinstance(spec, dict):
+            keys.extend(_schema_fingerprint(spec, f"{prefix}{key}."))
+        else:
+            keys.append(f"{prefix}{key}={spec.default!r}")
+    return keys
+
+
+_SCHEMA_ID = hashlib.sha256("\n".join(_schema_fingerprint(SCHEMA)).encode()).hexdigest()[:16]
+
+
+def reference() -> list[tuple[str, Any, str]]:
+    """(key path, default, description) for every key: the README's config reference."""
+
+    def walk(schema: dict[str, Any], prefix: str) -> list[tuple[str, Any, str]]:
+        rows: list[tuple[str, Any, str]] = []
+        for key, spec in schema.items():
+            if isinstance(spec, dict):
+                rows.extend(walk(spec, f"{prefix}{key}."))
+            else:
+                rows.append((f"{prefix}{key}", spec.default, spec.doc))
+        return rows
+
+    return walk(SCHEMA, "")

@@ -1,0 +1,1 @@
+"""Eval runner: labelled suites under evals/ measured against the deterministic core."""

@@ -1,0 +1,74 @@
+"""Host hook protocol plumbing: read the JSON payload, render the response, fail open.
+
+Claude Code and Codex send one JSON object on stdin and read JSON from stdout.
+Handlers are pure-ish functions `handle(payload) -> HookResponse`; everything
+about bytes, exit codes and failure policy lives here.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any, BinaryIO, TextIO
+
+MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+
+
+class PayloadError(ValueError):
+    """The hook input is not a JSON object; the message says what was wrong."""
+
+
+@dataclass
+class HookResponse:
+    """What a hook answers: JSON for stdout (or nothing), stderr text, exit code."""
+
+    output: dict[str, Any] | None = None
+    stderr: str = ""
+    exit_code: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+def parse_payload(raw: bytes) -> dict[str, Any]:
+    """Decode host input; non-UTF-8 bytes are replaced, never fatal."""
+    if len(raw) > MAX_PAYLOAD_BYTES:
+        raise PayloadError(f"hook input is {len(raw)} bytes, more than {MAX_PAYLOAD_BYTES}")
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text:
+        raise PayloadError("hook input is empty (expected a JSON object on stdin)")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise PayloadError(f"hook input is not valid JSON: {exc.msg} at char {exc.pos}") from None
+    if not isinstance(data, dict):
+        raise PayloadError(f"hook input is JSON {type(data).__name__}, expected an object")
+    return data
+
+
+def read_payload(stream: BinaryIO | None = None) -> dict[str, Any]:
+    source = stream if stream is not None else sys.stdin.buffer
+    return parse_payload(source.read(MAX_PAYLOAD_BYTES + 1))
+
+
+def render(
+    response: HookResponse, stdout: TextIO | None = None, stderr: TextIO | None = None
+) -> int:
+    """Write the response and flush before the process exits."""
+    out = stdout or sys.stdout
+    err = stderr or sys.stderr
+    if response.output is not None:
+        out.write(json.dumps(response.output, ensure_ascii=False) + "\n")
+    out.flush()
+    if response.stderr:
+        err.write(response.stderr.rstrip("\n") + "\n")
+    err.flush()
+    return response.exit_code
+
+
+def fail_open(event: str, exc: BaseException) -> HookResponse:
+    """Our bug must never block or wedge a session: allow, and say so visibly."""
+    message = (
+        f"reflection: the {event} hook hit an internal error ({type(exc).__name__}: "
+        f"{str(exc)[:200]}); it did not block anything. Run `reflection doctor`."
+    )
+    return HookResponse(output={"systemMessage": message}, stderr=message, exit_code=0)

@@ -1,0 +1,1 @@
+"""`reflection init` and `reflection doctor`: set up and inspect a repository."""

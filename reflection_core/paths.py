@@ -1,0 +1,74 @@
+"""Where things live: repo root, git dir, verdict dir, per-user state dir.
+
+No subprocess here: the prompt hook resolves paths on every prompt, so the repo
+root is found by walking up to `.git` instead of asking git.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from pathlib import Path
+
+REFLECTION_DIRNAME = ".reflection"
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_MAX_ID_LEN = 80
+
+
+def find_repo_root(start: str | os.PathLike[str] | None = None) -> Path | None:
+    """The nearest ancestor of `start` (default: cwd) holding a `.git` dir or file."""
+    try:
+        here = Path(start or os.getcwd()).resolve()
+    except (OSError, RuntimeError):
+        return None
+    for candidate in (here, *here.parents):
+        if (candidate / ".git").exists():
+            return candidate
+    return None
+
+
+def git_dir(root: Path) -> Path:
+    """The git dir of a work tree: `.git` itself, or where a `.git` file points (worktrees)."""
+    dot_git = root / ".git"
+    if dot_git.is_file():
+        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+        if text.startswith("gitdir:"):
+            target = Path(text[len("gitdir:") :].strip())
+            return target if target.is_absolute() else (root / target).resolve()
+    return dot_git
+
+
+def reflection_dir(root: Path) -> Path:
+    """`<repo root>/.reflection`: verdicts and full records (git-ignored by `reflection init`)."""
+    return root / REFLECTION_DIRNAME
+
+
+def state_dir() -> Path:
+    """Per-user state (SQLite, caches); `REFLECTION_STATE_DIR` overrides the platform default."""
+    override = os.environ.get("REFLECTION_STATE_DIR")
+    if override:
+        return Path(override).expanduser()
+    home = Path.home()
+    if sys.platform == "darwin":
+        return home / "Library" / "Application Support" / "reflection"
+    if os.name == "nt":
+        base = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
+        return Path(base) / "reflection"
+    base = os.environ.get("XDG_STATE_HOME") or str(home / ".local" / "state")
+    return Path(base) / "reflection"
+
+
+def safe_session_id(raw: object) -> str:
+    """A host-provided id made safe as a file-name component, never a path.
+
+    Safe ids pass through unchanged; anything else keeps its safe characters and
+    gains a hash of the original so two different unsafe ids never collide.
+    """
+    text = "" if raw is None else str(raw)
+    cleaned = _UNSAFE.sub("_", text).strip("_")[:_MAX_ID_LEN]
+    if cleaned and cleaned == text:
+        return cleaned
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    return f"{cleaned}_{digest}" if cleaned else f"anon_{digest}"

@@ -1,0 +1,1 @@
+"""Prompt-submit evaluation: score, smells, continuation, live context, scope."""

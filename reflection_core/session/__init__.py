@@ -1,0 +1,1 @@
+"""Post-session reflection: transcript -> normalized session -> evidence -> verdict."""

@@ -1,0 +1,91 @@
+"""The normalized session: what the transcript reader produces and the decisions consume.
+
+The reader is a one-way street: raw JSONL records (transcript.py) -> this model
+(normalize.py) -> evidence and decisions (gates.py, categories.py, ...). Nothing
+here does I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+ToolKind = Literal["edit", "write", "read", "search", "shell", "todo", "agent", "web", "other"]
+
+
+@dataclass
+class CommandInfo:
+    """What a shell command does, as far as gates care (see commands.py)."""
+
+    raw: str
+    kinds: frozenset[str] = frozenset()
+    # subset of: test, build, lint, typecheck, pr_create, pr_view, pr_checks, push, commit, modify
+    test_runner: str | None = None  # "pytest", "npm test", "go test", ...
+    partial: bool = False  # a filtered test run (-k, a single file, --lf, -run X)
+    push_refs: tuple[str, ...] = ()  # remote refs a `git push` targets ("main", "feat")
+    push_force: bool = False
+    modified_files: tuple[str, ...] = ()  # best effort: files a modifying command writes
+    normalized: str = ""  # for loop detection: whitespace/quoting/paths normalized
+
+
+@dataclass
+class ToolCall:
+    """One tool use with its result, in task order."""
+
+    index: int
+    tool_use_id: str
+    name: (
+        str  # host tool name: Bash, Edit, Write, Read, TodoWrite, Task, ...
+    )
+    kind: ToolKind
+    input: dict[str, Any] = field(default_factory=dict)
+    files: tuple[str, ...] = ()  # paths this call reads or changes
+    command: CommandInfo | None = None  # shell calls only
+    ok: bool | None = None  # None: no result seen (still running, or the file lags)
+    exit_code: int | None = None
+    output: str = ""  # result text, capped (head and tail kept)
+    timestamp: str | None = None
+    background: bool = False
+
+    @property
+    def changes_files(self) -> bool:
+        """Edits, writes, and shell commands that modify files."""
+        if self.kind in ("edit", "write"):
+            return True
+        return self.command is not None and "modify" in self.command.kinds
+
+
+@dataclass
+class AssistantText:
+    index: int
+    text: str
+    timestamp: str | None = None
+
+
+Event = ToolCall | AssistantText
+
+
+@dataclass
+class Session:
+    """The current task of a session: from the last real user prompt to now."""
+
+    session_id: str | None = None
+    task_prompt: str = ""  # the last real user prompt (the task)
+    task_started_at: str | None = None
+    events: list[Event] = field(default_factory=list)  # tool calls and assistant texts, in order
+    last_assistant_message: str = ""  # hook input wins over the (possibly lagging) file
+    hook_feedback: list[str] = field(default_factory=list)  # Stop-hook feedback seen this task
+    compacted: bool = False  # a compact_boundary was seen
+    compaction_summary: str = ""
+    earlier_prompts: list[str] = field(default_factory=list)  # previous prompts (most recent last)
+    cwd: str | None = None
+    git_branch: str | None = None
+    warnings: list[str] = field(default_factory=list)  # truncated lines, unknown records, ...
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [e for e in self.events if isinstance(e, ToolCall)]
+
+    @property
+    def assistant_texts(self) -> list[AssistantText]:
+        return [e for e in self.events if isinstance(e, AssistantText)]

@@ -1,0 +1,36 @@
+"""Per-user SQLite state (WAL): prompt history, attempts, fix tracking, lessons.
+
+One database file under `paths.state_dir()`; each subsystem creates its own
+tables with `ensure_schema`. Connections use WAL and a busy timeout so that
+concurrent sessions and hook processes neither lose writes nor fail on locks.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from reflection_core import paths
+
+DB_NAME = "state.db"
+BUSY_TIMEOUT_S = 10.0
+
+
+def db_path() -> Path:
+    return paths.state_dir() / DB_NAME
+
+
+def connect(path: Path | None = None) -> sqlite3.Connection:
+    """Open (creating if needed) the state database in WAL mode."""
+    target = path or db_path()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(str(target), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute("PRAGMA synchronous=NORMAL")
+    conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
+    return conn
+
+
+def ensure_schema(conn: sqlite3.Connection, ddl: str) -> None:
+    """Run idempotent `CREATE ... IF NOT EXISTS` statements."""
+    conn.executescript(ddl)

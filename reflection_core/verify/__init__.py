@@ -1,0 +1,1 @@
+"""Verification gates, quick fixes, fix-attempt tracking, optional LLM judge, episodic memory."""
