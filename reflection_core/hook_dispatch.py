@@ -22,10 +22,12 @@ AGENT_EVENTS: dict[str, str] = {
     "session-start": "reflection_core.session.compaction:handle_session_start",
     "post-tool-use": "reflection_core.session.todos:handle_post_tool_use",
 }
-# event -> "module:main"; git hooks take argv (and stdin lines for pre-push).
+# event -> "module:main"; these take argv (git hooks: plus stdin lines for pre-push;
+# Codex's legacy `notify` program: one JSON argument).
 GIT_EVENTS: dict[str, str] = {
     "pre-commit": "reflection_core.guards.git_hooks:pre_commit_main",
     "pre-push": "reflection_core.guards.git_hooks:pre_push_main",
+    "codex-notify": "reflection_core.consumers.codex_notify:main",
 }
 EVENTS = (*AGENT_EVENTS, *GIT_EVENTS)
 

@@ -1,0 +1,23 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.gitutil import make_repo
+
+
+@pytest.fixture(autouse=True)
+def isolated_state(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Path:
+    """Every test gets its own per-user state dir; nothing touches the real one."""
+    state = tmp_path_factory.mktemp("state")
+    monkeypatch.setenv("REFLECTION_STATE_DIR", str(state))
+    return state
+
+
+@pytest.fixture
+def git_repo(tmp_path: Path) -> Path:
+    """A fresh repo on `main` with one commit."""
+    return make_repo(tmp_path / "repo")
