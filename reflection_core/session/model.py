@@ -26,6 +26,9 @@ class CommandInfo:
     push_force: bool = False
     modified_files: tuple[str, ...] = ()  # best effort: files a modifying command writes
     normalized: str = ""  # for loop detection: whitespace/quoting/paths normalized
+    programs: tuple[str, ...] = ()  # the programs the command runs, wrappers stripped, in order
+    push_implicit: bool = False  # `git push [remote]` / `HEAD`: the target is the current branch
+    push_all: bool = False  # `git push --all` / `--mirror`: every local branch is a target
 
 
 @dataclass
