@@ -1,0 +1,124 @@
+from __future__ import annotations
+
+import json
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from reflection_core.cli.verdict_cmd import EXIT_TIMEOUT
+from reflection_core.cli.verdict_cmd import command as verdict_command
+from reflection_core.consumers import verdict_files as vf
+from tests.verdictutil import iso_utc, write_verdict
+
+
+def test_latest_verdict_reads_the_session_file_by_its_safe_name(git_repo: Path) -> None:
+    path = write_verdict(git_repo, "../../etc/passwd", complete=True)
+    assert path.parent == git_repo / ".reflection"
+    verdict = vf.latest_verdict(git_repo, "../../etc/passwd")
+    assert verdict is not None and verdict.complete and verdict.path == path
+
+
+def test_list_verdicts_is_newest_first_and_reports_broken_files(git_repo: Path) -> None:
+    write_verdict(git_repo, "old", created_at=iso_utc(120))
+    write_verdict(git_repo, "new", created_at=iso_utc(1))
+    (git_repo / ".reflection" / "verdict_torn.json").write_text('{"status": "comp', "utf-8")
+    (git_repo / ".reflection" / "verdict_bad.json").write_bytes(b"\xff\xfe[1, 2]")
+    verdicts, problems = vf.list_verdicts(git_repo)
+    assert [v.session_id for v in verdicts] == ["new", "old"]
+    assert len(problems) == 2
+    assert any("verdict_torn.json" in p and "not valid JSON" in p for p in problems)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"status": "done"}, "status 'done'"),
+        ({"complete": "yes"}, "'complete' must be true or false"),
+        ({"created_at": "yesterday"}, "bad created_at"),
+    ],
+)
+def test_parse_verdict_names_the_bad_field(change: dict, message: str, tmp_path: Path) -> None:
+    data = {"status": "complete", "complete": True, "created_at": iso_utc(), **change}
+    with pytest.raises(vf.VerdictError, match=message):
+        vf.parse_verdict(json.dumps(data).encode(), tmp_path / "verdict_x.json")
+
+
+def test_fresh_means_recent_and_not_before_the_reader_started(tmp_path: Path) -> None:
+    now = time.time()
+    raw = json.dumps({"status": "complete", "complete": True, "created_at": iso_utc(5)})
+    verdict = vf.parse_verdict(raw.encode(), tmp_path / "v.json")
+    assert vf.is_fresh(verdict, now=now, stale_seconds=30)
+    assert not vf.is_fresh(verdict, now=now, stale_seconds=2)
+    assert not vf.is_fresh(verdict, now=now, stale_seconds=30, since=now - 1)
+    assert vf.is_fresh(verdict, now=now, stale_seconds=30, since=now - 10)
+
+
+def test_wait_returns_the_verdict_a_parallel_writer_produces(git_repo: Path) -> None:
+    write_verdict(git_repo, "s1", complete=False, created_at=iso_utc(60))
+    started = time.time()
+    writer = threading.Timer(0.3, lambda: write_verdict(git_repo, "s1", complete=True))
+    writer.start()
+    try:
+        found = vf.wait_for_verdict(git_repo, "s1", since=started, timeout=5, stale_seconds=30)
+    finally:
+        writer.join()
+    assert found is not None and found.complete
+
+
+def test_wait_ignores_a_stale_verdict_and_times_out(git_repo: Path) -> None:
+    write_verdict(git_repo, "s1", complete=True, created_at=iso_utc(45))
+    found = vf.wait_for_verdict(
+        git_repo, "s1", since=time.time() - 100, timeout=0.3, stale_seconds=30
+    )
+    assert found is None
+
+
+def test_check_verdict_passes_only_a_complete_verdict(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(git_repo)
+    write_verdict(git_repo, "s1", complete=True)
+    assert vf.check_verdict("s1", ci=False) == 0
+    write_verdict(git_repo, "s2", complete=False)
+    assert vf.check_verdict("s2", ci=True) == 1
+    out = capsys.readouterr()
+    assert "::error::" in out.out and "tests did not run" in out.out
+    assert "run python -m pytest -q" in out.err
+
+
+def test_check_verdict_fails_when_no_verdict_exists(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(git_repo)
+    assert vf.check_verdict(None, ci=False) == 1
+    assert "no verdict" in capsys.readouterr().err
+
+
+def test_verdict_cli_show_list_and_wait_exit_codes(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(git_repo)
+    runner = CliRunner()
+    assert runner.invoke(verdict_command, ["show"]).exit_code == 1
+    write_verdict(git_repo, "done-1", complete=True)
+    write_verdict(git_repo, "open-1", complete=False, created_at=iso_utc(2))
+
+    shown = runner.invoke(verdict_command, ["show", "--session", "open-1", "--json"])
+    assert shown.exit_code == 0
+    assert json.loads(shown.output)["missing"] == ["tests did not run after the latest edit"]
+
+    listed = runner.invoke(verdict_command, ["list", "--json"])
+    assert [v["session_id"] for v in json.loads(listed.output)] == ["done-1", "open-1"]
+    table = runner.invoke(verdict_command, ["list"]).output
+    assert "incomplete" in table and "done-1" in table
+
+    since = str(time.time() - 10)
+    waited = runner.invoke(verdict_command, ["wait", "--session", "open-1", "--since", since])
+    assert waited.exit_code == 1
+    waited = runner.invoke(verdict_command, ["wait", "--session", "done-1", "--since", since])
+    assert waited.exit_code == 0
+    timed_out = runner.invoke(verdict_command, ["wait", "--session", "x", "--timeout", "0.2"])
+    assert timed_out.exit_code == EXIT_TIMEOUT
