@@ -29,6 +29,7 @@ class CommandInfo:
     programs: tuple[str, ...] = ()  # the programs the command runs, wrappers stripped, in order
     push_implicit: bool = False  # `git push [remote]` / `HEAD`: the target is the current branch
     push_all: bool = False  # `git push --all` / `--mirror`: every local branch is a target
+    exit_masked: bool = False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
 
 
 @dataclass
