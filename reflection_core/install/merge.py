@@ -1,0 +1,299 @@
+"""Pure merges for `reflection init`: text in, text out, never clobbering what is there.
+
+Each function takes the current file content (None when the file does not exist)
+and returns the new content; returning the input unchanged means "nothing to do",
+which is what makes `init` idempotent.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+GITIGNORE_ENTRY = ".reflection/"
+SNIPPET_START = "<!-- reflection:prompt-protocol:start -->"
+SNIPPET_END = "<!-- reflection:prompt-protocol:end -->"
+HOOK_IDS = ("reflection-protected-commit", "reflection-protected-push", "reflection-tests-ran")
+
+
+class MergeError(ValueError):
+    """An existing file cannot be merged safely; it is left untouched."""
+
+
+@dataclass(frozen=True)
+class HookEntry:
+    """One Claude Code / Codex hook registration."""
+
+    event: str
+    command: str
+    matcher: str | None = None
+    timeout: int | None = None
+
+
+def claude_hook_entries(command: str = "reflection") -> list[HookEntry]:
+    """The hooks `reflection init --claude` registers (see the README's hook table)."""
+    return [
+        HookEntry("UserPromptSubmit", f"{command} hook user-prompt-submit", timeout=30),
+        HookEntry("Stop", f"{command} hook stop", timeout=60),
+        HookEntry("Stop", f"{command} notify --wait 20", timeout=30),
+        HookEntry("SubagentStop", f"{command} hook subagent-stop", timeout=60),
+        HookEntry("SessionStart", f"{command} hook session-start", matcher="compact", timeout=30),
+        HookEntry("SessionEnd", f"{command} hook session-end", timeout=5),
+        HookEntry("PostToolUse", f"{command} hook post-tool-use", matcher="TodoWrite", timeout=30),
+    ]
+
+
+def codex_hook_entries(command: str = "reflection") -> list[HookEntry]:
+    """Codex runs the same Claude-compatible hooks for the events it supports."""
+    return [
+        HookEntry("UserPromptSubmit", f"{command} hook user-prompt-submit", timeout=30),
+        HookEntry("Stop", f"{command} hook stop", timeout=60),
+        HookEntry("SessionStart", f"{command} hook session-start", matcher="compact", timeout=30),
+    ]
+
+
+def merge_hook_settings(text: str | None, entries: Iterable[HookEntry], filename: str) -> str:
+    """Add each hook entry to a Claude-style settings JSON unless its command is already there.
+
+    Unrelated keys, other hooks and key order are preserved. A file that is not a
+    JSON object (or whose `hooks` is malformed) raises MergeError.
+    """
+    if text is None or not text.strip():
+        settings: dict[str, Any] = {}
+    else:
+        try:
+            loaded = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise MergeError(
+                f"{filename} is not valid JSON ({exc.msg} at line {exc.lineno}); "
+                "fix it by hand, then re-run `reflection init`"
+            ) from None
+        if not isinstance(loaded, dict):
+            raise MergeError(f"{filename} must hold a JSON object")
+        settings = loaded
+    hooks = settings.setdefault("hooks", {})
+    if not isinstance(hooks, dict):
+        raise MergeError(f"{filename}: 'hooks' must be an object keyed by event name")
+    changed = False
+    for entry in entries:
+        groups = hooks.setdefault(entry.event, [])
+        if not isinstance(groups, list):
+            raise MergeError(f"{filename}: hooks.{entry.event} must be a list")
+        if _has_command(groups, entry.command):
+            continue
+        hook: dict[str, Any] = {"type": "command", "command": entry.command}
+        if entry.timeout is not None:
+            hook["timeout"] = entry.timeout
+        target = _group_for(groups, entry.matcher)
+        if target is None:
+            group: dict[str, Any] = {}
+            if entry.matcher is not None:
+                group["matcher"] = entry.matcher
+            group["hooks"] = [hook]
+            groups.append(group)
+        else:
+            target["hooks"].append(hook)
+        changed = True
+    if not changed and text is not None and text.strip():
+        return text
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def _has_command(groups: list[Any], command: str) -> bool:
+    for group in groups:
+        if not isinstance(group, dict):
+            continue
+        for hook in group.get("hooks") or []:
+            if isinstance(hook, dict) and _same_command(hook.get("command"), command):
+                return True
+    return False
+
+
+def _same_command(existing: object, wanted: str) -> bool:
+    """`reflection hook stop` matches `/abs/bin/reflection hook stop` too."""
+    if not isinstance(existing, str):
+        return False
+    have = existing.split()
+    want = wanted.split()
+    if have == want:
+        return True
+    return (
+        len(have) == len(want)
+        and have[1:] == want[1:]
+        and have[0].rsplit("/", 1)[-1] == want[0].rsplit("/", 1)[-1]
+    )
+
+
+def _group_for(groups: list[Any], matcher: str | None) -> dict[str, Any] | None:
+    for group in groups:
+        if (
+            isinstance(group, dict)
+            and group.get("matcher") == matcher
+            and isinstance(group.get("hooks"), list)
+        ):
+            return group
+    return None
+
+
+def ensure_gitignore(text: str | None) -> str:
+    """Add `.reflection/` to .gitignore once."""
+    current = text or ""
+    for line in current.splitlines():
+        if line.strip() in (GITIGNORE_ENTRY, ".reflection", "/.reflection", "/.reflection/"):
+            return current
+    prefix = current if not current or current.endswith("\n") else current + "\n"
+    return f"{prefix}# reflection verdicts and records\n{GITIGNORE_ENTRY}\n"
+
+
+def append_snippet(text: str | None, snippet: str) -> str:
+    """Append the prompt-protocol snippet to a memory file once (detected by its marker)."""
+    current = text or ""
+    if SNIPPET_START in current:
+        return current
+    body = snippet.strip()
+    if SNIPPET_START not in body:
+        body = f"{SNIPPET_START}\n{body}\n{SNIPPET_END}"
+    if not current:
+        return body + "\n"
+    if current.endswith("\n\n"):
+        separator = ""
+    else:
+        separator = "\n" if current.endswith("\n") else "\n\n"
+    return f"{current}{separator}{body}\n"
+
+
+def pre_commit_repo_block(indent: str = "  ", item_indent: str = "") -> str:
+    """The `repo: local` entry running the installed reflection console scripts."""
+    hooks = (
+        (
+            "reflection-protected-commit",
+            "refuse commits on protected branches",
+            "reflection-protected-commit",
+            "[pre-commit]",
+        ),
+        (
+            "reflection-protected-push",
+            "refuse pushes to protected branches",
+            "reflection-protected-push",
+            "[pre-push]",
+        ),
+        (
+            "reflection-tests-ran",
+            "tests passed on this exact tree",
+            "reflection-tests-ran",
+            "[pre-commit, pre-push]",
+        ),
+    )
+    pad = item_indent + indent
+    dash = "-" + " " * (len(indent) - 1)
+    lines = [f"{item_indent}{dash}repo: local", f"{pad}hooks:"]
+    for hook_id, name, entry, stages in hooks:
+        lines += [
+            f"{pad}- id: {hook_id}",
+            f"{pad}  name: {name}",
+            f"{pad}  entry: {entry}",
+            f"{pad}  language: system",
+            f"{pad}  pass_filenames: false",
+            f"{pad}  always_run: true",
+            f"{pad}  stages: {stages}",
+        ]
+    return "\n".join(lines) + "\n"
+
+
+_TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
+_REPOS_KEY = re.compile(r"^repos\s*:\s*(#.*)?$")
+
+
+def merge_pre_commit_config(text: str | None) -> str:
+    """Add reflection's hooks to .pre-commit-config.yaml, keeping comments and other repos.
+
+    Insertion is textual (so comments survive): the `repo: local` block goes at the
+    end of the block-style `repos:` list, indented like its existing items. Flow-style
+    or unusual files are re-emitted through YAML, which loses comments; that case is
+    reported by `init` before writing.
+    """
+    import yaml
+
+    if text is None or not text.strip():
+        return (
+            "# See https://pre-commit.com for more information\n"
+            "default_install_hook_types: [pre-commit, pre-push]\n"
+            "repos:\n" + pre_commit_repo_block()
+        )
+    try:
+        doc = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise MergeError(f".pre-commit-config.yaml is not valid YAML: {exc}") from None
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise MergeError(".pre-commit-config.yaml must be a mapping with a 'repos' list")
+    repos = doc.get("repos")
+    if repos is not None and not isinstance(repos, list):
+        raise MergeError(".pre-commit-config.yaml: 'repos' must be a list")
+    present = {
+        hook.get("id")
+        for repo in repos or []
+        if isinstance(repo, dict)
+        for hook in repo.get("hooks") or []
+        if isinstance(hook, dict)
+    }
+    if all(hook_id in present for hook_id in HOOK_IDS):
+        return text
+    if any(hook_id in present for hook_id in HOOK_IDS):
+        raise MergeError(
+            ".pre-commit-config.yaml already has some reflection hooks; add the missing ones "
+            f"({', '.join(h for h in HOOK_IDS if h not in present)}) by hand"
+        )
+    merged = _insert_block(text)
+    if merged is None:
+        doc.setdefault("repos", [])
+        doc["repos"].append(yaml.safe_load(pre_commit_repo_block())[0])
+        merged = yaml.safe_dump(doc, sort_keys=False)
+    if "default_install_hook_types" not in doc:
+        merged = _add_install_types(merged)
+    return merged
+
+
+def _insert_block(text: str) -> str | None:
+    lines = text.splitlines(keepends=True)
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    start = next((i for i, line in enumerate(lines) if _REPOS_KEY.match(line)), None)
+    if start is None:
+        if any(line.startswith("repos") for line in lines):
+            return None  # flow style (`repos: [...]`): let YAML re-emit it
+        return "".join(lines) + "repos:\n" + pre_commit_repo_block()
+    end = len(lines)
+    for i in range(start + 1, len(lines)):
+        if _TOP_KEY.match(lines[i]):
+            end = i
+            break
+    item_indent, indent = _list_indents(lines[start + 1 : end])
+    block = pre_commit_repo_block(indent=indent, item_indent=item_indent)
+    insert_at = end
+    while insert_at > start + 1 and not lines[insert_at - 1].strip():
+        insert_at -= 1
+    return "".join(lines[:insert_at]) + block + "".join(lines[insert_at:])
+
+
+def _list_indents(body: list[str]) -> tuple[str, str]:
+    """(indent of '- ' items, indent of keys inside an item) as used by the existing file."""
+    for line in body:
+        match = re.match(r"^(\s*)-(\s+)repo\s*:", line)
+        if match:
+            item = match.group(1)
+            return item, " " * (1 + len(match.group(2)))
+    return "", "  "
+
+
+def _add_install_types(text: str) -> str:
+    lines = text.splitlines(keepends=True)
+    index = 0
+    while index < len(lines) and (not lines[index].strip() or lines[index].startswith("#")):
+        index += 1
+    line = "default_install_hook_types: [pre-commit, pre-push]\n"
+    return "".join(lines[:index]) + line + "".join(lines[index:])
