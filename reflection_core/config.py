@@ -250,6 +250,11 @@ SCHEMA: dict[str, Any] = {
             "Extra paths left out of the tree fingerprint (git-ignored files are always left out).",
         ),
         "max_entries": Field(_int(100), 5000, "Ledger lines kept before rotation."),
+        "push_commits": Field(
+            _enum("all", "tip"),
+            "all",
+            "pre-push: every pushed commit's tree needs test evidence (all), or each ref's tip.",
+        ),
     },
     "prompt": {
         "mode": Field(_enum("advise", "block"), "advise", "advise adds context; block refuses."),
@@ -474,9 +479,31 @@ def _parse(source: Path) -> Any:
     import yaml
 
     try:
-        return yaml.safe_load(raw_bytes.decode("utf-8"))
+        return yaml.load(raw_bytes.decode("utf-8"), Loader=_yaml12_loader())
     except (yaml.YAMLError, UnicodeDecodeError) as exc:
         raise ConfigError(str(source), "", f"invalid YAML: {exc}") from None
+
+
+def _yaml12_loader() -> Any:
+    """A safe loader where only true/false are booleans (YAML 1.2).
+
+    Under YAML 1.1 the documented key `notify: {on: complete}` would load as
+    `{True: "complete"}`, and `yes`/`no` would silently become booleans.
+    """
+    import yaml
+
+    class Yaml12Loader(yaml.SafeLoader):
+        pass
+
+    bool_tag = "tag:yaml.org,2002:bool"
+    Yaml12Loader.yaml_implicit_resolvers = {
+        first: [(tag, regex) for tag, regex in resolvers if tag != bool_tag]
+        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+    }
+    Yaml12Loader.add_implicit_resolver(
+        bool_tag, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+    )
+    return Yaml12Loader
 
 
 def _dashes_to_underscores(value: Any) -> Any:
