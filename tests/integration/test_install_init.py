@@ -1,0 +1,237 @@
+"""`reflection init` and `reflection doctor` run for real in throwaway repos."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.gitutil import git
+
+BIN = Path(sys.executable).parent
+CONTRACT_COMMANDS = [
+    "init",
+    "doctor",
+    "hook",
+    "score",
+    "analyze",
+    "run",
+    "check",
+    "verdict",
+    "notify",
+    "verify",
+    "eval",
+    "stats",
+    "curate",
+    "mcp",
+]
+
+
+def reflection(
+    repo: Path, *args: str, home: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}",
+        "PRE_COMMIT_HOME": str(repo.parent / "pre-commit-home"),
+    }
+    if home is not None:
+        env["HOME"] = str(home)
+    return subprocess.run(
+        [str(BIN / "reflection"), *args], cwd=repo, env=env, capture_output=True, text=True
+    )
+
+
+def snapshot(repo: Path) -> dict[str, bytes]:
+    files = {}
+    for path in sorted(repo.rglob("*")):
+        rel = path.relative_to(repo).as_posix()
+        if path.is_file() and (not rel.startswith(".git/") or rel.startswith(".git/hooks/")):
+            files[rel] = path.read_bytes()
+    return files
+
+
+def test_help_lists_every_contract_command(git_repo: Path) -> None:
+    out = reflection(git_repo, "--help").stdout
+    for name in CONTRACT_COMMANDS:
+        assert f"  {name} " in out
+
+
+def test_init_twice_is_byte_identical(git_repo: Path) -> None:
+    first = reflection(
+        git_repo, "init", "--claude", "--codex", "--pre-commit", "--pre-push", "--claude-md"
+    )
+    assert first.returncode == 0, first.stderr
+    after_first = snapshot(git_repo)
+    second = reflection(
+        git_repo, "init", "--claude", "--codex", "--pre-commit", "--pre-push", "--claude-md"
+    )
+    assert second.returncode == 0, second.stderr
+    assert "nothing changed" in second.stdout
+    assert snapshot(git_repo) == after_first
+    for expected in (
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".pre-commit-config.yaml",
+        "CLAUDE.md",
+        ".git/hooks/pre-push",
+        ".git/hooks/pre-commit",
+    ):
+        assert expected in after_first
+    assert b".reflection/" in after_first[".gitignore"]
+
+
+def test_claude_settings_merge_keeps_unrelated_entries(git_repo: Path) -> None:
+    settings = {
+        "permissions": {"allow": ["Bash(npm test)"]},
+        "hooks": {
+            "Stop": [{"hooks": [{"type": "command", "command": "./my-stop.sh"}]}],
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x"}]}],
+        },
+        "model": "opus",
+    }
+    path = git_repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    assert reflection(git_repo, "init", "--claude").returncode == 0
+    merged = json.loads(path.read_text())
+    assert merged["permissions"] == settings["permissions"]
+    assert merged["model"] == "opus"
+    assert merged["hooks"]["PreToolUse"] == settings["hooks"]["PreToolUse"]
+    stop_commands = [h["command"] for g in merged["hooks"]["Stop"] for h in g["hooks"]]
+    assert "./my-stop.sh" in stop_commands
+    assert any(c.endswith("hook stop") for c in stop_commands)
+    assert any("notify" in c for c in stop_commands)
+    post = merged["hooks"]["PostToolUse"]
+    assert post[0]["matcher"] == "TodoWrite"
+    assert merged["hooks"]["SessionStart"][0]["matcher"] == "compact"
+    assert list(merged) == ["permissions", "hooks", "model"]
+
+
+def test_malformed_settings_are_reported_and_left_untouched(git_repo: Path) -> None:
+    path = git_repo / ".claude" / "settings.json"
+    path.parent.mkdir()
+    path.write_text('{"hooks": {,}', encoding="utf-8")
+    result = reflection(git_repo, "init", "--claude")
+    assert result.returncode == 2
+    assert "settings.json is not valid JSON" in result.stderr
+    assert "left untouched" in result.stderr
+    assert path.read_text() == '{"hooks": {,}'
+
+
+PRE_COMMIT_CONFIG = """\
+# team hooks -- keep this comment
+repos:
+-   repo: https://github.com/pre-commit/pre-commit-hooks
+    rev: v4.6.0
+    hooks:
+    -   id: trailing-whitespace   # whitespace police
+
+# CI settings below
+ci:
+    autofix_prs: false
+"""
+
+
+def test_pre_commit_config_merge_keeps_comments_and_repos(git_repo: Path) -> None:
+    path = git_repo / ".pre-commit-config.yaml"
+    path.write_text(PRE_COMMIT_CONFIG, encoding="utf-8")
+    result = reflection(git_repo, "init", "--pre-commit")
+    assert result.returncode == 0, result.stderr
+    text = path.read_text()
+    assert "# team hooks -- keep this comment" in text
+    assert "# whitespace police" in text
+    assert "# CI settings below" in text
+    doc = yaml.safe_load(text)
+    assert doc["ci"] == {"autofix_prs": False}
+    assert doc["repos"][0]["hooks"][0]["id"] == "trailing-whitespace"
+    ids = [h["id"] for h in doc["repos"][1]["hooks"]]
+    assert ids == [
+        "reflection-protected-commit",
+        "reflection-protected-push",
+        "reflection-tests-ran",
+    ]
+    assert doc["default_install_hook_types"] == ["pre-commit", "pre-push"]
+    validate = subprocess.run(
+        [str(BIN / "pre-commit"), "validate-config", str(path)], capture_output=True, text=True
+    )
+    assert validate.returncode == 0, validate.stdout + validate.stderr
+    assert (git_repo / ".git" / "hooks" / "pre-push").exists()
+
+
+def test_dry_run_prints_diffs_and_changes_nothing(git_repo: Path) -> None:
+    before = snapshot(git_repo)
+    result = reflection(git_repo, "init", "--dry-run")
+    assert result.returncode == 0
+    assert "+++ b/.claude/settings.json" in result.stdout
+    assert "+++ b/.pre-commit-config.yaml" in result.stdout
+    assert "would run: pre-commit install" in result.stdout
+    assert snapshot(git_repo) == before
+
+
+def test_claude_md_snippet_is_appended_once_after_existing_text(git_repo: Path) -> None:
+    (git_repo / "CLAUDE.md").write_text("# Project notes\nUse uv.\n", encoding="utf-8")
+    reflection(git_repo, "init", "--claude-md")
+    reflection(git_repo, "init", "--claude-md")
+    text = (git_repo / "CLAUDE.md").read_text()
+    assert text.startswith("# Project notes\nUse uv.\n")
+    assert text.count("reflection:prompt-protocol:start") == 1
+
+
+def test_native_pre_push_chains_an_existing_hook(git_repo: Path, tmp_path: Path) -> None:
+    hooks = git_repo / ".git" / "hooks"
+    marker = tmp_path / "old-hook-ran"
+    (hooks / "pre-push").write_text(f"#!/bin/sh\ncat > {marker}\nexit 0\n", encoding="utf-8")
+    (hooks / "pre-push").chmod(0o755)
+    result = reflection(git_repo, "init", "--pre-push")
+    assert result.returncode == 0, result.stderr
+    assert (hooks / "pre-push.before-reflection").exists()
+    assert "reflection-native-pre-push" in (hooks / "pre-push").read_text()
+
+
+def test_init_outside_a_repo_is_a_usage_error(tmp_path: Path) -> None:
+    result = reflection(tmp_path, "init")
+    assert result.returncode == 2
+    assert "not inside a git repository" in result.stderr
+
+
+def test_doctor_reports_a_broken_setup_with_fixes(git_repo: Path, tmp_path: Path) -> None:
+    (git_repo / ".reflection.yaml").write_text("stop:\n  max_attempts: many\n", encoding="utf-8")
+    settings = git_repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text("{oops", encoding="utf-8")
+    (git_repo / ".pre-commit-config.yaml").write_text(
+        "repos:\n- repo: local\n  hooks:\n  - id: reflection-protected-push\n    name: x\n"
+        "    entry: reflection-protected-push\n    language: system\n    stages: [pre-push]\n",
+        encoding="utf-8",
+    )
+    result = reflection(git_repo, "doctor", "--json", home=tmp_path / "home")
+    assert result.returncode == 1
+    report = json.loads(result.stdout)
+    problems = {f["topic"]: f for f in report["findings"] if f["level"] == "problem"}
+    assert "stop.max_attempts" in problems["config"]["message"]
+    assert problems["claude code"]["fix"]
+    assert any(
+        f["topic"] == "git hooks" and "pre-push" in f["message"] and f["level"] == "problem"
+        for f in report["findings"]
+    )
+
+
+def test_doctor_is_happy_after_init(git_repo: Path, tmp_path: Path) -> None:
+    assert reflection(git_repo, "init").returncode == 0
+    result = reflection(git_repo, "doctor", home=tmp_path / "home")
+    assert result.returncode == 0, result.stdout
+    assert "No problems found." in result.stdout
+
+
+@pytest.mark.parametrize("event", ["UserPromptSubmit", "Stop"])
+def test_codex_hooks_use_the_claude_shape(git_repo: Path, event: str) -> None:
+    assert reflection(git_repo, "init", "--codex").returncode == 0
+    hooks = json.loads((git_repo / ".codex" / "hooks.json").read_text())["hooks"]
+    assert hooks[event][0]["hooks"][0]["type"] == "command"
+    git(git_repo, "status")
