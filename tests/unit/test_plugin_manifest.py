@@ -1,0 +1,50 @@
+"""The repo installs as a Claude Code plugin: manifest and hooks.json point at real things."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+
+from reflection_core.hook_dispatch import AGENT_EVENTS
+from reflection_core.install.merge import claude_hook_entries
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_plugin_manifest_names_the_plugin_and_its_hooks_file() -> None:
+    manifest = json.loads((ROOT / ".claude-plugin" / "plugin.json").read_text())
+    assert manifest["name"] == "reflection"
+    assert (ROOT / manifest["hooks"]).is_file()
+
+
+def test_plugin_hooks_call_the_launcher_with_known_events() -> None:
+    hooks = json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"]
+    launcher = ROOT / "hooks" / "reflection-hook"
+    assert os.access(launcher, os.X_OK)
+    for groups in hooks.values():
+        for group in groups:
+            for hook in group["hooks"]:
+                path, event = hook["command"].split()
+                assert path == "${CLAUDE_PLUGIN_ROOT}/hooks/reflection-hook"
+                assert event in AGENT_EVENTS
+
+
+def test_plugin_and_init_register_the_same_events() -> None:
+    plugin_events = set(json.loads((ROOT / "hooks" / "hooks.json").read_text())["hooks"])
+    assert plugin_events == {entry.event for entry in claude_hook_entries()}
+
+
+def test_launcher_falls_back_to_the_checkout_without_an_installed_cli(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "REFLECTION_STATE_DIR": str(tmp_path)}
+    proc = subprocess.run(
+        ["sh", str(ROOT / "hooks" / "reflection-hook"), "no-such-event"],
+        input="{}",
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+    )
+    assert proc.returncode == 2
+    assert "unknown event 'no-such-event'" in proc.stderr
