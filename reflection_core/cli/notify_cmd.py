@@ -1,14 +1,127 @@
-"""`reflection notify` — placeholder until its feature lands."""
+"""`reflection notify [--session ID] [--wait S]`: notify once the stop verdict is complete.
+
+Registered on Claude Code's Stop event next to the stop hook, so it gets the hook
+payload on stdin and runs in parallel with the hook that writes the verdict: with
+`--wait` it waits for a verdict written after it started. As a hook it prints only
+`{"terminalSequence": ...}` (Claude Code writes those bytes to its own terminal,
+never to the model) and always exits 0: a notifier must never fail the hook.
+"""
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
 import click
 
-from reflection_core.cli.common import not_implemented
+from reflection_core import config as config_mod
+from reflection_core import paths
+from reflection_core.consumers import notify as notify_mod
+from reflection_core.consumers import verdict_files as vf
+from reflection_core.hookio import MAX_PAYLOAD_BYTES, PayloadError, parse_payload
 
 
-@click.command("notify", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(**_: object) -> None:
-    """Send notifications."""
-    not_implemented("`reflection notify`")
+@click.command("notify")
+@click.option("--session", default=None, help="Session id (default: from the hook payload).")
+@click.option(
+    "--wait",
+    type=float,
+    default=0.0,
+    show_default=True,
+    help="Seconds to wait for a verdict written after this command started.",
+)
+def command(session: str | None, wait: float) -> None:
+    """Send notifications for a complete verdict (chat, speech, terminal)."""
+    started = time.time()
+    payload, payload_problem = _read_hook_payload()
+    as_hook = payload is not None
+    if payload_problem:
+        _warn(payload_problem)
+    payload = payload or {}
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else os.getcwd()
+    root = paths.find_repo_root(cwd)
+    if root is None:
+        _warn(f"{cwd} is not inside a git repository; nothing to notify about.")
+        raise SystemExit(0 if as_hook else 2)
+    try:
+        cfg = config_mod.load(root)
+    except config_mod.ConfigError as exc:
+        _warn(f"configuration error, not notifying: {exc}")
+        raise SystemExit(0 if as_hook else 2) from None
+    session = session or _payload_str(payload, "session_id") or None
+    stale = float(cfg.get("verdict.stale_seconds"))
+    verdict = _find_verdict(root, session, wait=wait, since=started, stale=stale)
+    if verdict is None:
+        reason = f"no fresh verdict for {session or 'this repo'}" + (
+            f" within {wait:g}s" if wait > 0 else ""
+        )
+        _warn(f"{reason}; nothing sent.")
+        notify_mod.log_line(root, {"session_id": session, "kind": None, "reason": reason})
+        raise SystemExit(0)
+    outcome = notify_mod.notify_for_verdict(
+        root,
+        verdict.data,
+        cfg.get("notify"),
+        last_message=_payload_str(payload, "last_assistant_message"),
+    )
+    for failed in (d for d in outcome.deliveries if not d.ok):
+        _warn(f"delivery to {failed.channel} failed: {failed.error}")
+    if as_hook:
+        if outcome.terminal_sequence:
+            click.echo(json.dumps({"terminalSequence": outcome.terminal_sequence}))
+    else:
+        _report(outcome)
+    raise SystemExit(0)
+
+
+def _find_verdict(
+    root: Path, session: str | None, *, wait: float, since: float, stale: float
+) -> vf.Verdict | None:
+    if wait > 0:
+        return vf.wait_for_verdict(root, session, since=since, timeout=wait, stale_seconds=stale)
+    try:
+        verdict = vf.latest_verdict(root, session)
+    except vf.VerdictError as exc:
+        _warn(str(exc))
+        return None
+    if verdict is None or not vf.is_fresh(verdict, now=time.time(), stale_seconds=stale):
+        return None
+    return verdict
+
+
+def _read_hook_payload() -> tuple[dict[str, Any] | None, str]:
+    """The host's JSON payload when stdin is piped; (None, problem) when it is unusable."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return None, ""
+    raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    if not raw.strip():
+        return None, ""
+    try:
+        return parse_payload(raw), ""
+    except PayloadError as exc:
+        return {}, f"{exc}; using --session and the current directory instead"
+
+
+def _payload_str(payload: dict[str, Any], key: str) -> str:
+    value = payload.get(key)
+    return value if isinstance(value, str) else ""
+
+
+def _report(outcome: notify_mod.NotifyOutcome) -> None:
+    if outcome.notice is None:
+        click.echo(f"reflection: {outcome.reason}.")
+        return
+    click.echo(f"{outcome.notice.title}\n  {outcome.notice.body}")
+    if not outcome.deliveries:
+        click.echo("  no channels configured (notify.urls, notify.speak)")
+    for delivery in outcome.deliveries:
+        state = "sent" if delivery.ok else f"FAILED: {delivery.error}"
+        click.echo(f"  {delivery.channel}: {state}")
+
+
+def _warn(message: str) -> None:
+    sys.stderr.write(f"reflection notify: {message}\n")

@@ -1,0 +1,217 @@
+"""`reflection notify` end to end: real subprocess, real apprise, a loopback HTTP server."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.verdictutil import iso_utc, write_verdict
+
+REFLECTION = str(Path(sys.executable).with_name("reflection"))
+SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
+
+
+class Receiver:
+    def __init__(self) -> None:
+        self.posts: list[dict[str, Any]] = []
+        self.got_one = threading.Event()
+
+
+@pytest.fixture
+def receiver() -> Iterator[tuple[Receiver, int]]:
+    received = Receiver()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+            received.posts.append(json.loads(body))
+            received.got_one.set()
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield received, server.server_address[1]
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def configure(repo: Path, urls: list[str], **notify: Any) -> None:
+    lines = ["notify:", f"  urls: {json.dumps(urls)}"]
+    lines += [f"  {key}: {json.dumps(value)}" for key, value in notify.items()]
+    (repo / ".reflection.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def run_notify(
+    repo: Path, payload: dict[str, Any] | str, *args: str
+) -> subprocess.CompletedProcess:
+    data = payload if isinstance(payload, str) else json.dumps(payload)
+    return subprocess.run(
+        [REFLECTION, "notify", *args],
+        cwd=repo,
+        input=data,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=os.environ.copy(),
+    )
+
+
+def stop_payload(repo: Path, session: str, message: str = "Done.") -> dict[str, Any]:
+    return {
+        "session_id": session,
+        "cwd": str(repo),
+        "hook_event_name": "Stop",
+        "last_assistant_message": message,
+    }
+
+
+def log_entries(repo: Path) -> list[dict[str, Any]]:
+    text = (repo / ".reflection" / "notify.log").read_text(encoding="utf-8")
+    return [json.loads(line) for line in text.splitlines()]
+
+
+def test_complete_verdict_written_in_parallel_is_delivered_over_http(
+    git_repo: Path, receiver: tuple[Receiver, int]
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/hook"])
+    write_verdict(git_repo, "sess-1", complete=False, created_at=iso_utc(10))
+    writer = threading.Timer(1.0, lambda: write_verdict(git_repo, "sess-1", complete=True))
+    writer.start()
+    message = f"All tests pass. I used {SECRET} to push."
+    try:
+        proc = run_notify(git_repo, stop_payload(git_repo, "sess-1", message), "--wait", "20")
+    finally:
+        writer.join()
+    assert proc.returncode == 0, proc.stderr
+    assert len(received.posts) == 1
+    post = received.posts[0]
+    assert post["title"] == f"reflection: task complete · {git_repo.name}"
+    assert post["message"].startswith("All tests pass.")
+    assert SECRET not in json.dumps(post)
+    hook_output = json.loads(proc.stdout)
+    assert hook_output["terminalSequence"].startswith("\x1b]9;reflection: task complete")
+    assert log_entries(git_repo)[-1]["deliveries"] == [
+        {"channel": "json://…", "ok": True, "error": ""}
+    ]
+
+
+def test_incomplete_verdict_sends_nothing_and_prints_nothing(
+    git_repo: Path, receiver: tuple[Receiver, int]
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"])
+    write_verdict(git_repo, "sess-2", complete=False)
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-2"))
+    assert proc.returncode == 0
+    assert proc.stdout == ""
+    assert received.posts == []
+    assert "not notifying" in log_entries(git_repo)[-1]["reason"]
+
+
+def test_attention_sends_the_missing_items_when_configured(
+    git_repo: Path, receiver: tuple[Receiver, int]
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"], attention=True)
+    write_verdict(git_repo, "sess-3", complete=False)
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-3"))
+    assert proc.returncode == 0, proc.stderr
+    assert received.posts[0]["title"].startswith("reflection: needs attention")
+    assert "tests did not run after the latest edit" in received.posts[0]["message"]
+
+
+def test_stale_verdict_is_ignored(git_repo: Path, receiver: tuple[Receiver, int]) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"])
+    write_verdict(git_repo, "sess-4", complete=True, created_at=iso_utc(31))
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-4"))
+    assert proc.returncode == 0
+    assert received.posts == []
+    assert "no fresh verdict" in proc.stderr
+
+
+def test_wait_ignores_a_verdict_older_than_the_notifier(
+    git_repo: Path, receiver: tuple[Receiver, int]
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"])
+    write_verdict(git_repo, "sess-5", complete=True, created_at=iso_utc(5))
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-5"), "--wait", "1")
+    assert proc.returncode == 0
+    assert received.posts == []
+
+
+def test_failed_delivery_is_logged_without_the_url_and_never_fails_the_hook(
+    git_repo: Path,
+) -> None:
+    unused = ThreadingHTTPServer(("127.0.0.1", 0), BaseHTTPRequestHandler)
+    port = unused.server_address[1]
+    unused.server_close()  # nothing listens here any more
+    configure(git_repo, [f"json://user:{SECRET}@127.0.0.1:{port}/"], timeout=2)
+    write_verdict(git_repo, "sess-6", complete=True)
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-6"))
+    assert proc.returncode == 0
+    assert "delivery to json://… failed" in proc.stderr
+    entry = log_entries(git_repo)[-1]
+    assert entry["deliveries"][0]["ok"] is False
+    assert SECRET not in (git_repo / ".reflection" / "notify.log").read_text("utf-8")
+    assert SECRET not in proc.stderr
+
+
+def test_malformed_payload_falls_back_to_session_option(
+    git_repo: Path, receiver: tuple[Receiver, int]
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"])
+    write_verdict(git_repo, "sess-7", complete=True)
+    proc = run_notify(git_repo, '{"session_id": ', "--session", "sess-7")
+    assert proc.returncode == 0
+    assert "not valid JSON" in proc.stderr
+    assert len(received.posts) == 1
+
+
+def test_speech_command_gets_the_cleaned_message_as_one_argument(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    record = tmp_path / "spoken.json"
+    stub = tmp_path / "say_stub.py"
+    stub.write_text(
+        f"import json, sys\nopen({str(record)!r}, 'w').write(json.dumps(sys.argv[1:]))\n",
+        encoding="utf-8",
+    )
+    configure(git_repo, [], speak=f"{sys.executable} {stub}")
+    write_verdict(git_repo, "sess-8", complete=True)
+    message = "## Done\nRefactored `db.py`; see [PR](https://x/1). $(touch pwned)"
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-8", message))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(record.read_text("utf-8")) == ["Done Refactored ; see PR. $(touch pwned)"]
+    assert not (git_repo / "pwned").exists()
+
+
+def test_espeak_ng_writes_a_wav_file(git_repo: Path, tmp_path: Path) -> None:
+    if shutil.which("espeak-ng") is None:
+        pytest.skip("espeak-ng is not installed on this machine; the stub-command test covers argv")
+    wav = tmp_path / "out.wav"
+    configure(git_repo, [], speak=f"espeak-ng -w {wav}")
+    write_verdict(git_repo, "sess-9", complete=True)
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-9", "All done."))
+    assert proc.returncode == 0, proc.stderr
+    assert wav.read_bytes()[:4] == b"RIFF"
