@@ -573,3 +573,14 @@ def reference() -> list[tuple[str, Any, str]]:
         return rows
 
     return walk(SCHEMA, "")
+
+
+def reference_markdown() -> str:
+    """The README's config reference table, generated so the docs cannot drift."""
+
+    def show(value: Any) -> str:
+        return json.dumps(value, ensure_ascii=False)
+
+    lines = ["| key | default | meaning |", "|---|---|---|"]
+    lines += [f"| `{key}` | `{show(default)}` | {doc} |" for key, default, doc in reference()]
+    return "\n".join(lines) + "\n"

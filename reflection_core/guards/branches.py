@@ -1,0 +1,161 @@
+"""Protected branches: which rule protects a branch, and the pure pre-push decision.
+
+git's pre-push hook gets one stdin line per pushed ref:
+`<local ref> <local sha> <remote ref> <remote sha>`. What matters is the *remote*
+ref (`git push origin HEAD:main` from a feature branch targets main), deletes have
+local ref `(delete)` and an all-zero sha, and zero ids are 40 (SHA-1) or 64
+(SHA-256) characters. Tags are not branches.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from reflection_core.config import Config
+from reflection_core.globs import matching_branch_rule
+from reflection_core.guards.gitcmd import is_zero
+
+_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+HEADS = "refs/heads/"
+
+
+class PushParseError(ValueError):
+    """Pre-push input that cannot be understood; the hook fails closed on it."""
+
+
+@dataclass(frozen=True)
+class PushedRef:
+    """One ref of a push, as git describes it."""
+
+    local_ref: str
+    local_sha: str
+    remote_ref: str
+    remote_sha: str
+
+    @property
+    def is_delete(self) -> bool:
+        return is_zero(self.local_sha)
+
+    @property
+    def is_new(self) -> bool:
+        return is_zero(self.remote_sha)
+
+    @property
+    def branch(self) -> str | None:
+        """The remote branch's short name; None for tags and other non-branch refs."""
+        if self.remote_ref.startswith(HEADS):
+            return self.remote_ref[len(HEADS) :]
+        if self.remote_ref.startswith("refs/") or not self.remote_ref:
+            return None
+        return self.remote_ref  # an unqualified name can only be a branch here
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A refused ref with the rule that matched and what to do instead."""
+
+    ref: PushedRef
+    rule: str
+    message: str
+
+
+def protected_rule(branch: str, patterns: Sequence[str]) -> str | None:
+    """The rule in `patterns` protecting `branch` (short name or refs/heads/...), or None."""
+    name = branch[len(HEADS) :] if branch.startswith(HEADS) else branch
+    return matching_branch_rule(name, list(patterns))
+
+
+def parse_push_lines(text: str) -> list[PushedRef]:
+    """The refs of a native pre-push hook's stdin; raises PushParseError on anything odd."""
+    refs: list[PushedRef] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        parts = line.split()
+        if len(parts) != 4:
+            raise PushParseError(
+                f"pre-push input line {number} has {len(parts)} fields, expected 4 "
+                f"(<local ref> <local sha> <remote ref> <remote sha>): {line[:200]!r}"
+            )
+        local_ref, local_sha, remote_ref, remote_sha = parts
+        for label, sha in (("local", local_sha), ("remote", remote_sha)):
+            if not _SHA.match(sha):
+                raise PushParseError(
+                    f"pre-push input line {number}: {label} object id {sha[:80]!r} is not a "
+                    "40- or 64-character hex id"
+                )
+        refs.append(PushedRef(local_ref, local_sha, remote_ref, remote_sha))
+    return refs
+
+
+def allowed_identity(identity: Sequence[str], allow: Sequence[str]) -> str | None:
+    """The first identity value matching an `guards.allow_push` glob, or None."""
+    for value in identity:
+        if value and any(fnmatch.fnmatchcase(value, pattern) for pattern in allow):
+            return value
+    return None
+
+
+def refusal_message(ref: PushedRef, rule: str, remote: str = "origin") -> str:
+    branch = ref.branch or ref.remote_ref
+    if ref.is_delete:
+        head = f"refusing to delete protected branch '{branch}' ({ref.remote_ref})"
+        way = (
+            "  Protected branches are deleted through the hosting service's settings, "
+            "not by a push."
+        )
+    else:
+        source = ref.local_ref if ref.local_ref != ref.remote_ref else "it"
+        head = (
+            f"refusing to push to protected branch '{branch}' "
+            f"({ref.remote_ref}, pushing {source} at {ref.local_sha[:12]})"
+        )
+        way = (
+            "  Push a branch and open a pull request instead:\n"
+            f"    git switch -c my-change && git push -u {remote} my-change\n"
+            f"    gh pr create --base {branch}"
+        )
+    return (
+        f"reflection: {head}.\n"
+        f"  Matched rule {rule!r} in protected_branches.\n"
+        f"{way}\n"
+        "  Allowed bots/CI identities go in guards.allow_push."
+    )
+
+
+def decide_push(
+    refs: Sequence[PushedRef], cfg: Config, identity: Sequence[str], remote: str = "origin"
+) -> list[Refusal]:
+    """Refusals for every ref that targets (or deletes) a protected branch.
+
+    An identity on the `guards.allow_push` list may push anywhere.
+    """
+    patterns = cfg.get("protected_branches")
+    refusals = []
+    for ref in refs:
+        branch = ref.branch
+        if branch is None:
+            continue
+        rule = protected_rule(branch, patterns)
+        if rule is not None:
+            refusals.append(Refusal(ref, rule, refusal_message(ref, rule, remote)))
+    if refusals and allowed_identity(identity, cfg.get("guards.allow_push")):
+        return []
+    return refusals
+
+
+def refs_from_pre_commit_env(env: Mapping[str, str]) -> list[PushedRef] | None:
+    """The one ref the pre-commit framework describes in PRE_COMMIT_* variables, if any.
+
+    The framework runs a hook for the first pushed ref that has new commits only;
+    it skips deletes, so those never reach us on this path (use the native hook).
+    """
+    remote_ref = env.get("PRE_COMMIT_REMOTE_BRANCH")
+    if not remote_ref:
+        return None
+    local_ref = env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
+    local_sha = env.get("PRE_COMMIT_TO_REF") or ""
+    return [PushedRef(local_ref, local_sha, remote_ref, "")]

@@ -1,0 +1,103 @@
+"""Content fingerprints of trees: what the tests ran on, what is staged, what a commit holds.
+
+A fingerprint is a git tree id, so two fingerprints are equal exactly when the
+contents are, and `git diff-tree` can name the paths between any two of them.
+The working-tree fingerprint covers unstaged and untracked-but-not-ignored
+files: it copies the real index to a temporary one (so git reuses its stat cache
+and rehashes only files that changed), runs `git add -A` into it and writes the
+tree. The real index is never touched.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from reflection_core import paths
+from reflection_core.guards import gitcmd
+
+# Files that running tests or linters writes into a tree when the project does
+# not git-ignore them; counting them would make every test run change the tree it
+# ran on. `.reflection/` holds verdict files written by the Stop hook.
+BUILTIN_EXCLUDE: tuple[str, ...] = (
+    "__pycache__/",
+    "*.py[co]",
+    ".pytest_cache/",
+    ".mypy_cache/",
+    ".ruff_cache/",
+    ".hypothesis/",
+    ".reflection/",
+)
+
+
+def pathspec_for_glob(pattern: str) -> str:
+    """A reflection path glob (gitignore-like) as a git `:(glob)` pathspec body."""
+    body = pattern.lstrip("/")
+    if body.endswith("/"):
+        body += "**"
+    if "/" not in pattern.rstrip("/"):
+        body = "**/" + body
+    return body
+
+
+def exclude_pathspecs(exclude: Sequence[str]) -> list[str]:
+    return [f":(exclude,glob){pathspec_for_glob(p)}" for p in (*BUILTIN_EXCLUDE, *exclude)]
+
+
+def real_index_path(root: Path) -> Path:
+    """The index git would use here: GIT_INDEX_FILE (set inside hooks) or `<git dir>/index`."""
+    override = os.environ.get("GIT_INDEX_FILE")
+    if override:
+        candidate = Path(override)
+        return candidate if candidate.is_absolute() else root / candidate
+    return paths.git_dir(root) / "index"
+
+
+def worktree_tree(root: Path, exclude: Sequence[str] = ()) -> str:
+    """Tree id of the working tree as it is now (tracked, modified and untracked files).
+
+    Git-ignored files, BUILTIN_EXCLUDE and `exclude` globs are left out; changes to
+    excluded files that are tracked keep their indexed content.
+    """
+    with tempfile.TemporaryDirectory(prefix="reflection-index-") as tmp:
+        temp_index = Path(tmp) / "index"
+        source = real_index_path(root)
+        with contextlib.suppress(FileNotFoundError):
+            shutil.copyfile(source, temp_index)
+        env = {"GIT_INDEX_FILE": str(temp_index)}
+        gitcmd.run(
+            root,
+            [
+                "-c",
+                "advice.addEmbeddedRepo=false",
+                "add",
+                "-A",
+                "--",
+                ".",
+                *exclude_pathspecs(exclude),
+            ],
+            env=env,
+        )
+        return gitcmd.run(root, ["write-tree"], env=env).strip()
+
+
+def staged_tree(root: Path) -> str:
+    """Tree id of what `git commit` would record now (the index, or GIT_INDEX_FILE in hooks)."""
+    return gitcmd.run(root, ["write-tree"]).strip()
+
+
+def commit_tree(root: Path, sha: str) -> str:
+    """Tree id of commit `sha`."""
+    return gitcmd.run(root, ["rev-parse", "--verify", "--quiet", f"{sha}^{{tree}}"]).strip()
+
+
+def changed_paths(root: Path, old_tree: str, new_tree: str) -> list[str]:
+    """Paths whose content differs between two trees (renames count as delete + add)."""
+    out = gitcmd.run(
+        root, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", old_tree, new_tree]
+    )
+    return [p for p in out.split("\0") if p]

@@ -1,0 +1,72 @@
+"""Running git: one small function so every guard calls git the same way.
+
+Guards run inside git hooks, where git exports GIT_DIR/GIT_INDEX_FILE and friends;
+`run` passes the environment through unless told otherwise, never uses a shell,
+and raises GitError with git's own message when a command fails.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+ZERO_IDS = frozenset({"0" * 40, "0" * 64})
+
+
+class GitError(RuntimeError):
+    """A git command failed; the message carries the command and git's stderr."""
+
+
+def run(
+    root: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    check: bool = True,
+) -> str:
+    """`git -C root ARGS` and its stdout (text, surrogate-escaped for odd bytes)."""
+    full_env = dict(os.environ)
+    if env:
+        full_env.update(env)
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.quotePath=false", *args],
+            cwd=root,
+            env=full_env,
+            input=input,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="surrogateescape",
+        )
+    except OSError as exc:
+        raise GitError(f"cannot run git: {exc}") from None
+    if check and proc.returncode != 0:
+        message = proc.stderr.strip() or f"exit status {proc.returncode}"
+        raise GitError(f"git {' '.join(args)}: {message}")
+    return proc.stdout
+
+
+def succeeds(root: Path, args: Sequence[str]) -> bool:
+    """True when `git ARGS` exits 0 (output discarded)."""
+    try:
+        proc = subprocess.run(
+            ["git", *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+    except OSError:
+        return False
+    return proc.returncode == 0
+
+
+def current_branch(root: Path) -> str | None:
+    """The checked-out branch's short name, or None on a detached HEAD."""
+    out = run(root, ["symbolic-ref", "-q", "--short", "HEAD"], check=False).strip()
+    return out or None
+
+
+def is_zero(sha: str) -> bool:
+    """True for git's all-zero object id (SHA-1 or SHA-256)."""
+    return sha in ZERO_IDS or (len(sha) in (40, 64) and set(sha) == {"0"})

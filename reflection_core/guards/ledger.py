@@ -1,0 +1,201 @@
+"""The test-run ledger: one JSON line per test run, keyed by the tree it ran on.
+
+Evidence, not claims: a stamp says which content (a git tree id) a command ran
+on and how it ended. The ledger lives inside the git dir
+(`git rev-parse --git-path reflection/ledger.jsonl`), never in the work tree.
+Appends are single locked O_APPEND writes, so concurrent test runs lose nothing;
+when the file grows past `tests.max_entries` lines it is rewritten, under the
+same lock, keeping the newest half. A corrupt line is skipped with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from reflection_core import atomic, paths
+
+LEDGER_RELPATH = ("reflection", "ledger.jsonl")
+DEFAULT_MAX_ENTRIES = 5000
+
+
+@dataclass
+class Stamp:
+    """One recorded test run."""
+
+    tree: str
+    command: str
+    exit_code: int
+    passed: bool
+    partial: bool = False
+    counts: dict[str, int] = field(default_factory=dict)
+    duration_s: float = 0.0
+    timestamp: str = ""
+    source: str = "run"  # "pytest" | "run" | "verify" | ...
+    tool_versions: dict[str, str] = field(default_factory=dict)
+    cwd: str = ""
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Stamp:
+        """A stamp from a parsed line; raises ValueError when required fields are wrong."""
+        tree, command, exit_code = data.get("tree"), data.get("command"), data.get("exit_code")
+        if not isinstance(tree, str) or not tree or not isinstance(command, str):
+            raise ValueError("missing tree or command")
+        if isinstance(exit_code, bool) or not isinstance(exit_code, int):
+            raise ValueError("exit_code is not an integer")
+        counts = data.get("counts") or {}
+        versions = data.get("tool_versions") or {}
+        if not isinstance(counts, dict) or not isinstance(versions, dict):
+            raise ValueError("counts/tool_versions are not objects")
+        return cls(
+            tree=tree,
+            command=command,
+            exit_code=exit_code,
+            passed=bool(data.get("passed", exit_code == 0)),
+            partial=bool(data.get("partial", False)),
+            counts={str(k): int(v) for k, v in counts.items()},
+            duration_s=float(data.get("duration_s") or 0.0),
+            timestamp=str(data.get("timestamp") or ""),
+            source=str(data.get("source") or "run"),
+            tool_versions={str(k): str(v) for k, v in versions.items()},
+            cwd=str(data.get("cwd") or ""),
+        )
+
+
+def ledger_path(root: Path) -> Path:
+    """`<git dir>/reflection/ledger.jsonl`, computed without running git."""
+    return paths.git_dir(root).joinpath(*LEDGER_RELPATH)
+
+
+def utc_now() -> str:
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def python_versions() -> dict[str, str]:
+    return {"python": platform.python_version()}
+
+
+def append(root: Path, stamp: Stamp, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
+    """Add a stamp; rotate (keep the newest half) when the ledger exceeds `max_entries`."""
+    path = ledger_path(root)
+    line = stamp.to_json()
+    atomic.append_line(path, line)
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return
+    # Lines are about the same length, so the size tells when a line count is worth
+    # doing: the common append costs one stat.
+    if size > max_entries * (len(line.encode("utf-8")) + 1):
+        rotate(path, max_entries)
+
+
+def rotate(path: Path, max_entries: int) -> None:
+    """Keep the newest `max_entries // 2` lines when there are more than `max_entries`."""
+    with atomic.locked(path):
+        try:
+            lines = path.read_bytes().splitlines(keepends=True)
+        except FileNotFoundError:
+            return
+        if len(lines) <= max_entries:
+            return
+        keep = lines[-max(1, max_entries // 2) :]
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        with open(tmp, "wb") as handle:
+            handle.writelines(keep)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+
+
+def parse_lines(raw: bytes, source: str = "ledger") -> tuple[list[Stamp], list[str]]:
+    """Stamps from ledger bytes and one warning per line that could not be read."""
+    stamps: list[Stamp] = []
+    warnings: list[str] = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            data = json.loads(line.decode("utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            stamps.append(Stamp.from_dict(data))
+        except (ValueError, TypeError) as exc:
+            warnings.append(f"{source}:{number}: skipped a corrupt line ({exc})")
+    return stamps, warnings
+
+
+def read(root: Path, *, warn: bool = True) -> list[Stamp]:
+    """All readable stamps, oldest first; corrupt lines are skipped with a warning on stderr."""
+    path = ledger_path(root)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        if warn:
+            sys.stderr.write(f"reflection: cannot read the test ledger {path}: {exc}\n")
+        return []
+    stamps, warnings = parse_lines(raw, str(path))
+    if warn:
+        for warning in warnings[:5]:
+            sys.stderr.write(f"reflection: warning: {warning}\n")
+        if len(warnings) > 5:
+            sys.stderr.write(f"reflection: warning: {len(warnings) - 5} more corrupt lines\n")
+    return stamps
+
+
+def record_run(
+    root: Path,
+    command: str,
+    exit_code: int,
+    duration_s: float,
+    *,
+    counts: Mapping[str, int] | None = None,
+    partial: bool = False,
+    source: str = "run",
+    tree: str | None = None,
+    tool_versions: Mapping[str, str] | None = None,
+    exclude: Sequence[str] | None = None,
+    max_entries: int | None = None,
+) -> Stamp:
+    """Record a finished run; fingerprints the working tree now when `tree` is None.
+
+    `exclude` and `max_entries` default to the repo's config (`tests.fingerprint_exclude`,
+    `tests.max_entries`).
+    """
+    if exclude is None or max_entries is None:
+        from reflection_core import config
+
+        cfg = config.load(root)
+        exclude = cfg.get("tests.fingerprint_exclude") if exclude is None else exclude
+        max_entries = cfg.get("tests.max_entries") if max_entries is None else max_entries
+    if tree is None:
+        from reflection_core.guards.fingerprint import worktree_tree
+
+        tree = worktree_tree(root, exclude or ())
+    stamp = Stamp(
+        tree=tree,
+        command=command,
+        exit_code=exit_code,
+        passed=exit_code == 0,
+        partial=partial,
+        counts=dict(counts or {}),
+        duration_s=round(duration_s, 3),
+        timestamp=utc_now(),
+        source=source,
+        tool_versions={**python_versions(), **(tool_versions or {})},
+        cwd=os.getcwd(),
+    )
+    append(root, stamp, max_entries=max_entries or DEFAULT_MAX_ENTRIES)
+    return stamp

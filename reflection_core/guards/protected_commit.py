@@ -1,0 +1,73 @@
+"""Console script `reflection-protected-commit`: refuse commits while a protected branch is out.
+
+Unlike a silent exit 1, the refusal names the branch, the rule and the way
+forward. A detached HEAD (rebases, CI checkouts) is not a protected branch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from reflection_core import config, paths
+from reflection_core.guards import gitcmd
+from reflection_core.guards.branches import protected_rule
+
+
+def commit_refusal(
+    branch: str | None, patterns: Sequence[str], *, unborn: bool = False
+) -> str | None:
+    """The refusal message for committing on `branch`, or None when the commit may proceed.
+
+    The first commit of a new repository (`unborn` branch) is allowed: there is no
+    history to protect yet, and the push guard still keeps it off the remote.
+    """
+    if branch is None or unborn:
+        return None
+    rule = protected_rule(branch, patterns)
+    if rule is None:
+        return None
+    return (
+        f"reflection: refusing to commit on protected branch '{branch}' "
+        f"(matched rule {rule!r} in protected_branches).\n"
+        "  Move your staged work to a new branch and commit there:\n"
+        "    git switch -c my-change\n"
+        "    git commit\n"
+        "  (Emergency only: `git commit --no-verify` skips every pre-commit check.)"
+    )
+
+
+def check_commit(root: Path, cfg: config.Config) -> int:
+    """Print the refusal for committing in `root` now, if any; 1 when refused."""
+    if not cfg.get("guards.refuse_commits_on_protected"):
+        return 0
+    branch = gitcmd.current_branch(root)
+    if branch is None or protected_rule(branch, cfg.get("protected_branches")) is None:
+        return 0
+    unborn = not gitcmd.run(root, ["rev-parse", "--verify", "-q", "HEAD"], check=False).strip()
+    message = commit_refusal(branch, cfg.get("protected_branches"), unborn=unborn)
+    if message:
+        sys.stderr.write(message + "\n")
+        return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="reflection-protected-commit", description=__doc__)
+    parser.parse_args(argv)
+    root = paths.find_repo_root()
+    if root is None:
+        sys.stderr.write("reflection: not inside a git repository; nothing to check.\n")
+        return 0
+    try:
+        cfg = config.load(root)
+    except config.ConfigError as exc:
+        sys.stderr.write(f"reflection: configuration error: {exc}\n")
+        return 2
+    return check_commit(root, cfg)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""Console script `reflection-protected-push`: refuse pushes that target a protected branch.
+
+Works as a native git pre-push hook (refs on stdin, every ref checked) and under
+the pre-commit framework (PRE_COMMIT_REMOTE_BRANCH & co., first ref only).
+Fails CLOSED: input it cannot parse, or a config it cannot read, refuses the push.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from reflection_core import config, paths
+from reflection_core.guards import gitcmd
+from reflection_core.guards.branches import (
+    PushedRef,
+    PushParseError,
+    decide_push,
+    parse_push_lines,
+    refs_from_pre_commit_env,
+)
+
+
+def identity(root: Path, env: Mapping[str, str]) -> list[str]:
+    """Who is pushing, for `guards.allow_push`: REFLECTION_IDENTITY, GITHUB_ACTOR, user.email."""
+    values = [env.get("REFLECTION_IDENTITY", ""), env.get("GITHUB_ACTOR", "")]
+    values.append(gitcmd.run(root, ["config", "user.email"], check=False).strip())
+    return [v for v in values if v]
+
+
+def read_stdin_refs() -> list[PushedRef]:
+    """Refs from stdin, or none when stdin is a terminal or empty."""
+    if sys.stdin is None or sys.stdin.isatty():
+        return []
+    raw = sys.stdin.buffer.read()
+    return parse_push_lines(raw.decode("utf-8", errors="surrogateescape"))
+
+
+def push_refs(env: Mapping[str, str]) -> tuple[list[PushedRef], str]:
+    """The refs being pushed and where they came from ("pre-commit", "stdin")."""
+    from_env = refs_from_pre_commit_env(env)
+    if from_env is not None:
+        return from_env, "pre-commit"
+    return read_stdin_refs(), "stdin"
+
+
+def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote: str) -> int:
+    """Print refusals to stderr; 1 when any ref is refused."""
+    who: list[str] = []
+    if cfg.get("guards.allow_push"):
+        who = identity(root, os.environ)
+    refusals = decide_push(refs, cfg, who, remote)
+    for refusal in refusals:
+        sys.stderr.write(refusal.message + "\n")
+    return 1 if refusals else 0
+
+
+def fail_closed(message: str) -> int:
+    sys.stderr.write(f"reflection: {message}\nreflection: refusing the push (fails closed).\n")
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="reflection-protected-push", description=__doc__)
+    parser.add_argument("remote", nargs="?", default=None, help="remote name (git passes it)")
+    parser.add_argument("url", nargs="?", default=None, help="remote URL (git passes it)")
+    args = parser.parse_args(argv)
+    root = paths.find_repo_root()
+    if root is None:
+        return fail_closed("not inside a git repository")
+    try:
+        cfg = config.load(root)
+    except config.ConfigError as exc:
+        return fail_closed(f"configuration error: {exc}")
+    try:
+        refs, _ = push_refs(os.environ)
+    except PushParseError as exc:
+        return fail_closed(str(exc))
+    remote = args.remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    if not refs:
+        sys.stderr.write(
+            "reflection: no pushed refs to check (run as a pre-push hook; "
+            "in CI use `reflection check branch --ci`).\n"
+        )
+        return 0
+    return check_refs(root, cfg, refs, remote)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
