@@ -1,0 +1,938 @@
+"""Shell command classifier: what a Bash command line does, as far as the gates care.
+
+`classify_command("cd app && FOO=1 uv run pytest -k slow | tail")` says: a partial
+pytest run whose exit status the pipe hides. Pure: no subprocess, no files.
+
+The tokenizer is our own rather than `shlex`: `shlex` forgets whether an operator
+was quoted (`grep ">" f` would look like a redirection), splits `FOO="a b"` wrongly
+in non-POSIX mode and raises on unbalanced quotes. Ours keeps operators and words
+apart, drops heredoc bodies out of the word stream, and never raises: an
+unbalanced quote simply runs to the end of the line.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from reflection_core.session.model import CommandInfo, ToolKind
+
+TokenKind = Literal["word", "op", "heredoc"]
+
+_OPERATORS = (
+    "&>>",
+    "<<<",
+    "<<-",
+    "&&",
+    "||",
+    ";;",
+    "|&",
+    ">>",
+    "&>",
+    ">&",
+    "<&",
+    ">|",
+    "<<",
+    ";",
+    "|",
+    "&",
+    "(",
+    ")",
+    "<",
+    ">",
+)
+_OPERATOR_CHARS = frozenset(";&|<>()")
+_SEPARATORS = frozenset({";", "&&", "||", "|", "|&", "&", "(", ")", ";;"})
+_WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
+_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str
+    kind: TokenKind = "word"
+
+
+def tokenize(command: str) -> list[Token]:
+    """Words, unquoted operators and heredoc bodies of a command line; never raises."""
+    tokens: list[Token] = []
+    word: list[str] = []
+    in_word = False
+    pending_heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs)
+    i, n = 0, len(command)
+
+    def end_word() -> None:
+        nonlocal in_word
+        if in_word:
+            tokens.append(Token("".join(word)))
+            word.clear()
+            in_word = False
+
+    while i < n:
+        ch = command[i]
+        if ch == "\\" and i + 1 < n:
+            if command[i + 1] == "\n":  # line continuation
+                i += 2
+                continue
+            word.append(command[i + 1])
+            in_word = True
+            i += 2
+        elif ch == "'":
+            close = command.find("'", i + 1)
+            close = n if close < 0 else close
+            word.append(command[i + 1 : close])
+            in_word = True
+            i = close + 1
+        elif ch == '"':
+            i += 1
+            while i < n and command[i] != '"':
+                if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\$`':
+                    i += 1
+                word.append(command[i])
+                i += 1
+            in_word = True
+            i += 1
+        elif ch == "$" and command.startswith("$(", i):
+            close = _matching_paren(command, i + 1)
+            word.append(command[i : close + 1])
+            in_word = True
+            i = close + 1
+        elif ch == "`":
+            close = command.find("`", i + 1)
+            close = n if close < 0 else close
+            word.append(command[i : close + 1])
+            in_word = True
+            i = close + 1
+        elif ch == "#" and not in_word:
+            newline = command.find("\n", i)
+            i = n if newline < 0 else newline
+        elif ch == "\n":
+            end_word()
+            i += 1
+            for delimiter, strip_tabs in pending_heredocs:  # bodies belong to this line
+                body, i = _read_heredoc(command, i, delimiter, strip_tabs)
+                tokens.append(Token(body, "heredoc"))
+            pending_heredocs.clear()
+            tokens.append(Token(";", "op"))
+        elif ch in " \t\r":
+            end_word()
+            i += 1
+        elif ch in _OPERATOR_CHARS:
+            if ch in "<>" and in_word and "".join(word).isdigit():
+                word.clear()  # a file descriptor number: `2>/dev/null`
+                in_word = False
+            end_word()
+            op = next(o for o in _OPERATORS if command.startswith(o, i))
+            tokens.append(Token(op, "op"))
+            i += len(op)
+            if op in ("<<", "<<-"):
+                delimiter, i = _heredoc_delimiter(command, i)
+                if delimiter:
+                    pending_heredocs.append((delimiter, op == "<<-"))
+        else:
+            word.append(ch)
+            in_word = True
+            i += 1
+    end_word()
+    # heredocs never followed by a newline have no body to read
+    tokens.extend(Token("", "heredoc") for _ in pending_heredocs)
+    return tokens
+
+
+def _matching_paren(text: str, open_at: int) -> int:
+    depth = 0
+    for j in range(open_at, len(text)):
+        if text[j] == "(":
+            depth += 1
+        elif text[j] == ")":
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(text) - 1
+
+
+def _heredoc_delimiter(command: str, i: int) -> tuple[str, int]:
+    match = re.compile(r"[ \t]*(['\"]?)([^\s'\";&|<>()]+)\1").match(command, i)
+    if not match:
+        return "", i
+    return match.group(2), match.end()
+
+
+def _read_heredoc(command: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[str, int]:
+    lines: list[str] = []
+    while i < len(command):
+        newline = command.find("\n", i)
+        end = len(command) if newline < 0 else newline
+        line = command[i:end]
+        i = end + 1
+        if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
+            return "\n".join(lines), i
+        lines.append(line)
+    return "\n".join(lines), len(command)
+
+
+@dataclass
+class _Segment:
+    """One simple command: its words, write redirections, heredoc bodies, what follows it."""
+
+    words: list[str] = field(default_factory=list)
+    writes: list[str] = field(default_factory=list)
+    heredoc: str = ""
+    then: str | None = None  # the operator after it: "&&", "|", ";", ...
+
+
+def _segments(tokens: list[Token]) -> list[_Segment]:
+    segments: list[_Segment] = [_Segment()]
+    expect_target: str | None = None
+    for token in tokens:
+        current = segments[-1]
+        if token.kind == "heredoc":
+            current.heredoc += token.text
+        elif token.kind == "op" and token.text in _SEPARATORS:
+            current.then = token.text
+            segments.append(_Segment())
+            expect_target = None
+        elif token.kind == "op":
+            expect_target = token.text
+        elif expect_target is not None:
+            if expect_target in _WRITE_REDIRECTS and not _harmless_target(token.text):
+                current.writes.append(token.text)
+            expect_target = None
+        else:
+            current.words.append(token.text)
+    return [s for s in segments if s.words or s.writes]
+
+
+def _harmless_target(target: str) -> bool:
+    return target in _HARMLESS_TARGETS or target.isdigit() or target.startswith("&")
+
+
+@dataclass
+class _Facts:
+    """What one simple command does; merged over the segments of a command line."""
+
+    kinds: set[str] = field(default_factory=set)
+    programs: list[str] = field(default_factory=list)
+    test_runner: str | None = None
+    partial: bool = False
+    push_refs: list[str] = field(default_factory=list)
+    push_force: bool = False
+    push_implicit: bool = False
+    push_all: bool = False
+    files: list[str] = field(default_factory=list)
+    captures: list[str] = field(default_factory=list)  # `> file`, `| tee file`: output kept
+    normalized: list[str] = field(default_factory=list)
+
+    def test(self, runner: str, partial: bool = False) -> None:
+        self.kinds.add("test")
+        self.test_runner = self.test_runner or runner
+        self.partial = partial
+
+    def modify(self, *files: str) -> None:
+        self.kinds.add("modify")
+        self.files.extend(f for f in files if f and not f.startswith("-"))
+
+
+# --- wrappers: programs that run another program --------------------------------
+
+_WRAPPER_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "sudo": frozenset({"-u", "-g", "-C", "-D", "-h", "-p", "-r", "-t", "-U", "--user", "--group"}),
+    "timeout": frozenset({"-s", "-k", "--signal", "--kill-after"}),
+    "nice": frozenset({"-n", "--adjustment"}),
+    "env": frozenset({"-u", "-C", "--unset", "--chdir", "-S", "--split-string"}),
+    "xargs": frozenset({"-I", "-n", "-P", "-L", "-d", "-E", "-s", "-a", "--max-args"}),
+    "stdbuf": frozenset({"-i", "-o", "-e"}),
+    "ionice": frozenset({"-c", "-n", "-p"}),
+    "nohup": frozenset(),
+    "time": frozenset({"-f", "-o", "--format", "--output"}),
+    "command": frozenset(),
+    "exec": frozenset({"-a"}),
+    "builtin": frozenset(),
+    "chronic": frozenset(),
+    "uvx": frozenset({"--from", "--with", "--python", "-p"}),
+    "bunx": frozenset({"-p", "--package"}),
+    "pnpx": frozenset(),
+}
+_RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    # program: (subcommands that run a command, options taking a value)
+    "uv": (
+        frozenset({"run"}),
+        frozenset(
+            {"--with", "--python", "-p", "--package", "--extra", "--group", "--directory"}
+            | {"--project", "--env-file", "--with-requirements", "--index", "--only-group"}
+        ),
+    ),
+    "poetry": (frozenset({"run"}), frozenset({"-C", "--directory", "-P", "--project"})),
+    "pipenv": (frozenset({"run"}), frozenset()),
+    "pdm": (frozenset({"run"}), frozenset({"-p", "--project"})),
+    "hatch": (frozenset({"run"}), frozenset({"-e", "--env"})),
+    "pixi": (frozenset({"run"}), frozenset({"-e", "--environment", "--manifest-path"})),
+    "conda": (frozenset({"run"}), frozenset({"-n", "--name", "-p", "--prefix"})),
+    "mamba": (frozenset({"run"}), frozenset({"-n", "--name", "-p", "--prefix"})),
+    "micromamba": (frozenset({"run"}), frozenset({"-n", "--name", "-p", "--prefix"})),
+    "bundle": (frozenset({"exec"}), frozenset()),
+    "pnpm": (frozenset({"exec", "dlx"}), frozenset({"--filter", "-F", "-C", "--dir"})),
+    "yarn": (frozenset({"exec", "dlx"}), frozenset({"--cwd"})),
+    "npm": (frozenset({"exec", "x"}), frozenset({"--prefix", "-w", "--workspace"})),
+    "npx": (frozenset({""}), frozenset({"-p", "--package"})),
+    "coverage": (frozenset({"run"}), frozenset({"--rcfile", "--source", "--omit", "--include"})),
+    "dotenv": (frozenset({"run", "--"}), frozenset({"-f", "--file"})),
+}
+_SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
+_PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
+
+
+def _program(word: str) -> str:
+    name = word.rsplit("/", 1)[-1]
+    return name[:-4] if name.endswith(".exe") else name
+
+
+def _skip_options(words: list[str], i: int, value_options: frozenset[str]) -> int:
+    """Index of the first non-option word at or after `i`; `--` ends options."""
+    while i < len(words) and words[i].startswith("-"):
+        if words[i] == "--":
+            return i + 1
+        if words[i] in value_options:
+            i += 1
+        i += 1
+    return i
+
+
+def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
+    """Strip env assignments and wrapper programs; return (words, inner `sh -c` scripts)."""
+    inner: list[str] = []
+    while words:
+        if _ASSIGNMENT.match(words[0]):
+            words = words[1:]
+            continue
+        prog = _program(words[0])
+        if prog in _WRAPPER_VALUE_OPTIONS:
+            i = _skip_options(words, 1, _WRAPPER_VALUE_OPTIONS[prog])
+            if prog == "timeout" and i < len(words):
+                i += 1  # the duration
+            if prog == "env":
+                while i < len(words) and _ASSIGNMENT.match(words[i]):
+                    i += 1
+            words = words[i:]
+            continue
+        if prog in _RUNNER_SUBCOMMANDS:
+            subcommands, value_options = _RUNNER_SUBCOMMANDS[prog]
+            i = _skip_options(words, 1, value_options)
+            if "" in subcommands:  # npx runs its first argument directly
+                words = words[i:]
+                continue
+            if i < len(words) and words[i] in subcommands:
+                j = _skip_options(words, i + 1, value_options)
+                if prog == "coverage" and words[i + 1 : i + 2] == ["-m"]:
+                    j = i + 2
+                words = words[j:]
+                if prog == "hatch" and words and ":" in words[0]:
+                    words = [words[0].split(":", 1)[1], *words[1:]]
+                continue
+            return words, inner
+        if prog in _SHELLS and "-c" in words[1:]:
+            at = words.index("-c")
+            if at + 1 < len(words):
+                inner.append(words[at + 1])
+            return [], inner
+        return words, inner
+    return words, inner
+
+
+# --- per-program rules ------------------------------------------------------------
+
+_LINT_PROGRAMS = frozenset(
+    {"flake8", "pylint", "stylelint", "shellcheck", "golangci-lint", "hadolint", "yamllint"}
+    | {"markdownlint", "codespell", "bandit", "pydocstyle", "pycodestyle", "vulture", "tflint"}
+    | {"ktlint", "swiftlint", "clippy-driver", "htmlhint", "actionlint", "oxlint"}
+)
+_TYPECHECK_PROGRAMS = frozenset({"mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre"})
+_BUILD_PROGRAMS = frozenset(
+    {"ninja", "webpack", "esbuild", "rollup", "parcel", "meson", "scons", "msbuild", "xcodebuild"}
+)
+_READ_PROGRAMS = frozenset(
+    {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
+    | {"cmp", "nl", "stat", "file", "du", "df", "pwd", "which", "type", "readlink", "realpath"}
+    | {"sort", "uniq", "cut", "tr", "od", "xxd", "hexdump", "strings", "column", "basename"}
+    | {"dirname", "tac", "rev", "md5sum", "sha256sum", "printenv", "whereis"}
+)
+SEARCH_PROGRAMS = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "fdfind", "ls", "tree", "locate"}
+)
+_MODIFY_PROGRAMS = frozenset({"rm", "touch", "ln", "chmod", "truncate", "unlink", "rmdir", "shred"})
+_JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
+_SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
+_TEST_SCRIPT = re.compile(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
+_TEST_FILE_SCRIPT = re.compile(r"^(run[-_]?tests?|tests?|runtests)(\.sh|\.py|\.bash)?$")
+_WRITE_IN_CODE = re.compile(
+    r"open\([^)]*['\"][wax]\+?b?['\"]|\.write_(text|bytes)\(|shutil\.(copy|move|rmtree)"
+    r"|os\.(remove|unlink|rename|replace)\(|writeFileSync|fs\.write"
+)
+
+
+def _script_kind(script: str) -> str | None:
+    """What an npm/make/just script name probably does: test, lint, typecheck, build."""
+    name = script.lower()
+    if _TEST_SCRIPT.match(name) or name.startswith("test"):
+        return "test"
+    if name.startswith(("lint", "eslint", "format:check", "fmt:check", "prettier:check")):
+        return "lint"
+    if name.startswith(("typecheck", "type-check", "types", "tsc", "mypy", "check-types")):
+        return "typecheck"
+    if name.startswith(("build", "compile", "bundle", "dist", "all")):
+        return "build"
+    if name.startswith(("format", "fmt", "fix")):
+        return "modify"
+    return None
+
+
+def _positional(args: list[str], value_options: frozenset[str] = frozenset()) -> list[str]:
+    out: list[str] = []
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+        elif arg == "--":
+            continue
+        elif arg.startswith("-"):
+            skip = arg in value_options
+        else:
+            out.append(arg)
+    return out
+
+
+def _looks_like_test_path(arg: str) -> bool:
+    return "::" in arg or bool(re.search(r"\.(py|ts|tsx|js|jsx|mjs|rb|ex|exs|php)(:\d+)?$", arg))
+
+
+_PYTEST_VALUE_OPTIONS = frozenset(
+    {"-k", "-m", "-p", "-c", "-o", "--rootdir", "--deselect", "--ignore", "--junitxml"}
+    | {"--cov", "--cov-report", "--maxfail", "-n", "--tb", "--confcutdir", "--basetemp"}
+)
+_PYTEST_NO_RUN = frozenset(
+    {"--collect-only", "--co", "--help", "-h", "--version", "-V", "--fixtures", "--markers"}
+    | {"--fixtures-per-test"}
+)
+
+
+def _pytest(args: list[str], facts: _Facts, runner: str = "pytest") -> None:
+    if any(a in _PYTEST_NO_RUN for a in args):
+        return
+    selecting = {"-k", "-m", "--lf", "--last-failed", "--sw", "--stepwise", "--deselect"}
+    partial = any(a in selecting or a.startswith(("-k=", "-m=", "--deselect=")) for a in args)
+    positional = _positional(args, _PYTEST_VALUE_OPTIONS)
+    partial = partial or any(_looks_like_test_path(a) for a in positional)
+    facts.test(runner, partial)
+
+
+def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
+    while args and args[0].startswith("-") and args[0] not in ("-m", "-c", "-"):
+        args = args[2:] if args[0] in ("-X", "-W") else args[1:]
+    if args[:1] == ["-m"] and len(args) > 1:
+        if args[1] == "build":
+            facts.kinds.add("build")
+        else:
+            _dispatch(args[1], args[2:], heredoc, facts)
+        return
+    if args[:1] == ["-c"] and len(args) > 1:
+        if _WRITE_IN_CODE.search(args[1]):
+            facts.modify()
+        return
+    script_args = [a for a in args if not a.startswith("-") or a == "-"]
+    if not script_args:
+        return
+    script, rest = _program(script_args[0]), script_args[1:]
+    if script == "-" and _WRITE_IN_CODE.search(heredoc):
+        facts.modify()
+    elif script in ("manage.py", "setup.py") and rest[:1] == ["test"]:
+        facts.test("django test" if script == "manage.py" else "setup.py test", len(rest) > 1)
+    elif script == "setup.py" and rest[:1] and rest[0].startswith(("build", "bdist", "sdist")):
+        facts.kinds.add("build")
+    elif _TEST_FILE_SCRIPT.match(script):
+        facts.test(script)
+
+
+def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
+    """npm/pnpm/yarn/bun/composer/just/task scripts: `npm test`, `yarn build`, `just lint`."""
+    args = [a for a in args if a not in ("--silent", "-s", "--if-present", "-r", "--recursive")]
+    while len(args) >= 2 and args[0] in ("--filter", "-F", "--prefix", "-w", "--workspace"):
+        args = args[2:]
+    if prog == "yarn" and args[:1] == ["workspace"] and len(args) >= 3:
+        args = args[2:]
+    if not args:
+        return
+    head, rest = args[0], args[1:]
+    if head in ("run", "run-script") and rest:
+        head, rest = rest[0], rest[1:]
+    elif head in ("t", "tst"):
+        head = "test"
+    if prog == "bun" and head == "test" and args[0] == "test":
+        facts.test("bun test", bool(_positional(rest)))
+        return
+    if prog in ("npm", "pnpm", "yarn", "bun") and head in ("install", "i", "add", "remove"):
+        if head in ("add", "remove") or _positional(rest):
+            facts.modify("package.json")
+        return
+    kind = _script_kind(head)
+    if kind == "test":
+        extra = rest[1:] if rest[:1] == ["--"] else rest
+        facts.test(f"{prog} {head}" if head != "test" else f"{prog} test", bool(extra))
+    elif kind == "modify":
+        facts.modify()
+    elif kind:
+        facts.kinds.add(kind)
+
+
+def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
+    targets = [
+        a
+        for a in _positional(args, frozenset({"-C", "-f", "-j", "-l", "-o", "-W", "--file"}))
+        if "=" not in a
+    ]
+    if not targets:
+        facts.kinds.add("build")
+        return
+    for target in targets:
+        kind = _script_kind(target)
+        if kind == "test":
+            facts.test(f"{runner} {target}")
+        elif kind == "modify":
+            facts.modify()
+        elif kind:
+            facts.kinds.add(kind)
+
+
+def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
+    if any(a in ("--listTests", "--help", "-h", "--version", "list") for a in args):
+        return
+    filters = {"-t", "--testNamePattern", "-g", "--grep", "--testPathPattern", "--onlyChanged"}
+    subcommands = {"run", "watch", "related"}
+    positional = [p for p in _positional(args, frozenset({"-t", "-g", "--config", "-c"}))]
+    positional = [p for p in positional if p not in subcommands]
+    partial = bool(positional) or any(a.split("=", 1)[0] in filters for a in args)
+    facts.test(prog, partial)
+
+
+def _go(args: list[str], facts: _Facts) -> None:
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if sub == "test":
+        if "-list" in rest or any(a.startswith("-list=") for a in rest):
+            return
+        partial = any(
+            a in ("-run", "-test.run") or a.startswith(("-run=", "-test.run=")) for a in rest
+        )
+        facts.test("go test", partial)
+    elif sub in ("build", "install"):
+        facts.kinds.add("build")
+    elif sub == "vet":
+        facts.kinds.add("lint")
+    elif sub in ("fmt", "generate") or (sub == "mod" and rest[:1] == ["tidy"]):
+        facts.modify()
+
+
+def _cargo(args: list[str], facts: _Facts) -> None:
+    args = [a for a in args if not a.startswith("+")]
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    value_options = frozenset({"-p", "--package", "--test", "--bin", "--features", "-j", "-E"})
+    if sub in ("test", "t"):
+        if "--no-run" in rest:
+            facts.kinds.add("build")
+            return
+        before_dashes = rest[: rest.index("--")] if "--" in rest else rest
+        names = _positional(before_dashes, value_options)
+        facts.test("cargo test", bool(names) or "--test" in rest)
+    elif sub == "nextest":
+        names = _positional(rest[1:], value_options)
+        facts.test("cargo nextest", bool(names) or "-E" in rest)
+    elif sub in ("build", "b"):
+        facts.kinds.add("build")
+    elif sub in ("check", "c"):
+        facts.kinds.add("typecheck")
+    elif sub == "clippy":
+        facts.kinds.add("lint")
+        if "--fix" in rest:
+            facts.modify()
+    elif sub == "fmt":
+        if "--check" in rest:
+            facts.kinds.add("lint")
+        else:
+            facts.modify()
+    elif sub in ("add", "remove"):
+        facts.modify("Cargo.toml")
+
+
+def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
+    tasks = [t.rsplit(":", 1)[-1] for t in _positional(args, frozenset({"--tests", "-p", "-x"}))]
+    if any(t in ("test", "check", "connectedCheck", "integrationTest") for t in tasks):
+        facts.test(f"{prog} test", "--tests" in args)
+    if any(t in ("build", "assemble", "compileJava", "jar") for t in tasks):
+        facts.kinds.add("build")
+
+
+def _maven(prog: str, args: list[str], facts: _Facts) -> None:
+    phases = _positional(args, frozenset({"-pl", "-f", "-P", "-T"}))
+    skips = any(a.startswith(("-DskipTests", "-Dmaven.test.skip")) for a in args)
+    if not skips and any(p in ("test", "verify", "install", "integration-test") for p in phases):
+        facts.test(f"{prog} test", any(a.startswith("-Dtest=") for a in args))
+    if any(p in ("package", "compile", "install") for p in phases):
+        facts.kinds.add("build")
+
+
+def _git(args: list[str], facts: _Facts) -> None:
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in ("-C", "-c") else 1
+    sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    reads = {"log", "diff", "status", "show", "blame", "grep", "ls-files", "rev-parse", "describe"}
+    reads |= {"shortlog", "reflog", "ls-tree", "cat-file", "whatchanged", "remote", "config"}
+    if sub in reads or (sub == "branch" and not rest) or (sub == "stash" and rest[:1] == ["list"]):
+        facts.kinds.add("read")
+    elif sub == "push":
+        _git_push(rest, facts)
+    elif sub == "commit":
+        facts.kinds.add("commit")
+    elif sub in ("checkout", "switch"):
+        if not any(a in ("-b", "-B", "-c", "-C", "--orphan") for a in rest):
+            files = rest[rest.index("--") + 1 :] if "--" in rest else []
+            facts.modify(*files)
+    elif sub in ("restore", "rm", "mv"):
+        facts.modify(*_positional(rest, frozenset({"-s", "--source"})))
+    elif sub in _GIT_TREE_CHANGERS or (sub in ("reset", "clean") and _GIT_FORCE & set(rest)):
+        facts.modify()
+
+
+_GIT_TREE_CHANGERS = frozenset(
+    {"apply", "am", "cherry-pick", "merge", "pull", "rebase", "revert", "stash"}
+)
+_GIT_FORCE = frozenset({"--hard", "-f", "--force", "-fd", "-fdx"})
+_PUSH_VALUE_OPTIONS = frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"})
+
+
+def _git_push(args: list[str], facts: _Facts) -> None:
+    facts.kinds.add("push")
+    if any(
+        a in ("--force", "-f", "--force-if-includes") or a.startswith("--force-with-lease")
+        for a in args
+    ):
+        facts.push_force = True
+    if any(a in ("--all", "--mirror", "--branches") for a in args):
+        facts.push_all = True
+    delete = any(a in ("-d", "--delete") for a in args)
+    positional = _positional(args, _PUSH_VALUE_OPTIONS)
+    refspecs = positional[1:]
+    if not refspecs and not facts.push_all and "--tags" not in args:
+        facts.push_implicit = True
+    for spec in refspecs:
+        if spec.startswith("+"):
+            facts.push_force = True
+            spec = spec[1:]
+        source, _, target = spec.rpartition(":") if ":" in spec else ("", "", spec)
+        if not target and source:
+            target = source
+        if target in ("HEAD", "@") and not delete:
+            facts.push_implicit = True
+            continue
+        if target.startswith("refs/tags/") or (not target):
+            continue
+        facts.push_refs.append(target.removeprefix("refs/heads/"))
+
+
+def _gh(args: list[str], facts: _Facts) -> None:
+    words = _positional(args, frozenset({"-R", "--repo"}))
+    if words[:1] == ["pr"] and len(words) > 1:
+        action = {"create": "pr_create", "view": "pr_view", "status": "pr_view"}
+        action |= {"checks": "pr_checks", "diff": "pr_view", "list": "pr_view"}
+        if words[1] in action:
+            facts.kinds.add(action[words[1]])
+    elif words[:1] == ["run"] and len(words) > 1 and words[1] in ("watch", "view", "list"):
+        facts.kinds.add("pr_checks")
+
+
+def _formatter(prog: str, args: list[str], facts: _Facts) -> None:
+    """Tools that check with one flag and rewrite files without it."""
+    check_flags = {"--check", "--diff", "--check-only", "-c", "--list-different", "-l"}
+    if any(a in check_flags for a in args):
+        facts.kinds.add("lint")
+    elif prog != "prettier" or any(a in ("--write", "-w") for a in args):
+        facts.modify(*_positional(args))
+
+
+def _sed(args: list[str], facts: _Facts) -> None:
+    in_place = any(
+        a.startswith("-i") or a == "--in-place" or a.startswith("--in-place=") for a in args
+    )
+    if not in_place:
+        facts.kinds.add("read")
+        return
+    positional = _positional(args, frozenset({"-e", "-f", "--expression", "--file"}))
+    has_script_option = any(a in ("-e", "--expression", "-f", "--file") for a in args)
+    facts.modify(*(positional if has_script_option else positional[1:]))
+
+
+def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
+    """Classify one unwrapped simple command by its program name."""
+    facts.programs.append(prog)
+    if prog in ("pytest", "py.test"):
+        _pytest(args, facts)
+    elif prog == "unittest":
+        names = [
+            a for a in _positional(args, frozenset({"-k", "-p", "-s", "-t"})) if a != "discover"
+        ]
+        facts.test("unittest", bool(names) or "-k" in args)
+    elif prog in ("tox", "nox"):
+        if not any(a in ("-l", "--list", "--listenvs", "-a", "--help") for a in args):
+            facts.test(prog)
+    elif _PYTHONS.match(prog):
+        facts.programs.pop()
+        facts.programs.append("python")
+        _python(args, heredoc, facts)
+    elif prog in _SCRIPT_RUNNERS and prog != "make":
+        _script_run(prog, args, facts)
+    elif prog in ("make", "gmake"):
+        _make(args, facts)
+    elif prog in _JS_TEST_RUNNERS:
+        _js_runner(prog, args, facts)
+    elif prog == "playwright" and args[:1] == ["test"]:
+        _js_runner("playwright", args[1:], facts)
+    elif prog == "cypress" and args[:1] == ["run"]:
+        facts.test("cypress", "--spec" in args)
+    elif prog == "go":
+        _go(args, facts)
+    elif prog == "cargo":
+        _cargo(args, facts)
+    elif prog in ("gradle", "gradlew"):
+        _gradle(prog, args, facts)
+    elif prog in ("mvn", "mvnw"):
+        _maven(prog, args, facts)
+    elif prog == "ctest":
+        facts.test("ctest", any(a in ("-R", "-L", "--tests-regex") for a in args))
+    elif prog == "rspec":
+        facts.test("rspec", bool(_positional(args)))
+    elif prog in ("rake", "rails") and args[:1] and args[0] in ("test", "spec"):
+        facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
+    elif prog in ("phpunit", "pest"):
+        facts.test(prog, "--filter" in args or bool(_positional(args)))
+    elif prog in ("dotnet", "swift", "mix", "deno", "zig", "bazel", "bazelisk", "hatch"):
+        _toolchain(prog, args, facts)
+    elif prog == "meson" and args[:1] == ["test"]:
+        facts.test("meson test")
+    elif prog == "git":
+        _git(args, facts)
+    elif prog == "gh":
+        _gh(args, facts)
+    elif prog == "ruff":
+        _ruff(args, facts)
+    elif prog in ("black", "isort", "prettier", "autopep8", "yapf", "gofmt", "rustfmt"):
+        _formatter(prog, args, facts)
+    elif prog in ("eslint", "rubocop", "biome", "standard"):
+        facts.kinds.add("lint")
+        if any(a in ("--fix", "-a", "-A", "--write", "--apply", "--autocorrect") for a in args):
+            facts.modify()
+    elif prog in _LINT_PROGRAMS or (prog == "pre-commit" and args[:1] == ["run"]):
+        facts.kinds.add("lint")
+    elif prog in _TYPECHECK_PROGRAMS:
+        facts.kinds.add("typecheck")
+    elif prog in ("tsc", "vue-tsc"):
+        facts.kinds.add("typecheck" if "--noEmit" in args else "build")
+    elif prog == "docker":
+        words = [a for a in args if not a.startswith("-")]
+        if words[:1] in (["build"], ["buildx"]) or words[:2] == ["compose", "build"]:
+            facts.kinds.add("build")
+    elif _builds(prog, args):
+        facts.kinds.add("build")
+    elif prog == "sed":
+        _sed(args, facts)
+    elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
+        facts.modify()
+    elif prog == "tee":
+        facts.captures.extend(_positional(args))
+    elif prog in ("mv", "cp", "install", "rsync"):
+        targets = _positional(args, frozenset({"-t", "--target-directory", "-S"}))
+        facts.modify(*(targets if prog == "mv" else targets[-1:]))
+    elif prog in _MODIFY_PROGRAMS:
+        facts.modify(*_positional(args))
+    elif prog == "patch":
+        facts.modify()
+    elif prog == "dd" and any(a.startswith("of=") for a in args):
+        facts.modify(*(a[3:] for a in args if a.startswith("of=")))
+    elif prog == "find":
+        facts.kinds.add("read")
+        if "-delete" in args or any(
+            a == "-exec" and b in ("rm", "sed", "mv") for a, b in itertools.pairwise(args)
+        ):
+            facts.modify()
+    elif prog in SEARCH_PROGRAMS or prog in _READ_PROGRAMS:
+        facts.kinds.add("read")
+    elif prog in ("node", "ruby") and _WRITE_IN_CODE.search(" ".join(args) + heredoc):
+        facts.modify()
+    elif _TEST_FILE_SCRIPT.match(prog) or (
+        prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
+    ):
+        facts.test(prog if prog not in _SHELLS else _program(args[0]))
+
+
+def _builds(prog: str, args: list[str]) -> bool:
+    if prog in _BUILD_PROGRAMS:
+        return True
+    if prog == "cmake":
+        return "--build" in args
+    return prog in ("vite", "next", "nuxt") and args[:1] == ["build"]
+
+
+def _ruff(args: list[str], facts: _Facts) -> None:
+    sub = args[0] if args and not args[0].startswith("-") else "check"
+    if sub == "format":
+        _formatter("ruff", args[1:], facts)
+        return
+    facts.kinds.add("lint")
+    if "--fix" in args:
+        facts.modify()
+
+
+def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
+    """`dotnet test`, `swift build`, `mix test`, `deno check`, `bazel test`, `hatch test`, ..."""
+    sub, rest = (args[0], args[1:]) if args else ("", [])
+    if sub == "test":
+        filtered = any(
+            a in ("--filter", "-k", "--test_filter") or a.startswith("--filter=") for a in rest
+        )
+        facts.test(f"{prog} test", filtered or any(_looks_like_test_path(a) for a in rest))
+    elif sub in ("build", "publish", "compile"):
+        facts.kinds.add("build")
+    elif sub == "check" and prog == "deno":
+        facts.kinds.add("typecheck")
+    elif sub == "lint":
+        facts.kinds.add("lint")
+    elif sub in ("fmt", "format"):
+        if "--check" in rest:
+            facts.kinds.add("lint")
+        else:
+            facts.modify()
+
+
+def _classify_segment(segment: _Segment, depth: int) -> _Facts:
+    facts = _Facts()
+    words, inner = _unwrap(segment.words)
+    for script in inner:
+        if depth < 3:
+            _merge(facts, _classify_line(script, depth + 1)[0])
+    facts.captures.extend(segment.writes)
+    if words:
+        _dispatch(_program(words[0]), words[1:], segment.heredoc, facts)
+        facts.normalized.append(" ".join(_normal_word(w) for w in words))
+    return facts
+
+
+def _normal_word(word: str) -> str:
+    if word.startswith("./") and len(word) > 2:
+        word = word[2:]
+    return word if word and not re.search(r"[\s'\"]", word) else repr(word)
+
+
+_DECORATION = re.compile(
+    r"^(cd|pushd|popd|echo|printf|tail|head|true|sleep|clear|set|source|\.)(\s|$)"
+)
+
+
+def _keep_captures(pipeline: _Facts) -> None:
+    """Output written to a file by a check (`pytest > log`) is kept output, not an edit."""
+    captures = [c for c in pipeline.captures if not c.startswith(_SCRATCH_DIRS)]
+    if captures and not pipeline.kinds & _CHECK_KINDS:
+        pipeline.modify(*captures)
+    pipeline.captures = []
+
+
+_CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck"})
+_SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
+
+
+def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[_Segment, bool]]]:
+    """Facts of a whole command line, and which of its segments ran tests."""
+    facts = _Facts()
+    pipeline = _Facts()
+    segment_tests: list[tuple[_Segment, bool]] = []
+    test_partials: list[bool] = []
+    for segment in _segments(tokenize(command)):
+        part = _classify_segment(segment, depth)
+        _merge(pipeline, part)
+        segment_tests.append((segment, "test" in part.kinds))
+        if "test" in part.kinds:
+            test_partials.append(part.partial)
+        if segment.then not in ("|", "|&"):
+            _keep_captures(pipeline)
+            _merge(facts, pipeline)
+            pipeline = _Facts()
+    _keep_captures(pipeline)
+    _merge(facts, pipeline)
+    facts.partial = bool(test_partials) and all(test_partials)
+    return facts, segment_tests
+
+
+def classify_command(command: str) -> CommandInfo:
+    """What a shell command line does: kinds, test runner, push targets, files written."""
+    text = command if isinstance(command, str) else str(command)
+    facts, segment_tests = _classify_line(text)
+    normalized = [n for n in facts.normalized if not _DECORATION.match(n)] or facts.normalized
+    return CommandInfo(
+        raw=text,
+        kinds=frozenset(facts.kinds),
+        test_runner=facts.test_runner,
+        partial=facts.partial,
+        push_refs=tuple(dict.fromkeys(facts.push_refs)),
+        push_force=facts.push_force,
+        modified_files=tuple(dict.fromkeys(facts.files)),
+        normalized=" ; ".join(normalized),
+        programs=tuple(facts.programs),
+        push_implicit=facts.push_implicit,
+        push_all=facts.push_all,
+        exit_masked=_exit_masked(segment_tests, text),
+    )
+
+
+def _merge(into: _Facts, part: _Facts) -> None:
+    if "test" in part.kinds:
+        into.partial = part.partial if "test" not in into.kinds else into.partial and part.partial
+    into.kinds |= part.kinds
+    into.programs.extend(part.programs)
+    into.test_runner = into.test_runner or part.test_runner
+    into.push_refs.extend(part.push_refs)
+    into.push_force = into.push_force or part.push_force
+    into.push_implicit = into.push_implicit or part.push_implicit
+    into.push_all = into.push_all or part.push_all
+    into.files.extend(part.files)
+    into.captures.extend(part.captures)
+    into.normalized.extend(part.normalized)
+
+
+def _exit_masked(segment_tests: list[tuple[_Segment, bool]], text: str) -> bool:
+    """True when no test's failure would make the whole command line fail."""
+    test_at = [i for i, (_, is_test) in enumerate(segment_tests) if is_test]
+    if not test_at:
+        return False
+    pipefail = "pipefail" in text
+    for i in test_at:
+        masked = False
+        for segment, _ in segment_tests[i:]:
+            if segment.then in ("|", "|&") and not pipefail:
+                masked = True
+                break
+            if segment.then in ("||", ";", "&"):
+                masked = segment is not segment_tests[-1][0]
+                break
+            if segment.then is None:
+                break
+        if not masked:
+            return False
+    return True
+
+
+def shell_tool_kind(info: CommandInfo) -> ToolKind:
+    """How a Bash call counts: "search"/"read" when all it does is look, else "shell"."""
+    if info.kinds and info.kinds <= {"read"}:
+        if any(p in SEARCH_PROGRAMS for p in info.programs):
+            return "search"
+        return "read"
+    return "shell"
