@@ -1,0 +1,128 @@
+"""`reflection hook codex-notify JSON` as Codex runs it: one argv JSON, real files and HTTP."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reflection_core.consumers import verdict_files
+from tests.verdictutil import write_verdict
+
+REFLECTION = str(Path(sys.executable).with_name("reflection"))
+
+
+@pytest.fixture
+def posts(git_repo: Path) -> Iterator[list[dict[str, Any]]]:
+    received: list[dict[str, Any]] = []
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"json://127.0.0.1:{server.server_address[1]}/"
+    (git_repo / ".reflection.yaml").write_text(
+        f"notify:\n  urls: [{json.dumps(url)}]\n", encoding="utf-8"
+    )
+    try:
+        yield received
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def codex_notify(*argv: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [REFLECTION, "hook", "codex-notify", *argv],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def turn(repo: Path, message: str, thread: str = "019a-thread") -> str:
+    return json.dumps(
+        {
+            "type": "agent-turn-complete",
+            "thread-id": thread,
+            "turn-id": "t1",
+            "cwd": str(repo),
+            "client": "codex_exec",
+            "input-messages": ["rename the config loader"],
+            "last-assistant-message": message,
+        }
+    )
+
+
+def test_finished_turn_writes_a_verdict_and_notifies(
+    git_repo: Path, posts: list[dict[str, Any]]
+) -> None:
+    proc = codex_notify(turn(git_repo, "Renamed the loader and updated its callers."))
+    assert proc.returncode == 0, proc.stderr
+    verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
+    assert verdict is not None and verdict.complete and verdict.data["source"] == "codex-notify"
+    record = git_repo / ".reflection" / verdict.data["record"]
+    assert json.loads(record.read_text("utf-8"))["turn_id"] == "t1"
+    assert len(posts) == 1 and posts[0]["title"].startswith("reflection: task complete")
+
+
+def test_unfinished_turn_writes_an_incomplete_verdict_and_stays_quiet(
+    git_repo: Path, posts: list[dict[str, Any]]
+) -> None:
+    proc = codex_notify(turn(git_repo, "Started.\n\nTODO: update the callers"))
+    assert proc.returncode == 0, proc.stderr
+    verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
+    assert verdict is not None and verdict.status == "incomplete"
+    assert posts == []
+
+
+def test_a_fresh_stop_hook_verdict_wins_over_the_payload(
+    git_repo: Path, posts: list[dict[str, Any]]
+) -> None:
+    write_verdict(git_repo, "019a-thread", complete=False)  # the Stop hook saw no test run
+    proc = codex_notify(turn(git_repo, "All done, tests pass."))
+    assert proc.returncode == 0, proc.stderr
+    verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
+    assert verdict is not None and verdict.status == "incomplete"
+    assert "source" not in verdict.data
+    assert posts == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        ((), "expected one JSON argument"),
+        (("{oops",), "not valid JSON"),
+        ((json.dumps({"type": "agent-turn-complete", "cwd": "/tmp"}),), "'thread-id' is missing"),
+    ],
+)
+def test_malformed_payloads_exit_zero_with_a_clear_message(
+    argv: tuple[str, ...], message: str, isolated_state: Path
+) -> None:
+    proc = codex_notify(*argv)
+    assert proc.returncode == 0
+    assert message in proc.stderr
+    if argv:
+        kept = (isolated_state / "codex-notify-rejected.jsonl").read_text("utf-8")
+        assert json.loads(kept.splitlines()[-1])["argument"] == argv[0]
+
+
+def test_a_cwd_outside_any_repository_exits_zero(tmp_path: Path) -> None:
+    proc = codex_notify(turn(tmp_path, "Done."))
+    assert proc.returncode == 0
+    assert "not inside a git repository" in proc.stderr
