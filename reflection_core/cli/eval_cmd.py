@@ -1,14 +1,105 @@
-"""`reflection eval` — placeholder until its feature lands."""
+"""`reflection eval [SUITE...] [--json] [--min-accuracy X]`: labelled suites, accuracy tables.
+
+Exit 0 when every suite meets the thresholds in its file, 1 when one does not
+(or its core API is missing), 2 for usage errors (unknown suite, bad suite file).
+"""
 
 from __future__ import annotations
 
+import json
+import sys
+from pathlib import Path
+
 import click
 
-from reflection_core.cli.common import not_implemented
+from reflection_core import paths
+from reflection_core.atomic import write_text_atomic
+from reflection_core.cli.common import echo_json
 
 
-@click.command("eval", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(**_: object) -> None:
-    """Run eval suites."""
-    not_implemented("`reflection eval`")
+def _evals_dir(option: str | None) -> Path:
+    if option:
+        return Path(option)
+    root = paths.find_repo_root()
+    return (root or Path.cwd()) / "evals"
+
+
+@click.command("eval")
+@click.argument("suites", nargs=-1)
+@click.option("--json", "as_json", is_flag=True, help="Print the results as JSON.")
+@click.option(
+    "--min-accuracy",
+    type=click.FloatRange(0.0, 1.0),
+    default=None,
+    help="Accuracy floor for every suite, overriding the suite files.",
+)
+@click.option(
+    "--dir",
+    "evals_dir",
+    default=None,
+    help="Where the suite files are (default: evals/ at the repo root).",
+)
+@click.option("--case", "case_ids", multiple=True, help="Run only this case id (repeatable).")
+@click.option(
+    "--report", type=click.Path(dir_okay=False), default=None, help="Also write JSON here."
+)
+@click.option("--list", "list_only", is_flag=True, help="List the suites and their cases.")
+def command(
+    suites: tuple[str, ...],
+    as_json: bool,
+    min_accuracy: float | None,
+    evals_dir: str | None,
+    case_ids: tuple[str, ...],
+    report: str | None,
+    list_only: bool,
+) -> None:
+    """Run eval suites (judge, stop, post-compaction, agent, prompts) against the core.
+
+    Prints per suite: accuracy, false-complete and false-incomplete rates, severity
+    accuracy, per-category accuracy and every failing case with expected vs got.
+    """
+    from reflection_core.evals.render import ProgressBar, render_report, render_summary
+    from reflection_core.evals.runner import run_suite
+    from reflection_core.evals.suite import SuiteError, find_suites, load_suite
+
+    directory = _evals_dir(evals_dir)
+    try:
+        loaded = [load_suite(path) for path in find_suites(directory, suites)]
+    except SuiteError as exc:
+        click.echo(f"reflection eval: {exc}", err=True)
+        raise SystemExit(2) from None
+    if list_only:
+        for suite in loaded:
+            click.echo(f"{suite.name:<18} {len(suite.cases):>4} cases  {suite.path}")
+        raise SystemExit(0)
+    wanted = set(case_ids) or None
+    if wanted is not None:
+        known = {case.id for suite in loaded for case in suite.cases}
+        unknown = sorted(wanted - known)
+        if unknown:
+            click.echo(f"reflection eval: unknown case id(s): {', '.join(unknown)}", err=True)
+            raise SystemExit(2)
+        loaded = [s for s in loaded if any(c.id in wanted for c in s.cases)]
+    overrides = {"accuracy": min_accuracy} if min_accuracy is not None else None
+    progress = ProgressBar(sys.stderr) if sys.stderr.isatty() and not as_json else None
+    reports = []
+    for suite in loaded:
+        if progress is None and not as_json:
+            click.echo(f"running {suite.name} ({len(suite.cases)} cases)...", err=True)
+        reports.append(
+            run_suite(suite, progress=progress, threshold_overrides=overrides, case_ids=wanted)
+        )
+    payload = {
+        "ok": all(r.status == "pass" for r in reports),
+        "suites": [r.to_dict() for r in reports],
+    }
+    if report:
+        write_text_atomic(Path(report), json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    if as_json:
+        echo_json(payload)
+    else:
+        for suite_report in reports:
+            click.echo(render_report(suite_report))
+            click.echo("")
+        click.echo(render_summary(reports))
+    raise SystemExit(0 if payload["ok"] else 1)
