@@ -1,14 +1,154 @@
-"""`reflection check` — placeholder until its feature lands."""
+"""`reflection check {tests,branch,verdict} [--ci]`: the hook checks, runnable anywhere.
+
+Exit 0 when the check passes, 1 when it fails (the message says why and what to
+do), 2 on usage or configuration errors. With `--ci` the checks read the GitHub
+Actions context and print `::error::` annotations.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import os
+from dataclasses import asdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
 import click
 
-from reflection_core.cli.common import not_implemented
+from reflection_core import paths
+from reflection_core.cli.common import echo_json, load_config_or_exit
+
+if TYPE_CHECKING:
+    from reflection_core.guards.ci import CommitInfo
 
 
-@click.command("check", context_settings={"ignore_unknown_options": True})
-@click.argument("args", nargs=-1, type=click.UNPROCESSED)
-def command(**_: object) -> None:
-    """The hook checks, for CI."""
-    not_implemented("`reflection check`")
+def _root_or_exit() -> Path:
+    root = paths.find_repo_root()
+    if root is None:
+        click.echo("reflection: not inside a git repository.", err=True)
+        raise SystemExit(2)
+    return root
+
+
+def _fail(message: str, ci: bool) -> None:
+    from reflection_core.guards.ci import annotation
+
+    click.echo(annotation("error", message) if ci else f"reflection: {message}", err=not ci)
+    raise SystemExit(1)
+
+
+@click.group("check")
+def command() -> None:
+    """The hook checks (tests, branch, verdict), for CI."""
+
+
+@command.command("tests")
+@click.option("--ci", is_flag=True, help="Check HEAD's tree and print GitHub annotations.")
+@click.option("--staged", is_flag=True, help="Check the staged tree (what a commit would hold).")
+@click.option("--commit", "rev", default=None, help="Check the tree of this commit.")
+@click.option("--json", "as_json", is_flag=True, help="Print the evidence as JSON.")
+def tests_command(ci: bool, staged: bool, rev: str | None, as_json: bool) -> None:
+    """Did tests pass on this tree? (default: the working tree, unstaged files included)"""
+    from reflection_core.guards import fingerprint, gitcmd, ledger, tests_ran
+
+    root = _root_or_exit()
+    cfg = load_config_or_exit(str(root))
+    try:
+        if rev or ci:
+            target = rev or "HEAD"
+            tree = fingerprint.commit_tree(root, target)
+            what = f"commit {target}"
+        elif staged:
+            tree, what = fingerprint.staged_tree(root), "the staged tree"
+        else:
+            tree = fingerprint.worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
+            what = "the working tree"
+    except gitcmd.GitError as exc:
+        click.echo(f"reflection: {exc}", err=True)
+        raise SystemExit(2) from None
+    evidence = tests_ran.evidence_for_tree(root, tree, cfg)
+    if as_json:
+        echo_json(asdict(evidence))
+    if evidence.passed:
+        if not as_json:
+            click.echo(f"reflection: {what} ({tree[:12]}): {evidence.reason}.")
+        return
+    if ci and not ledger.read(root, warn=False):
+        _fail(
+            "no test run is recorded in this job, so there is no evidence to check. "
+            "Run the suite through the ledger first in the same job "
+            "(`python -m pytest` with reflection installed, "
+            "or `reflection run -- <test command>`), "
+            "then `reflection check tests --ci`.",
+            ci,
+        )
+    text = tests_ran.refusal_text(evidence, f"no test evidence for {what}", skip_hint=False)
+    _fail(text.removeprefix("reflection: "), ci)
+
+
+@command.command("branch")
+@click.option("--ci", is_flag=True, help="Read the GitHub Actions context; print annotations.")
+def branch_command(ci: bool) -> None:
+    """Local: is a protected branch checked out? CI: did a push bypass pull requests?"""
+    from reflection_core.guards import gitcmd
+
+    root = _root_or_exit()
+    cfg = load_config_or_exit(str(root))
+    patterns = cfg.get("protected_branches")
+    if not ci:
+        from reflection_core.guards.protected_commit import commit_refusal
+
+        branch = gitcmd.current_branch(root)
+        message = commit_refusal(branch, patterns)
+        if message:
+            click.echo(message, err=True)
+            raise SystemExit(1)
+        click.echo(f"reflection: on {branch or 'a detached HEAD'}, which is not protected.")
+        return
+    from reflection_core.guards import ci as ci_mod
+    from reflection_core.guards.branches import protected_rule
+    from reflection_core.guards.github_api import pulls_for_commit
+
+    ctx = ci_mod.GithubContext.from_env(os.environ)
+    sha = ctx.sha or gitcmd.run(root, ["rev-parse", "HEAD"], check=False).strip()
+    ctx = dataclasses.replace(ctx, sha=sha)
+    pulls, source = None, "not needed"
+    needs_proof = (
+        ctx.event == "push"
+        and ctx.branch is not None
+        and protected_rule(ctx.branch, patterns) is not None
+    )
+    if needs_proof:
+        pulls, source = pulls_for_commit(os.environ, ctx.repository, sha)
+    result = ci_mod.decide_branch_ci(
+        ctx, patterns, cfg.get("guards.allow_push"), pulls, source, _commit_info(root, sha)
+    )
+    for note in result.notes:
+        click.echo(f"reflection: note: {note}")
+    if not result.ok:
+        _fail(result.message, ci)
+    click.echo(f"reflection: {result.message}.")
+
+
+def _commit_info(root: Path, sha: str) -> CommitInfo | None:
+    from reflection_core.guards import gitcmd
+    from reflection_core.guards.ci import CommitInfo
+
+    out = gitcmd.run(root, ["log", "-1", "--format=%H%x00%s%x00%P", sha, "--"], check=False)
+    parts = out.rstrip("\n").split("\0")
+    if len(parts) != 3:
+        return None  # not in this (shallow) clone
+    return CommitInfo(sha=parts[0], subject=parts[1], parent_count=len(parts[2].split()))
+
+
+@command.command("verdict")
+@click.option("--session", default=None, help="Session id (default: the latest verdict).")
+@click.option("--ci", is_flag=True, help="Print GitHub annotations.")
+def verdict_command(session: str | None, ci: bool) -> None:
+    """Is the latest agent verdict complete?"""
+    try:
+        from reflection_core.consumers.verdict_files import check_verdict
+    except (ImportError, AttributeError):
+        click.echo("reflection: `reflection check verdict` is not implemented yet.", err=True)
+        raise SystemExit(2) from None
+    raise SystemExit(check_verdict(session, ci))

@@ -231,9 +231,9 @@ def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
     return evidence_for_tree(root, tree, cfg)
 
 
-def refusal_text(evidence: TreeEvidence, what: str) -> str:
+def refusal_text(evidence: TreeEvidence, headline: str, *, skip_hint: bool = True) -> str:
     """The message for a refused commit or push: why, what changed, what to run."""
-    lines = [f"reflection: refusing {what}: {evidence.reason}."]
+    lines = [f"reflection: {headline}: {evidence.reason}."]
     if evidence.changed_paths:
         lines.append("  Changed since that run:")
         shown = evidence.changed_paths[:MAX_LISTED_PATHS]
@@ -247,10 +247,11 @@ def refusal_text(evidence: TreeEvidence, what: str) -> str:
             "  Run the full test suite through `reflection run -- <your test command>` "
             "(or set tests.command), then try again."
         )
-    lines.append(
-        "  Skip once: SKIP=reflection-tests-ran git commit ...  (pre-commit framework), "
-        "or git commit/push --no-verify."
-    )
+    if skip_hint:
+        lines.append(
+            "  Skip once: SKIP=reflection-tests-ran git commit ...  (pre-commit framework), "
+            "or git commit/push --no-verify."
+        )
     return "\n".join(lines)
 
 
@@ -260,7 +261,7 @@ def refusal_text(evidence: TreeEvidence, what: str) -> str:
 def check_staged(root: Path, cfg: config.Config) -> int:
     """pre-commit stage: the staged tree needs a passing run. 1 when refused."""
     evidence = evidence_for_tree(root, fingerprint.staged_tree(root), cfg)
-    return _report(evidence, "the commit")
+    return _report(evidence, "refusing the commit")
 
 
 def pushed_commits(
@@ -304,16 +305,16 @@ def check_push_refs(
         evidence = by_tree[tree]
         if not evidence.passed:
             subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
-            status |= _report(evidence, f"the push of commit {commit[:12]} ({subject[:60]})")
+            status |= _report(evidence, f"refusing the push of {commit[:12]} ({subject[:60]})")
     return status
 
 
-def _report(evidence: TreeEvidence, what: str) -> int:
+def _report(evidence: TreeEvidence, headline: str) -> int:
     if evidence.passed:
         if not evidence.exact and not evidence.ignorable_only:
             sys.stderr.write(f"reflection: note: {evidence.reason}.\n")
         return 0
-    sys.stderr.write(refusal_text(evidence, what) + "\n")
+    sys.stderr.write(refusal_text(evidence, headline) + "\n")
     return 1
 
 

@@ -1,0 +1,135 @@
+"""CI reuse of the guards: GitHub Actions context and the branch decision for `check --ci`.
+
+On a push event to a protected branch, the head commit must have come through a
+pull request: the REST API says so when a token is present; offline, a merge
+commit ("Merge pull request #N") or a squash-merge subject ending in "(#N)" counts.
+On pull_request events the checkout is a detached merge commit and the branch
+rule does not apply (a pull request is the way forward). Annotations use the
+`::error::` workflow-command syntax.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from reflection_core.guards.branches import allowed_identity, protected_rule
+from reflection_core.guards.github_api import PullRequest
+
+_MERGE_PR = re.compile(r"^Merge pull request #(\d+) from ")
+_SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
+
+
+@dataclass(frozen=True)
+class GithubContext:
+    """What GitHub Actions tells a job about the event, from its environment."""
+
+    event: str = ""
+    ref: str = ""
+    head_ref: str = ""
+    base_ref: str = ""
+    sha: str = ""
+    repository: str = ""
+    actor: str = ""
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> GithubContext:
+        return cls(
+            event=env.get("GITHUB_EVENT_NAME", ""),
+            ref=env.get("GITHUB_REF", ""),
+            head_ref=env.get("GITHUB_HEAD_REF", ""),
+            base_ref=env.get("GITHUB_BASE_REF", ""),
+            sha=env.get("GITHUB_SHA", ""),
+            repository=env.get("GITHUB_REPOSITORY", ""),
+            actor=env.get("GITHUB_ACTOR", ""),
+        )
+
+    @property
+    def branch(self) -> str | None:
+        """The pushed branch for push events (GITHUB_REF=refs/heads/<name>)."""
+        return self.ref[len("refs/heads/") :] if self.ref.startswith("refs/heads/") else None
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    """The head commit as far as a (possibly shallow) clone knows it."""
+
+    sha: str
+    subject: str
+    parent_count: int
+
+
+@dataclass
+class CiResult:
+    ok: bool
+    message: str
+    notes: list[str] = field(default_factory=list)
+
+
+def pr_number_from_message(subject: str) -> int | None:
+    """The pull request a merge or squash-merge subject names, if any."""
+    match = _MERGE_PR.match(subject) or _SQUASH_PR.search(subject)
+    return int(match.group(1)) if match else None
+
+
+def decide_branch_ci(
+    ctx: GithubContext,
+    patterns: Sequence[str],
+    allow: Sequence[str],
+    pulls: list[PullRequest] | None,
+    pulls_source: str,
+    commit: CommitInfo | None,
+) -> CiResult:
+    """Did this event put a commit on a protected branch without a pull request?"""
+    if ctx.event in ("pull_request", "pull_request_target"):
+        base = ctx.base_ref or "?"
+        return CiResult(
+            True, f"pull request {ctx.head_ref or '?'} -> {base}: the branch rule is met"
+        )
+    branch = ctx.branch
+    if ctx.event != "push" or branch is None:
+        what = ctx.event or "no GITHUB_EVENT_NAME"
+        return CiResult(True, f"event {what} on {ctx.ref or '?'}: not a push to a branch")
+    rule = protected_rule(branch, patterns)
+    if rule is None:
+        return CiResult(True, f"push to '{branch}', which is not protected")
+    if allowed_identity([ctx.actor], allow):
+        return CiResult(True, f"push to '{branch}' by {ctx.actor}, allowed by guards.allow_push")
+    sha = ctx.sha[:12] or "?"
+    if pulls is not None:
+        merged = [p for p in pulls if p.merged and (not p.base_ref or p.base_ref == branch)]
+        if merged:
+            return CiResult(
+                True, f"{sha} on '{branch}' came through pull request #{merged[0].number}"
+            )
+        return CiResult(
+            False,
+            f"commit {sha} was pushed straight to protected branch '{branch}' (rule {rule!r}): "
+            f"{pulls_source} lists no merged pull request for it. Push a branch and open a PR.",
+        )
+    notes = [f"{pulls_source}; using merge-commit heuristics"]
+    if commit is None:
+        return CiResult(
+            False,
+            f"cannot tell whether {sha} on protected branch '{branch}' came through a pull "
+            "request: the commit is not in this clone and the API is unavailable "
+            "(set GITHUB_TOKEN, or fetch the commit).",
+            notes,
+        )
+    number = pr_number_from_message(commit.subject)
+    if number is not None:
+        return CiResult(True, f"{sha} on '{branch}' names pull request #{number}", notes)
+    return CiResult(
+        False,
+        f"commit {sha} on protected branch '{branch}' (rule {rule!r}) does not look like a "
+        f"pull request merge (subject {commit.subject[:80]!r}, {commit.parent_count} parent(s)). "
+        "Push a branch and open a PR.",
+        notes,
+    )
+
+
+def annotation(level: str, message: str, title: str = "reflection") -> str:
+    """A GitHub workflow command (`::error title=...::message`), newlines escaped."""
+    body = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    return f"::{level} title={title}::{body}"
