@@ -334,6 +334,12 @@ SCHEMA: dict[str, Any] = {
         "token_budget": Field(_int(100), 20000, "Tokens per stop across all judge calls."),
         "retries": Field(_int(0, 5), 2, "Retries on 429/5xx with backoff."),
         "routing": Field(_route_map, {}, "Task category -> model for feedback routing."),
+        "input_usd_per_mtok": Field(
+            _number(0.0), 0.0, "Price per million input tokens, for the recorded cost."
+        ),
+        "output_usd_per_mtok": Field(
+            _number(0.0), 0.0, "Price per million output tokens, for the recorded cost."
+        ),
     },
     "memory": {
         "enabled": Field(_bool, True, "Store lessons and recall them on similar prompts."),
