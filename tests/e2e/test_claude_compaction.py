@@ -1,0 +1,48 @@
+"""After `/compact`, the SessionStart(compact) hook reminds the agent of the task."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import TEST_COMMAND, Project
+from tests.e2e.model_server import bash, edit, say
+
+pytestmark = pytest.mark.e2e
+
+NUDGE_PREFIX = "SessionStart hook additional context:"
+TASK = (
+    "Add a function sub(a, b) to calc.py that returns a - b. "
+    "Done when `python -m pytest -q` passes."
+)
+
+
+def test_the_agent_is_reminded_of_the_task_after_compaction(project: Project) -> None:
+    first = project.run(
+        TASK,
+        [
+            edit(
+                project.path("calc.py"),
+                "    return a + b\n",
+                "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+            ),
+            bash(TEST_COMMAND),
+            say("Added sub(); 1 passed."),
+        ],
+    )
+    assert first.session_id, first.describe()
+    compacted = project.run("/compact", [], extra_args=("--resume", first.session_id))
+    assert compacted.returncode == 0, compacted.describe()
+    boundary = first.transcript.read_text(encoding="utf-8")
+    assert '"compact_boundary"' in boundary, "the CLI did not compact the session"
+
+    after = project.run(
+        "Carry on.",
+        [say("Everything in the task is done and tested.")] * 3,
+        extra_args=("--resume", first.session_id),
+    )
+    nudges = [t for t in after.main_requests[0].all_texts() if NUDGE_PREFIX in t]
+    assert nudges, f"no post-compaction nudge reached the model\n{after.describe()}"
+    assert "sub" in nudges[0], f"the nudge does not name the task: {nudges[0]}"
+    assert after.blocks == 0, after.describe()
+    verdict = after.verdict()
+    assert verdict["status"] == "complete", verdict

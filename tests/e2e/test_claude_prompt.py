@@ -1,0 +1,93 @@
+"""The UserPromptSubmit hook inside the real Claude Code CLI: what the model is told."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import TEST_COMMAND, Project
+from tests.e2e.model_server import bash, edit, read, say
+
+pytestmark = pytest.mark.e2e
+
+VAGUE_PROMPT = "make it better"
+GOOD_PROMPT = (
+    "In calc.py, add a function sub(a, b) that returns a - b, next to add(). Do not change "
+    "add(). Add test_sub to tests/test_x.py. Done when `python -m pytest -q` passes."
+)
+
+
+def score(project: Project, prompt: str) -> dict[str, Any]:
+    """What the scorer says about `prompt`, through the CLI a user would run."""
+    proc = subprocess.run(
+        ["reflection", "score", "--json", prompt],
+        cwd=project.root,
+        env=project.env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, f"reflection score failed: {proc.stderr}"
+    result: dict[str, Any] = json.loads(proc.stdout)
+    return result
+
+
+def test_questions_for_a_vague_prompt_reach_the_model(project: Project) -> None:
+    expected = score(project, VAGUE_PROMPT)
+    assert expected["action"] in ("ask", "reformulate"), expected
+    assert expected["questions"], expected
+    run = project.run(
+        VAGUE_PROMPT,
+        [say("What should I improve: calc.py's behaviour, its tests, or its docs?")],
+    )
+    first_request = run.main_requests[0]
+    context = [t for t in first_request.all_texts() if "UserPromptSubmit hook" in t]
+    assert context, f"no prompt context reached the model\n{run.describe()}"
+    for question in expected["questions"]:
+        assert question in context[0], (question, context[0])
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] == "waiting_for_user", verdict
+
+
+def test_a_good_prompt_gets_one_line_and_no_questions(project: Project) -> None:
+    expected = score(project, GOOD_PROMPT)
+    assert expected["action"] == "pass", expected
+    run = project.run(
+        GOOD_PROMPT,
+        [
+            edit(
+                project.path("calc.py"),
+                "    return a + b\n",
+                "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+            ),
+            edit(
+                project.path("tests/test_x.py"),
+                "from calc import add\n",
+                "from calc import add, sub\n\n\ndef test_sub():\n    assert sub(5, 3) == 2\n",
+            ),
+            bash(TEST_COMMAND),
+            say("Added sub() and test_sub; 2 passed."),
+        ],
+    )
+    context = run.prompt_context()
+    assert len(context) <= 1, context
+    if context:
+        assert "\n" not in context[0].strip(), f"more than one line for a good prompt: {context}"
+        assert "?" not in context[0], f"a good prompt got questions: {context}"
+    assert any("2 passed" in r for r in run.tool_results()), run.tool_results()
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert verdict["complete"] is True
+
+
+def test_the_bypass_prefix_sends_the_prompt_without_context(project: Project) -> None:
+    run = project.run("* " + VAGUE_PROMPT, [read(project.path("calc.py")), say("Which part?")])
+    assert run.prompt_context() == [], run.prompt_context()
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] == "waiting_for_user", verdict

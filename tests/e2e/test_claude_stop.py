@@ -1,0 +1,220 @@
+"""The Stop hook inside the real Claude Code CLI: when it blocks, what the agent is told,
+and what the verdict file says when the session ends."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.e2e.conftest import TEST_COMMAND, Project
+from tests.e2e.model_server import bash, edit, read, say
+from tests.gitutil import git
+
+pytestmark = pytest.mark.e2e
+
+CODING_PROMPT = (
+    "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
+    "Done when `python -m pytest -q` passes."
+)
+ADD_SUB = ("    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+BREAK_ADD = ("    return a + b\n", "    return a - b\n")
+FIX_ADD = ("    return a - b\n", "    return a + b\n")
+
+
+def test_edit_without_tests_is_blocked_until_the_agent_runs_them(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            say("I added sub(). Done."),
+            bash(TEST_COMMAND),
+            say("Tests pass (1 passed). Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "pytest" in run.stop_feedback()[0], "feedback should name the test command"
+    assert any("1 passed" in r for r in run.tool_results()), run.tool_results()
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert verdict["complete"] is True
+    assert verdict["gates"]["tests"]["satisfied"] is True
+    assert run.exhausted == 0, run.describe()
+
+
+def test_tests_run_only_before_the_last_edit_are_not_evidence(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            bash(TEST_COMMAND),
+            edit(project.path("calc.py"), *ADD_SUB),
+            say("Tests passed. Done."),
+            bash(TEST_COMMAND),
+            say("Re-ran the tests after the change: 1 passed. Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "pytest" in run.stop_feedback()[0]
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert run.exhausted == 0, run.describe()
+
+
+def test_failing_tests_claimed_as_done_are_blocked(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *BREAK_ADD),
+            bash(TEST_COMMAND),
+            say("All tests pass. Done."),
+            edit(project.path("calc.py"), *FIX_ADD),
+            bash(TEST_COMMAND),
+            say("Fixed add(); 1 passed. Done."),
+        ],
+    )
+    results = run.tool_results()
+    assert any("Exit code 1" in r and "failed" in r for r in results), results
+    assert run.blocks == 1, run.describe()
+    assert "fail" in run.stop_feedback()[0].lower(), run.stop_feedback()
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert run.exhausted == 0, run.describe()
+
+
+def test_a_real_question_to_the_user_is_not_blocked(project: Project) -> None:
+    run = project.run(
+        "Make add() in calc.py handle floats the way our billing code expects.",
+        [
+            read(project.path("calc.py")),
+            say(
+                "Should add() round the result half-up to two decimals, or keep full "
+                "float precision? Which rule does billing use?"
+            ),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] == "waiting_for_user", verdict
+    assert verdict["stop_category"] == "waiting_for_user"
+    assert verdict["complete"] is False
+
+
+def test_an_action_only_a_human_can_take_is_not_blocked(project: Project) -> None:
+    run = project.run(
+        "Log in to the package index and publish version 0.1.0 of this project.",
+        [
+            bash("ls"),
+            say(
+                "The package index asks for a two-factor code from your authenticator app "
+                "before it accepts the login. Please send me the current code."
+            ),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["requires_human_action"] is True, verdict
+    assert verdict["status"] == "waiting_for_user", verdict
+
+
+def test_a_planning_loop_is_pushed_to_implement(project: Project) -> None:
+    looking = [
+        read(project.path("calc.py")),
+        bash("grep -rn 'def ' ."),
+        bash("ls -la"),
+        read(project.path("tests/test_x.py")),
+        bash("find . -name '*.py' -not -path './.git/*'"),
+        read(project.path("pyproject.toml")),
+        bash("git log --oneline"),
+        bash("cat calc.py"),
+    ]
+    run = project.run(
+        CODING_PROMPT,
+        [
+            *looking,
+            say("I understand the layout now and have a plan for sub()."),
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            say("Implemented sub(); 1 passed. Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "implement" in run.stop_feedback()[0].lower(), run.stop_feedback()
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert run.exhausted == 0, run.describe()
+
+
+def test_an_action_loop_is_pushed_to_change_approach(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *BREAK_ADD),
+            bash(TEST_COMMAND),
+            bash(TEST_COMMAND),
+            bash(TEST_COMMAND),
+            say("The tests keep failing, I will stop here."),
+            edit(project.path("calc.py"), *FIX_ADD),
+            bash(TEST_COMMAND),
+            say("Found it: add() subtracted. Fixed; 1 passed. Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    feedback = run.stop_feedback()[0]
+    assert TEST_COMMAND in feedback and "3 times" in feedback, feedback
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert run.exhausted == 0, run.describe()
+
+
+def test_ignored_feedback_stops_blocking_at_the_budget(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [edit(project.path("calc.py"), *ADD_SUB), *[say("Done.") for _ in range(6)]],
+    )
+    verdict = run.verdict()
+    assert run.blocks == verdict["max_attempts"] == 3, run.describe()
+    assert verdict["status"] == "incomplete", verdict
+    assert verdict["complete"] is False
+    assert verdict["gates"]["tests"]["satisfied"] is False
+    assert verdict["missing"], "an incomplete verdict says what is missing"
+    assert run.exhausted == 0, run.describe()
+
+
+def test_a_direct_push_to_main_leaves_the_session_incomplete(
+    project_with_remote: Project,
+) -> None:
+    project = project_with_remote
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            bash("git commit -qam 'Add sub' && git push -q origin HEAD:main"),
+            *[say("Done: tested, committed and pushed to main.") for _ in range(4)],
+        ],
+    )
+    remote_log = git(project.root, "log", "--format=%s", "-1", "origin/main")
+    assert remote_log.strip() == "Add sub", "the push itself went through (no git hook here)"
+    assert run.blocks >= 1, run.describe()
+    assert "protected" in run.stop_feedback()[0].lower(), run.stop_feedback()
+    verdict = run.verdict()
+    assert verdict["status"] == "incomplete", verdict
+    assert verdict["complete"] is False
+    assert verdict["gates"]["push"]["satisfied"] is False
+    assert run.exhausted == 0, run.describe()
+
+
+def test_plan_mode_is_never_blocked(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            read(project.path("calc.py")),
+            say(
+                "Plan: 1. add sub(a, b) to calc.py; 2. add test_sub to tests/test_x.py; "
+                "3. run python -m pytest -q."
+            ),
+        ],
+        permission_mode="plan",
+    )
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] in ("skipped", "waiting_for_user"), verdict
+    assert verdict["complete"] is False
