@@ -1,0 +1,132 @@
+"""What the stop hook would conclude, offline: read a transcript, gather context, decide.
+
+`analyze_transcript` has no side effects (no attempt increments, no files); the
+stop hook uses the same `gather_context` so the two never disagree. Optional
+sources (the test-run ledger, repo signals) are imported lazily and treated as
+"no evidence" when they are not installed or fail.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from reflection_core import paths
+from reflection_core.session.attempts import AttemptState
+from reflection_core.session.decide import Decision, DecisionContext, RepoFacts, decide
+from reflection_core.session.gates import LedgerEvidence
+from reflection_core.session.model import Session
+
+
+def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:
+    """Test/build commands and whether tests exist, from the repo's own files."""
+    if root is None:
+        return RepoFacts(), {"available": False}
+    try:
+        from reflection_core.project import repo_signals
+
+        signals = repo_signals(root)
+    except (ImportError, AttributeError) as exc:
+        return RepoFacts(), {"available": False, "reason": type(exc).__name__}
+    facts = RepoFacts(
+        test_command=getattr(signals, "test_command", None),
+        build_command=getattr(signals, "build_command", None),
+        has_tests=getattr(signals, "has_tests", None),
+    )
+    return facts, {
+        "available": True,
+        "test_command": facts.test_command,
+        "build_command": facts.build_command,
+        "has_tests": facts.has_tests,
+        "languages": list(getattr(signals, "languages", []) or []),
+    }
+
+
+def ledger_evidence(root: Path | None, cfg: Any) -> tuple[LedgerEvidence | None, dict[str, Any]]:
+    """The ledger's word on the current tree, or None when the ledger is off or absent."""
+    if root is None or not cfg.get("tests.ledger"):
+        return None, {"available": False, "reason": "ledger off or not a git repo"}
+    try:
+        from reflection_core.guards.tests_ran import current_tree_evidence
+
+        tree = current_tree_evidence(root, cfg)
+    except (ImportError, AttributeError) as exc:
+        return None, {"available": False, "reason": type(exc).__name__}
+    evidence = LedgerEvidence(
+        passed=bool(getattr(tree, "passed", False)),
+        exact=bool(getattr(tree, "exact", True)),
+        reason=str(getattr(tree, "reason", "") or ""),
+        command_hint=getattr(tree, "command_hint", None),
+        ignorable_only=bool(getattr(tree, "ignorable_only", False)),
+    )
+    return evidence, {
+        "available": True,
+        "passed": evidence.passed,
+        "exact": evidence.exact,
+        "reason": evidence.reason,
+        "stamp": str(getattr(tree, "stamp", "") or "") or None,
+        "changed_paths": list(getattr(tree, "changed_paths", []) or [])[:50],
+    }
+
+
+def gather_context(
+    root: Path | None,
+    cfg: Any,
+    *,
+    use_ledger: bool = True,
+    permission_mode: str | None = None,
+    attempts: AttemptState | None = None,
+    stop_hook_active: bool = False,
+    event: str = "stop",
+) -> tuple[DecisionContext, dict[str, Any]]:
+    """The decision context plus what each source said (for the record)."""
+    facts, facts_note = repo_facts(root)
+    ledger, ledger_note = ledger_evidence(root, cfg) if use_ledger else (None, {"used": False})
+    ctx = DecisionContext(
+        config=cfg.data,
+        repo=facts,
+        ledger=ledger,
+        permission_mode=permission_mode,
+        attempts=attempts or AttemptState(),
+        stop_hook_active=stop_hook_active,
+        event=event,
+        root=str(root) if root is not None else None,
+    )
+    return ctx, {"repo_signals": facts_note, "ledger": ledger_note}
+
+
+def load_session(
+    path: str | os.PathLike[str],
+    *,
+    last_assistant_message: str | None = None,
+    session_id: str | None = None,
+) -> Session:
+    from reflection_core.session.transcript import read_session
+
+    return read_session(
+        Path(path), last_assistant_message=last_assistant_message, session_id=session_id
+    )
+
+
+def analyze_transcript(
+    path: str | os.PathLike[str],
+    *,
+    cwd: str | os.PathLike[str] | None = None,
+    last_assistant_message: str | None = None,
+    cfg: Any = None,
+    use_ledger: bool = True,
+    permission_mode: str | None = None,
+) -> Decision:
+    """The stop hook's conclusion for a transcript, as if this were the first stop."""
+    session = load_session(path, last_assistant_message=last_assistant_message)
+    start = cwd or session.cwd
+    root = paths.find_repo_root(start) if start and Path(start).exists() else None
+    if cfg is None:
+        from reflection_core import config
+
+        cfg = config.load(root) if root is not None else config.Config()
+    ctx, _ = gather_context(root, cfg, use_ledger=use_ledger, permission_mode=permission_mode)
+    if root is None and start:
+        ctx.root = str(start)
+    return decide(session, ctx)

@@ -1,0 +1,91 @@
+"""Per-task attempt state: how often the stop hook pushed, and which gaps it named.
+
+Stored in the per-user SQLite (WAL) so counts survive across hook processes and
+concurrent sessions; keyed by the safe session id and the task id, so a new user
+prompt starts a fresh budget. Each write is one IMMEDIATE transaction, so two
+hook processes never lose a count or a pattern.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from dataclasses import dataclass
+
+DDL = """
+CREATE TABLE IF NOT EXISTS stop_attempts (
+    session_key TEXT NOT NULL,
+    task_id TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    patterns TEXT NOT NULL DEFAULT '[]',
+    last_events INTEGER NOT NULL DEFAULT -1,
+    updated_at REAL NOT NULL,
+    PRIMARY KEY (session_key, task_id)
+);
+"""
+
+
+@dataclass(frozen=True)
+class AttemptState:
+    """Blocks already given for this task, the gap patterns already named, and progress."""
+
+    attempts: int = 0
+    sent_patterns: frozenset[str] = frozenset()
+    last_events: int = -1  # event count of the session at the last block
+
+
+def connect() -> sqlite3.Connection:
+    from reflection_core import state
+
+    conn = state.connect()
+    state.ensure_schema(conn, DDL)
+    return conn
+
+
+def load(conn: sqlite3.Connection, session_key: str, task_id: str) -> AttemptState:
+    row = conn.execute(
+        "SELECT attempts, patterns, last_events FROM stop_attempts"
+        " WHERE session_key = ? AND task_id = ?",
+        (session_key, task_id),
+    ).fetchone()
+    if row is None:
+        return AttemptState()
+    patterns = json.loads(row[1])
+    if not isinstance(patterns, list):
+        raise ValueError("stop_attempts.patterns is not a JSON list")
+    return AttemptState(int(row[0]), frozenset(str(p) for p in patterns), int(row[2]))
+
+
+def record_block(
+    conn: sqlite3.Connection,
+    session_key: str,
+    task_id: str,
+    patterns: list[str],
+    events: int,
+    attempt: int,
+) -> None:
+    """Store that block number `attempt` was given, naming `patterns`."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        current = load(conn, session_key, task_id)
+        merged = sorted(current.sent_patterns | set(patterns))
+        conn.execute(
+            "INSERT INTO stop_attempts (session_key, task_id, attempts, patterns, last_events,"
+            " updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (session_key, task_id) DO UPDATE SET"
+            " attempts = MAX(attempts, excluded.attempts), patterns = excluded.patterns,"
+            " last_events = excluded.last_events, updated_at = excluded.updated_at",
+            (session_key, task_id, attempt, json.dumps(merged), events, time.time()),
+        )
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def reset(conn: sqlite3.Connection, session_key: str, task_id: str) -> None:
+    """The task completed: forget its attempts and named patterns."""
+    conn.execute(
+        "DELETE FROM stop_attempts WHERE session_key = ? AND task_id = ?", (session_key, task_id)
+    )

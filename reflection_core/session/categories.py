@@ -1,0 +1,148 @@
+"""Why the agent stopped: one deterministic category from its last message and the gates.
+
+complete            required gates satisfied, no work announced as remaining
+working             gates still open (the default for an unfinished task)
+waiting_for_user    a real question or choice, or something only a human can do
+genuinely_stuck     the agent says it cannot proceed and explains why
+summary_drift_stop  stopped with "Next steps"/TODO/"Phase 1 of 3" still to do
+tool_available_punt asks the user to do or approve what its own tools can do
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from reflection_core.session.gates import GateResult
+from reflection_core.session.human_action import HumanActionAssessment
+
+CATEGORIES = (
+    "complete",
+    "working",
+    "waiting_for_user",
+    "genuinely_stuck",
+    "summary_drift_stop",
+    "tool_available_punt",
+)
+
+_DRIFT = re.compile(
+    r"^\s*(#+\s*|\*\*)?(next steps?|remaining (work|tasks|items|steps)|todo|to do|still to do|"
+    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?|\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b|"
+    r"\b(i('ll| will)|we('ll| will)) (now |next |then )?(continue|implement|add|finish|"
+    r"handle|tackle|address|work on)\b|\bstill (need|needs|have|has) to\b|"
+    r"\b(left|remaining) to (do|implement)\b|\bnot yet (implemented|done|finished)\b|"
+    r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b|"
+    r"^\s*[-*]?\s*(\[ \]\s*)?TODO\b",
+    re.I | re.M,
+)
+_OPTIONAL = re.compile(
+    r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b",
+    re.I,
+)
+_STUCK = re.compile(
+    r"\b(i('m| am) (unable|not able) to|i (can(no|')t|could(n't| not)) (proceed|continue|"
+    r"access|reach|install|find a way|complete|resolve|fix)|i('m| am) stuck|"
+    r"(blocked|blocker) (by|on)|permission denied|no (network|internet) access|"
+    r"out of ideas|i('ve| have) (tried|exhausted) .{0,60}(but|without)|"
+    r"cannot be (done|completed) (from|in) (here|this environment))\b",
+    re.I,
+)
+_TEST_CLAIM = re.compile(
+    r"\b(all )?(the )?(unit |integration )?tests? (now )?(pass(es|ing)?|are (passing|green)|"
+    r"succeed\w*|(are |is )?green)\b|\b(verified|confirmed|validated)\b|"
+    r"\bworks (correctly|as expected|now)\b|\bbuild (passes|succeeds|is green)\b|"
+    r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b",
+    re.I,
+)
+_NEGATED = re.compile(
+    r"n't\b|\b(not|never|unable|without|cannot|no longer|once|if|should|would|will|to be|until)\b",
+    re.I,
+)
+
+
+@dataclass
+class StopAssessment:
+    category: str
+    unsupported_claims: list[str] = field(default_factory=list)
+    drift: list[str] = field(default_factory=list)
+    punts: list[str] = field(default_factory=list)
+    questions: list[str] = field(default_factory=list)
+    stuck: str | None = None
+
+
+def unsupported_claims(text: str, tests: GateResult | None) -> list[str]:
+    """Claims of passing/verified work that no passing test run after the change backs."""
+    if tests is None or tests.satisfied:
+        return []
+    claims = []
+    for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
+        for match in _TEST_CLAIM.finditer(sentence):
+            before = sentence[max(0, match.start() - 40) : match.start()]
+            if _NEGATED.search(before) or _NEGATED.search(match.group(0)):
+                continue
+            claims.append(sentence.strip()[:200])
+            break
+    return claims
+
+
+def drift_markers(text: str) -> list[str]:
+    """Lines announcing work still to do, unless they are offered as optional extras."""
+    found = []
+    for line in (text or "").splitlines():
+        match = _DRIFT.search(line)
+        if not match:
+            continue
+        phase = re.search(r"\b(?:phase|step|part|stage) (\d+) (?:of|/) (\d+)\b", line, re.I)
+        if phase and int(phase.group(1)) >= int(phase.group(2)):
+            continue  # "Step 3 of 3" is the last step, not drift
+        if _OPTIONAL.search(line):
+            continue
+        found.append(line.strip()[:200])
+    return found
+
+
+def stuck_reason(text: str) -> str | None:
+    match = _STUCK.search(text or "")
+    if not match:
+        return None
+    start = (text or "").rfind("\n", 0, match.start()) + 1
+    end = (text or "").find("\n", match.end())
+    return (text or "")[start : end if end != -1 else None].strip()[:200]
+
+
+def categorize(
+    last_message: str,
+    gates: dict[str, GateResult],
+    requests: HumanActionAssessment,
+    *,
+    other_gaps: bool = False,
+) -> StopAssessment:
+    """The stop category; `other_gaps` says something besides the gates is still open."""
+    failing = [g for g in gates.values() if g.failing]
+    claims = unsupported_claims(last_message, gates.get("tests"))
+    drift = drift_markers(last_message)
+    stuck = stuck_reason(last_message)
+    open_work = bool(failing or other_gaps or claims)
+    base = StopAssessment(
+        "working",
+        unsupported_claims=claims,
+        drift=drift,
+        punts=list(requests.agent_actionable),
+        questions=list(requests.questions),
+        stuck=stuck,
+    )
+    if requests.human_only and not failing and not other_gaps:
+        base.category = "waiting_for_user"
+    elif requests.agent_actionable and (open_work or drift) and not requests.questions:
+        base.category = "tool_available_punt"
+    elif stuck:
+        base.category = "genuinely_stuck"
+    elif requests.questions and not claims:
+        base.category = "waiting_for_user"
+    elif requests.human_only:
+        base.category = "working"  # human-only items, but agent work is still open too
+    elif drift:
+        base.category = "summary_drift_stop"
+    elif not open_work:
+        base.category = "complete"
+    return base

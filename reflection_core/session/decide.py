@@ -1,0 +1,345 @@
+"""The stop decision: a pure function from a session and its context to a verdict.
+
+`decide(session, ctx)` reads nothing and writes nothing; the stop hook gathers the
+context (config, repo signals, ledger evidence, attempt state) and acts on the
+result. Tests and the eval runner call it directly with constructed contexts.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from reflection_core.session.attempts import AttemptState
+from reflection_core.session.categories import StopAssessment, categorize
+from reflection_core.session.feedback import Gap, compose_feedback, status_report
+from reflection_core.session.gates import GateInputs, GateResult, LedgerEvidence, evaluate_gates
+from reflection_core.session.human_action import HumanActionAssessment, assess_requests
+from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
+from reflection_core.session.model import Session
+from reflection_core.session.security import SecurityFinding, security_findings
+from reflection_core.session.task import TaskContext, build_task_context, required_gates, task_id
+
+SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
+_NO_CHANGE_NEEDED = re.compile(
+    r"\b(no (code )?changes? (is |are |was |were )?(needed|required|necessary)|already "
+    r"(fixed|implemented|works|working|in place|handled|supported|done)|nothing to (fix|change)|"
+    r"works as (expected|intended)|(can(no|')t|could(n't| not)) reproduce|not a bug)\b",
+    re.I,
+)
+
+
+@dataclass
+class RepoFacts:
+    """What the repo itself says about how to check it (from project.repo_signals)."""
+
+    test_command: str | None = None
+    build_command: str | None = None
+    has_tests: bool | None = None
+
+
+@dataclass
+class ExternalGateFailure:
+    """A configured gate that `stop.run_gates` ran and that failed."""
+
+    name: str
+    message: str
+    escalate: bool = False
+
+
+@dataclass
+class DecisionContext:
+    """Everything besides the transcript that the decision depends on."""
+
+    config: dict[str, Any]
+    repo: RepoFacts = field(default_factory=RepoFacts)
+    ledger: LedgerEvidence | None = None
+    permission_mode: str | None = None
+    attempts: AttemptState = field(default_factory=AttemptState)
+    stop_hook_active: bool = False
+    event: str = "stop"
+    root: str | None = None
+    gate_failures: list[ExternalGateFailure] = field(default_factory=list)
+
+
+@dataclass
+class Decision:
+    """The verdict fields plus what the hook needs to act: block or not, and what to say."""
+
+    status: str
+    complete: bool
+    severity: str
+    stop_category: str
+    missing: list[str]
+    next_actions: list[str]
+    requires_human_action: bool
+    gates: dict[str, GateResult]
+    task_type: str
+    task_id: str
+    loops: list[Loop]
+    feedback: str | None
+    should_block: bool
+    agent_score: int
+    attempt: int
+    max_attempts: int
+    patterns: list[str] = field(default_factory=list)
+    security: list[SecurityFinding] = field(default_factory=list)
+    assessment: StopAssessment | None = None
+    human_actions: list[str] = field(default_factory=list)
+    plan_only: bool = False
+    budget_exhausted: bool = False
+    status_report: str | None = None
+    task_reasons: list[str] = field(default_factory=list)
+    changed_paths: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        assessment = self.assessment
+        return {
+            "status": self.status,
+            "complete": self.complete,
+            "severity": self.severity,
+            "stop_category": self.stop_category,
+            "missing": list(self.missing),
+            "next_actions": list(self.next_actions),
+            "requires_human_action": self.requires_human_action,
+            "gates": {name: gate.to_dict() for name, gate in self.gates.items()},
+            "task_type": self.task_type,
+            "task_id": self.task_id,
+            "loops": [loop.to_dict() for loop in self.loops],
+            "feedback": self.feedback,
+            "should_block": self.should_block,
+            "agent_score": self.agent_score,
+            "attempt": self.attempt,
+            "max_attempts": self.max_attempts,
+            "patterns": list(self.patterns),
+            "security": [finding.to_dict() for finding in self.security],
+            "unsupported_claims": list(assessment.unsupported_claims) if assessment else [],
+            "drift": list(assessment.drift) if assessment else [],
+            "punts": list(assessment.punts) if assessment else [],
+            "human_actions": list(self.human_actions),
+            "plan_only": self.plan_only,
+            "budget_exhausted": self.budget_exhausted,
+            "status_report": self.status_report,
+            "task_reasons": list(self.task_reasons),
+            "changed_paths": list(self.changed_paths),
+        }
+
+
+def _worst(severities: list[str]) -> str:
+    return max(severities, key=SEVERITIES.index, default="NONE")
+
+
+def collect_gaps(
+    gates: dict[str, GateResult],
+    assessment: StopAssessment,
+    loops: list[Loop],
+    findings: list[SecurityFinding],
+    external: list[ExternalGateFailure],
+    no_change: bool,
+) -> list[Gap]:
+    """Every open item, most severe first within a stable order."""
+    gaps = [
+        Gap(f"security:{f.rule}", f"security: {f.evidence}", _SECURITY_FIX.get(f.rule), "BLOCKER")
+        for f in findings
+    ]
+    for gate in gates.values():
+        if gate.failing:
+            gaps.append(
+                Gap(
+                    gate.pattern or f"{gate.name}:open",
+                    gate.missing or gate.evidence,
+                    gate.next_action,
+                    gate.severity,
+                )
+            )
+    for failure in external:
+        gaps.append(
+            Gap(
+                f"gate_run:{failure.name}",
+                f"configured gate `{failure.name}` failed: {failure.message}",
+                f"Fix what `{failure.name}` reports and run it again",
+                "HIGH" if failure.escalate else "MEDIUM",
+            )
+        )
+    if no_change:
+        gaps.append(
+            Gap(
+                "work:no_change",
+                "the task asks for a code change but no file was changed",
+                "Make the change the task asks for (or say why none is needed)",
+                "MEDIUM",
+            )
+        )
+    if assessment.unsupported_claims:
+        gaps.append(
+            Gap(
+                "claims:unsupported",
+                f'claimed without evidence: "{assessment.unsupported_claims[0]}"',
+                "Back the claim with a real run after the latest change, or withdraw it",
+                "HIGH",
+            )
+        )
+    for loop in loops:
+        gaps.append(
+            Gap(
+                f"loop:{loop.kind}",
+                f"{loop.kind} loop: {loop.evidence}",
+                None,
+                "MEDIUM",
+                loop.feedback,
+            )
+        )
+    if assessment.category == "summary_drift_stop":
+        gaps.append(
+            Gap(
+                "drift:remaining",
+                f'work announced as remaining: "{assessment.drift[0]}"',
+                "Do the remaining steps now instead of listing them",
+                "MEDIUM",
+            )
+        )
+    if assessment.category == "tool_available_punt":
+        gaps.append(
+            Gap(
+                "punt:ask",
+                f'asked the user to do or approve: "{assessment.punts[0]}"',
+                "Do it yourself with your tools; you do not need permission for the task you "
+                "were given",
+                "LOW",
+            )
+        )
+    return gaps
+
+
+_SECURITY_FIX = {
+    "no_verify": "Undo the --no-verify commit/push and let the hooks run",
+    "hooks_disabled": "Re-enable the git hooks and rerun them",
+    "rm_rf_important": "Check what the rm -rf deleted and restore it (git status, git restore)",
+    "chmod_777": "Restore sane permissions (e.g. chmod 755/644)",
+    "pipe_to_shell": "Tell the user what the piped script installed; prefer a package manager",
+    "secret_in_code": "Remove the credential from the code and read it from the environment",
+    "tests_disabled": "Remove the skip marker and make the test pass",
+    "tests_deleted": "Restore the deleted tests and make them pass",
+    "tests_disabled_cli": "Run the full test suite without deselecting tests",
+}
+
+
+def agent_score(status: str, severity: str, session: Session, progressed: bool) -> int:
+    """0-5: COMPLETE 5, mostly 4, PARTIAL 3, minimal 2, attempted-but-wrong 1, NO_ATTEMPT 0."""
+    if status == "complete":
+        return 5
+    if not session.tool_calls and len(session.last_assistant_message.strip()) < 20:
+        return 0
+    if severity in ("HIGH", "BLOCKER"):
+        return 1
+    if severity in ("NONE", "LOW"):
+        return 4
+    return 3 if progressed else 2
+
+
+def decide(session: Session, ctx: DecisionContext) -> Decision:
+    """What the stop hook concludes: verdict fields, feedback, and whether to block."""
+    cfg = ctx.config
+    task: TaskContext = build_task_context(session, ctx.root or session.cwd)
+    plan_mode = ctx.permission_mode == "plan"
+    planning = plan_mode or task.plan_only
+    has_tests = ctx.repo.has_tests
+    required = set() if planning else required_gates(task, cfg, has_tests)
+    tests_cfg = cfg.get("tests", {})
+    inputs = GateInputs(
+        task=task,
+        required=required,
+        protected_branches=list(cfg.get("protected_branches", ["main", "master"])),
+        ignore_globs=list(tests_cfg.get("ignore", [])),
+        allow_partial=bool(tests_cfg.get("allow_partial", False)),
+        test_command=tests_cfg.get("command") or ctx.repo.test_command,
+        build_command=ctx.repo.build_command,
+        ledger=ctx.ledger if tests_cfg.get("ledger", True) else None,
+    )
+    gates = evaluate_gates(session, inputs)
+    loops = (
+        [] if planning else detect_loops(session, task.task_type, LoopThresholds.from_config(cfg))
+    )
+    findings = security_findings(session)
+    message = session.last_assistant_message
+    requests: HumanActionAssessment = assess_requests(message)
+    no_change = (
+        not planning
+        and task.task_type == "coding"
+        and not task.changed_paths
+        and ctx.ledger is None
+        and not _NO_CHANGE_NEEDED.search(message)
+    )
+    other_gaps = bool(findings or loops or ctx.gate_failures or no_change)
+    assessment = categorize(message, gates, requests, other_gaps=other_gaps)
+    if planning:
+        assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
+    gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change)
+    category = assessment.category
+    severity = _worst([g.severity for g in gaps])
+    human_only = [sentence for _, sentence in requests.human_only]
+    requires_human = bool(human_only) and category == "waiting_for_user"
+
+    if category == "complete" and not gaps:
+        status = "complete"
+    elif category == "waiting_for_user":
+        status = "waiting_for_user"
+    elif category == "genuinely_stuck":
+        status = "blocked"
+    else:
+        status = "incomplete"
+    if status in ("waiting_for_user", "blocked") and severity in ("NONE",):
+        severity = "LOW"
+    if findings and status == "waiting_for_user":
+        status = "incomplete"  # a security problem outranks a polite question
+
+    max_attempts = int(cfg.get("stop", {}).get("max_attempts", 3))
+    used = ctx.attempts.attempts
+    pushable = status == "incomplete" and not planning
+    no_progress = (
+        ctx.stop_hook_active and used > 0 and ctx.attempts.last_events == len(session.events)
+    )
+    should_block = pushable and used < max_attempts
+    attempt = used
+    feedback = None
+    report = None
+    if should_block:
+        attempt = max_attempts if no_progress else used + 1
+        feedback = compose_feedback(
+            gaps,
+            attempt=attempt,
+            max_attempts=max_attempts,
+            sent_patterns=ctx.attempts.sent_patterns,
+        )
+    budget_exhausted = pushable and not should_block
+    if budget_exhausted:
+        report = status_report(gaps, used)
+    progressed = bool(task.changed_paths) or any(g.satisfied and g.required for g in gates.values())
+    return Decision(
+        status=status,
+        complete=status == "complete",
+        severity="NONE" if status == "complete" else severity,
+        stop_category=category,
+        missing=[g.missing for g in gaps],
+        next_actions=list(dict.fromkeys(g.action for g in gaps if g.action)),
+        requires_human_action=requires_human,
+        gates=gates,
+        task_type=task.task_type,
+        task_id=task_id(session),
+        loops=loops,
+        feedback=feedback,
+        should_block=should_block,
+        agent_score=agent_score(status, severity, session, progressed),
+        attempt=attempt,
+        max_attempts=max_attempts,
+        patterns=[g.pattern for g in gaps],
+        security=findings,
+        assessment=assessment,
+        human_actions=human_only,
+        plan_only=planning,
+        budget_exhausted=budget_exhausted,
+        status_report=report,
+        task_reasons=task.reasons,
+        changed_paths=task.changed_paths,
+    )

@@ -1,0 +1,105 @@
+"""Which requests in the agent's last message only a human can fulfil.
+
+An agent that stops to ask for a 2FA code is right to stop; one that stops to ask
+"Should I run the tests?" is punting on something its own tools can do. The
+difference decides whether the stop hook pushes it on.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (kind, re.compile(pattern, re.I))
+    for kind, pattern in (
+        ("oauth", r"\boauth\b|authori[sz]e (the |this )?(app|application|access)|consent screen"),
+        (
+            "2fa",
+            r"\b2fa\b|\bmfa\b|two[- ]factor|\botp\b|one[- ]time (code|password)|"
+            r"verification code|authenticator app",
+        ),
+        ("captcha", r"\b(re)?captcha\b"),
+        (
+            "credentials",
+            r"\bapi[ _-]?keys?\b|\bcredentials?\b|\baccess tokens?\b|\bsecret keys?\b|"
+            r"\bpassword\b|from (the|your) (dashboard|console|portal|account settings)",
+        ),
+        (
+            "approval",
+            r"\b(approve|approval|sign[- ]off)\b.{0,40}\b(pr|pull request|merge|deploy\w*|release|"
+            r"request|change|budget|access)\b|\bneeds? (your|an?) (approval|sign[- ]off)\b|"
+            r"\breview and merge\b",
+        ),
+        ("upload", r"\bupload\b"),
+        (
+            "login",
+            r"\b(log|sign) ?in\b.{0,30}\b(browser|account|portal|dashboard|console)\b|\bsso\b",
+        ),
+        ("payment", r"\b(billing|payment|credit card|purchase)\b"),
+        ("physical", r"\b(hardware key|yubikey|security key|plug in|physical device)\b"),
+    )
+)
+
+_REQUEST = re.compile(
+    r"\?|\b(you('ll| will)? need to|you must|you should|please|could you|can you|would you|"
+    r"let me know|once you|after you|when you|you can (now )?run|you may want to|"
+    r"do you want|shall i|should i)\b",
+    re.I,
+)
+_AGENT_VERBS = re.compile(
+    r"\b(run|execute|test|install|commit|push|create|open|fix|implement|edit|update|add|write|"
+    r"build|continue|proceed|apply|make|change|refactor|delete|remove|check|verify|try|start|"
+    r"go ahead|finish|complete|investigate|look into|rerun|re-run)\b",
+    re.I,
+)
+_CHOICE = re.compile(
+    r"\bwhich\b|\bprefer\b|\b(\w+) or (?!not\b|anything\b|something\b|so\b)(\w+)\b.*\?", re.I
+)
+_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+
+
+@dataclass
+class HumanActionAssessment:
+    """The requests the agent makes of the user, sorted by who can act on them."""
+
+    human_only: list[tuple[str, str]] = field(default_factory=list)  # (kind, sentence)
+    agent_actionable: list[str] = field(default_factory=list)  # tool-doable asks (punts)
+    questions: list[str] = field(default_factory=list)  # choices/information only the user has
+
+    @property
+    def requires_human_action(self) -> bool:
+        return bool(self.human_only)
+
+
+def requests_in(text: str) -> list[str]:
+    """Sentences (and bullet lines) of `text` that ask something of the user."""
+    out = []
+    for piece in _SENTENCE.split(text or ""):
+        sentence = piece.strip(" -*\t")
+        if sentence and _REQUEST.search(sentence):
+            out.append(sentence[:300])
+    return out
+
+
+def human_only_kind(sentence: str) -> str | None:
+    for kind, pattern in HUMAN_ONLY:
+        if pattern.search(sentence):
+            return kind
+    return None
+
+
+def assess_requests(text: str) -> HumanActionAssessment:
+    """Sort every request in the agent's message into human-only, punt, or real question."""
+    result = HumanActionAssessment()
+    for sentence in requests_in(text):
+        kind = human_only_kind(sentence)
+        if kind is not None:
+            result.human_only.append((kind, sentence))
+        elif _CHOICE.search(sentence):
+            result.questions.append(sentence)
+        elif _AGENT_VERBS.search(sentence):
+            result.agent_actionable.append(sentence)
+        elif "?" in sentence:
+            result.questions.append(sentence)
+    return result

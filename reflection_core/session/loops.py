@@ -1,0 +1,102 @@
+"""Loop detectors: planning without doing, and doing the same thing over and over.
+
+Planning loop: many tool calls, almost no writes, on a task that needs code.
+Action loop: one normalized command repeated often enough to dominate the session.
+Both thresholds come from `stop.loops.*`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from reflection_core.session.model import Session
+
+_SPACES = re.compile(r"\s+")
+
+
+@dataclass
+class Loop:
+    kind: str  # "planning" | "action"
+    evidence: str
+    feedback: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"kind": self.kind, "evidence": self.evidence}
+
+
+@dataclass(frozen=True)
+class LoopThresholds:
+    planning_min_calls: int = 8
+    planning_max_write_ratio: float = 0.1
+    action_min_repeats: int = 3
+    action_min_share: float = 0.6
+
+    @classmethod
+    def from_config(cls, cfg: dict[str, Any]) -> LoopThresholds:
+        loops = cfg.get("stop", {}).get("loops", {})
+        return cls(**{k: loops[k] for k in cls.__dataclass_fields__ if k in loops})
+
+
+def normalized_command(raw: str, normalized: str = "") -> str:
+    return normalized or _SPACES.sub(" ", raw.strip())
+
+
+def planning_loop(session: Session, task_type: str, limits: LoopThresholds) -> Loop | None:
+    if task_type != "coding":
+        return None
+    calls = [c for c in session.tool_calls if c.kind != "todo"]
+    if len(calls) < limits.planning_min_calls:
+        return None
+    writes = sum(1 for c in calls if c.changes_files)
+    if writes / len(calls) >= limits.planning_max_write_ratio:
+        return None
+    return Loop(
+        "planning",
+        f"{len(calls)} tool calls, {writes} of them writes",
+        "You have read and searched enough to act. Start implementing: make the smallest "
+        "change that moves the task forward, then run the tests.",
+    )
+
+
+def action_loop(session: Session, limits: LoopThresholds) -> Loop | None:
+    """A command re-run with no file changed in between: the same attempt, the same outcome.
+
+    Edit-test-edit-test is progress, not a loop, so a run counts as a repeat only
+    when nothing changed since the previous run of the same command.
+    """
+    total = 0
+    streak: dict[str, int] = {}
+    best: Counter[str] = Counter()
+    for call in session.tool_calls:
+        if call.changes_files and call.command is None:
+            streak.clear()
+            continue
+        if call.command is None:
+            continue
+        total += 1
+        command = normalized_command(call.command.raw, call.command.normalized)
+        streak[command] = streak.get(command, 0) + 1
+        best[command] = max(best[command], streak[command])
+        if call.changes_files:
+            streak.clear()
+    if not best:
+        return None
+    command, repeats = best.most_common(1)[0]
+    if repeats < limits.action_min_repeats or repeats / total < limits.action_min_share:
+        return None
+    shown = command if len(command) <= 80 else command[:77] + "..."
+    return Loop(
+        "action",
+        f"`{shown}` ran {repeats} times with no change in between ({total} commands in all)",
+        f"You have run `{shown}` {repeats} times without changing anything in between. Change "
+        "approach: read the error output closely, form a hypothesis, and change the code or "
+        "the command before running it again.",
+    )
+
+
+def detect_loops(session: Session, task_type: str, limits: LoopThresholds) -> list[Loop]:
+    found = [planning_loop(session, task_type, limits), action_loop(session, limits)]
+    return [loop for loop in found if loop is not None]

@@ -1,0 +1,249 @@
+"""Host handlers for Stop, SubagentStop and SessionEnd: gather, decide, record, answer.
+
+The imperative shell around `decide`: it reads the transcript, loads attempt
+state, asks the optional sources (ledger, repo signals, configured gates, judge),
+writes the verdict, and renders the host answer. Every stop leaves a verdict,
+including complete ones, budget-exhausted ones and ones we failed to judge.
+Failure policy: open. A bug here never blocks or wedges a session.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from reflection_core import paths
+from reflection_core.hookio import HookResponse
+from reflection_core.session.model import Session
+
+STOP_EVENTS = ("stop", "subagent-stop")
+
+
+def _root_for(payload: dict[str, Any]) -> Path:
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    start = cwd if cwd and os.path.isdir(cwd) else os.getcwd()
+    return paths.find_repo_root(start) or Path(start)
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
+
+
+def handle_stop(payload: dict[str, Any]) -> HookResponse:
+    return _handle(payload, "stop")
+
+
+def handle_subagent_stop(payload: dict[str, Any]) -> HookResponse:
+    return _handle(payload, "subagent-stop")
+
+
+def _handle(payload: dict[str, Any], event: str) -> HookResponse:
+    from reflection_core import config
+    from reflection_core.session import attempts, verdict
+    from reflection_core.session.analyze import gather_context, load_session
+    from reflection_core.session.decide import decide
+
+    root = _root_for(payload)
+    session_id = _str_or_none(payload.get("session_id"))
+    prompt_id = _str_or_none(payload.get("prompt_id")) or _str_or_none(payload.get("turn_id"))
+    try:
+        cfg = config.load(root)
+    except config.ConfigError as exc:
+        message = f"reflection: configuration error, stop not judged: {exc}"
+        _write_skipped(root, payload, event, "ConfigError", str(exc))
+        return HookResponse(output={"systemMessage": message}, stderr=message)
+
+    transcript = _str_or_none(payload.get("agent_transcript_path")) if event != "stop" else None
+    transcript = transcript or _str_or_none(payload.get("transcript_path"))
+    last_message = _str_or_none(payload.get("last_assistant_message"))
+    if transcript:
+        session = load_session(
+            transcript, last_assistant_message=last_message, session_id=session_id
+        )
+    else:
+        session = Session(session_id=session_id, last_assistant_message=last_message or "")
+    session_key = paths.safe_session_id(session_id)
+    if event == "subagent-stop":
+        session_key += "-sub-" + paths.safe_session_id(payload.get("agent_id") or "agent")
+    from reflection_core.session.task import task_id
+
+    tid = task_id(session)
+    conn = attempts.connect()
+    try:
+        state = attempts.load(conn, session_key, tid)
+        ctx, sources = gather_context(
+            root,
+            cfg,
+            permission_mode=_str_or_none(payload.get("permission_mode")),
+            attempts=state,
+            stop_hook_active=bool(payload.get("stop_hook_active")),
+            event=event,
+        )
+        sources["gate_run"] = _optional(
+            _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx
+        )
+        decision = decide(session, ctx)
+        sources["judge"] = _optional(_second_opinion, decision, sources, cfg)
+        if decision.should_block:
+            attempts.record_block(
+                conn, session_key, tid, decision.patterns, len(session.events), decision.attempt
+            )
+        elif decision.complete:
+            attempts.reset(conn, session_key, tid)
+    finally:
+        conn.close()
+
+    verdict.write_verdict(
+        root,
+        decision,
+        session,
+        extra={
+            "session_id": session_id,
+            "prompt_id": prompt_id,
+            "event": event,
+            "keep_records": cfg.get("verdict.keep_records"),
+            "compact": event == "stop",
+            "hook": {
+                "permission_mode": payload.get("permission_mode"),
+                "stop_hook_active": bool(payload.get("stop_hook_active")),
+                "transcript_path": transcript,
+            },
+            "sources": sources,
+        },
+    )
+    if decision.complete or decision.budget_exhausted:
+        _optional(_store_lesson, root, session.task_prompt, decision, cfg)
+    return render_decision(decision)
+
+
+def render_decision(decision: Any) -> HookResponse:
+    """The host answer: block with the feedback, or a one-line status when not complete."""
+    if decision.should_block and decision.feedback:
+        return HookResponse(output={"decision": "block", "reason": decision.feedback})
+    if decision.complete:
+        return HookResponse(output=None)
+    if decision.budget_exhausted:
+        line = f"reflection: stopped incomplete after {decision.attempt} attempt(s). " + (
+            decision.status_report or ""
+        )
+    elif decision.status == "waiting_for_user":
+        line = "reflection: waiting for you" + (
+            f" ({decision.human_actions[0]})" if decision.human_actions else "."
+        )
+    else:
+        line = f"reflection: {decision.status} ({decision.stop_category})."
+        if decision.missing:
+            line += " Open: " + "; ".join(decision.missing[:3])
+    return HookResponse(output={"systemMessage": line[:500]})
+
+
+def _optional(step: Callable[..., Any], *args: Any) -> Any:
+    """Run an optional extra; its failure is noted in the record, never fatal to the verdict."""
+    try:
+        return step(*args)
+    except Exception as exc:
+        return {"error": type(exc).__name__, "detail": str(exc)[:300]}
+
+
+def _run_configured_gates(root: Path, cfg: Any, task_key: str, ctx: Any) -> dict[str, Any] | None:
+    """`stop.run_gates`: run the configured gates; failures become decision gaps."""
+    if not cfg.get("stop.run_gates") or not cfg.get("gates"):
+        return None
+    try:
+        from reflection_core.verify.runner import run_for_stop
+    except ImportError as exc:
+        return {"available": False, "reason": type(exc).__name__}
+    from reflection_core.session.decide import ExternalGateFailure
+
+    outcome = run_for_stop(root, cfg, task_key)
+    for failure in getattr(outcome, "failures", None) or []:
+        ctx.gate_failures.append(
+            ExternalGateFailure(
+                name=str(getattr(failure, "name", "gate")),
+                message=str(getattr(failure, "message", "") or getattr(failure, "summary", ""))[
+                    :300
+                ],
+                escalate=bool(getattr(failure, "escalate", False)),
+            )
+        )
+    to_dict = getattr(outcome, "to_dict", None)
+    return to_dict() if callable(to_dict) else {"failures": len(ctx.gate_failures)}
+
+
+def _second_opinion(decision: Any, sources: dict[str, Any], cfg: Any) -> dict[str, Any] | None:
+    """The judge's view, kept in the record; deterministic evidence always wins."""
+    if cfg.get("judge.provider") == "none":
+        return None
+    try:
+        from reflection_core.verify.judge import second_opinion
+    except ImportError as exc:
+        return {"available": False, "reason": type(exc).__name__}
+    opinion = second_opinion(decision.to_dict(), sources, cfg)
+    return dict(opinion) if isinstance(opinion, dict) else None
+
+
+def _store_lesson(root: Path, task_prompt: str, decision: Any, cfg: Any) -> None:
+    if not cfg.get("memory.enabled") or not task_prompt:
+        return
+    try:
+        from reflection_core.verify.memory import store_lesson
+    except ImportError:
+        return
+    store_lesson(
+        root,
+        task_prompt,
+        {
+            "outcome": "complete" if decision.complete else "escalated",
+            "task_type": decision.task_type,
+            "missing": decision.missing,
+            "status_report": decision.status_report,
+        },
+    )
+
+
+def _write_skipped(
+    root: Path, payload: dict[str, Any], event: str, error_class: str, detail: str
+) -> Path | None:
+    from reflection_core.session import verdict
+
+    fields = verdict.skipped_fields(f"{error_class}: {detail}"[:300], max_attempts=0)
+    written, _ = verdict.write_fields(
+        root,
+        fields,
+        session_id=_str_or_none(payload.get("session_id")),
+        prompt_id=_str_or_none(payload.get("prompt_id")),
+        event=event,
+        record_body={"error": {"class": error_class, "detail": detail[:2000]}},
+        compact=event == "stop",
+    )
+    return written
+
+
+def on_internal_error(event: str, payload: dict[str, Any], exc: BaseException) -> None:
+    """Fail-open evidence: a `skipped` verdict naming the error class."""
+    if event not in STOP_EVENTS:
+        return
+    _write_skipped(_root_for(payload), payload, event, type(exc).__name__, str(exc))
+
+
+def handle_session_end(payload: dict[str, Any]) -> HookResponse:
+    """Mark the session's last verdict final; never re-read a (possibly huge) transcript."""
+    from reflection_core.session import verdict
+
+    root = _root_for(payload)
+    session_id = _str_or_none(payload.get("session_id"))
+    reason = _str_or_none(payload.get("reason"))
+    if verdict.finalize_verdict(root, session_id, reason=reason) is None:
+        fields = verdict.skipped_fields("the session ended before any Stop was judged", 0)
+        verdict.write_fields(
+            root,
+            fields,
+            session_id=session_id,
+            prompt_id=None,
+            event="session-end",
+            record_body={"end_reason": reason},
+        )
+        verdict.finalize_verdict(root, session_id, reason=reason)
+    return HookResponse(output=None)

@@ -1,0 +1,200 @@
+"""Task context: what kind of task this is, which gates apply, and what it changed.
+
+Task type comes from the user's words AND the actions taken, because either alone
+misleads: "Fix the Dockerfile build error" mentions a build file but is coding; a
+question answered with edits to source files was coding after all. Actions win
+when they are decisive (source files changed); words decide when nothing changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from reflection_core.globs import path_matches
+from reflection_core.session.model import Session
+
+DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
+
+_CODING_WORDS = re.compile(
+    r"\b(fix(es|ed|ing)?|bug|broken|crash(es|ing)?|error|exception|failing|fails?|implement\w*|"
+    r"refactor\w*|add(ing)?|feature|function|method|class|endpoint|regex|validation|"
+    r"tests?|unit test|compile|build|type ?error|lint|migrat\w+|optimi[sz]e|patch|"
+    r"rename|support|handle|parser?|api|module|script|code)\b",
+    re.I,
+)
+_FIX_VERBS = re.compile(
+    r"\b(fix(es|ed|ing)?|implement\w*|refactor\w*|add(ing)?|create|write (a|the|an|some)|"
+    r"make (it|the|them|this)|resolve|patch|debug|change|rename|remove|delete|migrate|"
+    r"upgrade|port|optimi[sz]e|speed up|support)\b",
+    re.I,
+)
+_ERROR_NOUNS = re.compile(
+    r"\b(bug|broken|crash\w*|error|exception|failing|fails?|regression)\b", re.I
+)
+_DOCS_WORDS = re.compile(
+    r"\b(readme|docs?|documentation|docstrings?|changelog|tutorial|guide|typo|wording|"
+    r"comments?|release notes)\b",
+    re.I,
+)
+_DOCS_VERBS = re.compile(r"\b(document|write up|proofread|reword)\b", re.I)
+_OPS_WORDS = re.compile(
+    r"\b(deploy\w*|restart\w*|rollback|roll back|provision\w*|kubectl|helm|terraform apply|"
+    r"rotate|scale (up|down)|disk space|clean ?up (the )?(server|disk|logs)|cron|systemd|"
+    r"on[- ]call|incident|outage|ssh into|server)\b",
+    re.I,
+)
+_RESEARCH_WORDS = re.compile(
+    r"^\s*(what|why|how|where|which|who|when|is|are|does|do|can|could|should)\b|"
+    r"\b(explain|investigate|look into|research|find out|summari[sz]e|compare|analy[sz]e|"
+    r"understand|tell me|review)\b|\?\s*$",
+    re.I,
+)
+_PLAN_ONLY = re.compile(
+    r"\b(just|only) (plan|outline|propose|describe|sketch)\b|"
+    r"\b(do not|don't|dont|no need to) (implement|change|edit|write|touch|modify)\b|"
+    r"\b(make|write|give me|draft|propose) (a|the|an) (plan|proposal|design)\b|"
+    r"\bplan (only|first, don't)\b|\bwithout (making|implementing) (any )?changes\b",
+    re.I,
+)
+_PR_REQUEST = re.compile(
+    r"\b(open|create|raise|submit|make|send)\b.{0,30}\b(pr|pull request)\b", re.I
+)
+_CI_REQUEST = re.compile(r"\b(ci|checks?|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
+
+
+@dataclass
+class TaskContext:
+    """What the stop decision needs to know about the task before judging it."""
+
+    task_type: str
+    plan_only: bool = False
+    changed_paths: list[str] = field(default_factory=list)
+    wants_pr: bool = False
+    wants_ci: bool = False
+    reasons: list[str] = field(default_factory=list)
+
+
+def task_id(session: Session) -> str:
+    """A stable id for the current task: the prompt and when it was given."""
+    basis = f"{session.task_prompt}\0{session.task_started_at or ''}"
+    return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def relative_path(path: str, base: str | None) -> str:
+    """`path` relative to `base` (the session cwd / repo root) with forward slashes."""
+    posix = path.replace("\\", "/")
+    if base:
+        root = base.replace("\\", "/").rstrip("/") + "/"
+        if posix.startswith(root):
+            return posix[len(root) :]
+    return posix.lstrip("./") if posix.startswith("./") else posix
+
+
+def changed_paths(session: Session, base: str | None = None) -> list[str]:
+    """Files the task changed, in first-change order, relative to `base` when possible."""
+    base = base or session.cwd
+    seen: dict[str, None] = {}
+    for call in session.tool_calls:
+        if not call.changes_files:
+            continue
+        files = list(call.files)
+        if call.command is not None:
+            files.extend(call.command.modified_files)
+        for path in files:
+            seen.setdefault(relative_path(path, base), None)
+    return list(seen)
+
+
+def is_doc_path(path: str) -> bool:
+    return path_matches(path, DOC_GLOBS) or PurePosixPath(path).suffix.lower() in {".md", ".rst"}
+
+
+def is_plan_only(prompt: str) -> bool:
+    """An explicit request for a plan, not an implementation: never pushed to implement."""
+    return bool(_PLAN_ONLY.search(prompt))
+
+
+def classify_task_type(prompt: str, session: Session, paths: list[str]) -> tuple[str, list[str]]:
+    """(task type, reasons) from the prompt's words and the actions taken."""
+    reasons: list[str] = []
+    code_changes = [p for p in paths if not is_doc_path(p)]
+    ran_code_tools = any(
+        call.command is not None and call.command.kinds & {"test", "build", "typecheck"}
+        for call in session.tool_calls
+    )
+    if code_changes:
+        reasons.append(f"changed source files ({', '.join(code_changes[:3])})")
+        return "coding", reasons
+    words = prompt or ""
+    if paths:  # only documentation changed
+        if _FIX_VERBS.search(words) and _ERROR_NOUNS.search(words) and not _is_docs_request(words):
+            reasons.append("asked to fix code but changed only docs so far")
+            return "coding", reasons
+        reasons.append("changed only documentation files")
+        return "docs", reasons
+    if _is_docs_request(words):
+        reasons.append("prompt is about documentation")
+        return "docs", reasons
+    if _FIX_VERBS.search(words):
+        reasons.append("prompt asks for a change to code")
+        return "coding", reasons
+    if _RESEARCH_WORDS.search(words):
+        reasons.append("read-only question or investigation")
+        return "research", reasons
+    if _OPS_WORDS.search(words):
+        reasons.append("prompt is about operations")
+        return "ops", reasons
+    if _ERROR_NOUNS.search(words) or _CODING_WORDS.search(words) or ran_code_tools:
+        reasons.append("prompt or actions concern code")
+        return "coding", reasons
+    reasons.append("no coding, docs, ops or research signal")
+    return "other", reasons
+
+
+def _is_docs_request(words: str) -> bool:
+    """Docs words with nothing code-like left once the docs words and verbs are removed."""
+    if _DOCS_VERBS.search(words):
+        return True
+    if not _DOCS_WORDS.search(words):
+        return False
+    residual = _FIX_VERBS.sub(" ", _DOCS_WORDS.sub(" ", words))
+    return not (_CODING_WORDS.search(residual) or _ERROR_NOUNS.search(residual))
+
+
+def build_task_context(session: Session, base: str | None = None) -> TaskContext:
+    paths = changed_paths(session, base)
+    task_type, reasons = classify_task_type(session.task_prompt, session, paths)
+    prompt = session.task_prompt or ""
+    return TaskContext(
+        task_type=task_type,
+        plan_only=is_plan_only(prompt),
+        changed_paths=paths,
+        wants_pr=bool(_PR_REQUEST.search(prompt)),
+        wants_ci=bool(_CI_REQUEST.search(prompt)),
+        reasons=reasons,
+    )
+
+
+def required_gates(task: TaskContext, cfg: dict[str, Any], has_tests: bool | None) -> set[str]:
+    """Gates this task must pass: per-type config, PR/CI requests, minus waivers.
+
+    A coding task in a repo with no tests at all is not asked to run tests that do
+    not exist (`has_tests` False); None means unknown, so tests stay required.
+    """
+    stop = cfg.get("stop", {})
+    gates = set(stop.get("required_gates", {}).get(task.task_type, []))
+    if task.task_type == "coding":
+        if stop.get("require_pr") or task.wants_pr:
+            gates.add("pr")
+        if stop.get("require_ci") or task.wants_ci:
+            gates.update({"pr", "ci"})
+    elif task.wants_pr:
+        gates.add("pr")
+    if has_tests is False:
+        gates.discard("tests")
+    gates.difference_update(stop.get("waive_gates", []))
+    return gates
