@@ -1,0 +1,314 @@
+"""Codex rollout records -> the same normalized `Session` the Claude Code reader makes.
+
+Codex passes a rollout JSONL as `transcript_path`: one `{timestamp, type,
+payload}` object per line, with `type` one of `session_meta`, `turn_context`,
+`response_item` (messages, `function_call`/`custom_tool_call` and their
+outputs), `event_msg` (`user_message`, `agent_message`, `exec_command_end`,
+`task_complete`, ...) and `compacted`. Pure: transcript.py does the reading.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable
+from typing import Any
+
+from reflection_core.session.commands import classify_command, shell_tool_kind
+from reflection_core.session.model import AssistantText, Event, Session, ToolCall, ToolKind
+from reflection_core.session.normalize import EARLIER_PROMPTS_KEPT, cap_output, prompt_text
+
+ROLLOUT_TYPES = frozenset(
+    {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
+)
+_CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "<user_shell_command>",
+    "# AGENTS.md instructions",
+    "<turn_aborted>",
+)
+_SHELL_TOOLS = frozenset(
+    {"shell", "exec_command", "local_shell", "container.exec", "shell_command"}
+)
+_EXIT_PATTERNS = (
+    re.compile(r'"exit_code"\s*:\s*(-?\d+)'),
+    re.compile(r"^Exit code: (-?\d+)", re.M),
+    re.compile(r"^Process exited with code (-?\d+)", re.M),
+)
+_PATCH_FILE = re.compile(
+    r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M
+)
+
+
+def is_rollout_record(record: Any) -> bool:
+    """A Codex rollout line: `{timestamp, type, payload}` with a rollout type."""
+    return (
+        isinstance(record, dict)
+        and record.get("type") in ROLLOUT_TYPES
+        and isinstance(record.get("payload"), dict)
+    )
+
+
+def _payload(record: Any) -> dict[str, Any]:
+    payload = record.get("payload") if isinstance(record, dict) else None
+    return payload if isinstance(payload, dict) else {}
+
+
+def _message_text(payload: dict[str, Any]) -> str:
+    content = payload.get("content")
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return ""
+    parts = [
+        str(b.get("text", ""))
+        for b in content
+        if isinstance(b, dict) and b.get("type") in ("input_text", "output_text", "text")
+    ]
+    return "\n".join(p for p in parts if p)
+
+
+def _user_prompt(record: Any) -> str | None:
+    """The prompt text when the record is a real user prompt, else None."""
+    payload = _payload(record)
+    if record.get("type") == "event_msg" and payload.get("type") == "user_message":
+        text = str(payload.get("message") or "")
+    elif (
+        record.get("type") == "response_item"
+        and payload.get("type") == "message"
+        and payload.get("role") == "user"
+    ):
+        text = _message_text(payload)
+    else:
+        return None
+    stripped = text.strip()
+    if not stripped or stripped.startswith(_CONTEXT_PREFIXES):
+        return None
+    return prompt_text({"message": {"content": stripped}})
+
+
+def rollout_record_role(record: Any) -> str:
+    """Roles the backward scan needs: "prompt" starts the task, the rest do not."""
+    if not is_rollout_record(record):
+        return "other"
+    if _user_prompt(record) is not None:
+        return "prompt"
+    return str(record.get("type"))
+
+
+def assistant_text(record: Any) -> str | None:
+    """The assistant's text in a rollout record, if it carries any."""
+    payload = _payload(record)
+    if record.get("type") == "response_item" and payload.get("type") == "message":
+        return (
+            _message_text(payload).strip() or None if payload.get("role") == "assistant" else None
+        )
+    if record.get("type") == "event_msg" and payload.get("type") == "agent_message":
+        return str(payload.get("message") or "").strip() or None
+    return None
+
+
+def _command_string(arguments: dict[str, Any]) -> str | None:
+    command = arguments.get("cmd", arguments.get("command"))
+    if isinstance(command, str):
+        return command
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        shell = command[0].rsplit("/", 1)[-1] in ("bash", "sh", "zsh")
+        if shell and len(command) >= 3 and command[1] in ("-c", "-lc", "-ic"):
+            return command[2]
+        return shlex.join(command)
+    return None
+
+
+def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
+    raw = payload.get("arguments", payload.get("input"))
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return {"input": raw}
+        return parsed if isinstance(parsed, dict) else {"input": raw}
+    action = payload.get("action")
+    return action if isinstance(action, dict) else {}
+
+
+class _RolloutBuilder:
+    def __init__(self) -> None:
+        self.events: list[Event] = []
+        self.calls: dict[str, ToolCall] = {}
+        self.last_text = ""
+
+    def text(self, text: str, stamp: str | None) -> None:
+        if text and text != self.last_text:
+            self.events.append(AssistantText(index=len(self.events), text=text, timestamp=stamp))
+            self.last_text = text
+
+    def call(self, payload: dict[str, Any], stamp: str | None) -> None:
+        name = str(payload.get("name") or payload.get("type") or "")
+        call_id = str(payload.get("call_id") or payload.get("id") or "")
+        if call_id and call_id in self.calls:
+            return
+        arguments = _arguments(payload)
+        kind: ToolKind = "other"
+        command = None
+        files: tuple[str, ...] = ()
+        command_text = _command_string(arguments)
+        if name in _SHELL_TOOLS or payload.get("type") == "local_shell_call":
+            if command_text is not None:
+                command = classify_command(command_text)
+                kind = shell_tool_kind(command)
+                files = command.modified_files
+            else:
+                kind = "shell"
+        elif name == "apply_patch":
+            patch = str(arguments.get("input") or arguments.get("patch") or "")
+            kind = "edit"
+            files = tuple(dict.fromkeys(a or b for a, b in _PATCH_FILE.findall(patch)))
+        elif name == "update_plan":
+            kind = "todo"
+        elif name == "view_image":
+            kind = "read"
+        elif payload.get("type") == "web_search_call":
+            kind = "search"
+        tool = ToolCall(
+            index=len(self.events),
+            tool_use_id=call_id,
+            name=name,
+            kind=kind,
+            input=arguments,
+            files=files,
+            command=command,
+            timestamp=stamp,
+        )
+        self.events.append(tool)
+        self.last_text = ""
+        if call_id:
+            self.calls[call_id] = tool
+
+    def output(self, payload: dict[str, Any]) -> None:
+        call = self.calls.get(str(payload.get("call_id") or ""))
+        if call is None:
+            return
+        raw = payload.get("output")
+        text = raw if isinstance(raw, str) else json.dumps(raw)
+        inner = _json_output(text)
+        call.output = cap_output(inner if inner is not None else text)
+        for pattern in _EXIT_PATTERNS:
+            match = pattern.search(text[:2000])
+            if match:
+                call.exit_code = int(match.group(1))
+                break
+        if call.exit_code is not None:
+            call.ok = call.exit_code == 0
+        elif call.ok is None:
+            call.ok = not text.lower().startswith(
+                ("error", "failed", "apply_patch verification failed")
+            )
+
+    def exec_end(self, payload: dict[str, Any]) -> None:
+        """`exec_command_end` / `patch_apply_end`: the authoritative status of a call."""
+        call = self.calls.get(str(payload.get("call_id") or ""))
+        if call is None:
+            return
+        if isinstance(payload.get("exit_code"), int):
+            call.exit_code = payload["exit_code"]
+            call.ok = call.exit_code == 0
+        elif isinstance(payload.get("success"), bool):
+            call.ok = payload["success"]
+        output = payload.get("aggregated_output") or payload.get("stdout")
+        if isinstance(output, str) and output and not call.output:
+            call.output = cap_output(output)
+
+
+def _json_output(text: str) -> str | None:
+    if not text.startswith("{"):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return str(data["output"]) if isinstance(data, dict) and "output" in data else None
+
+
+def session_from_rollout_records(
+    records: Iterable[Any],
+    *,
+    session_id: str | None = None,
+    last_assistant_message: str | None = None,
+) -> Session:
+    """The current task of a Codex session from its rollout records (file order)."""
+    items = [r for r in records if is_rollout_record(r)]
+    prompts = [i for i, r in enumerate(items) if _user_prompt(r) is not None]
+    start = prompts[-1] if prompts else -1
+    session = Session(session_id=session_id)
+    earlier: list[str] = []
+    for i in prompts[:-1]:
+        text = _user_prompt(items[i]) or ""
+        if text and (not earlier or earlier[-1] != text):
+            earlier.append(text)
+    task_prompt = _user_prompt(items[start]) if start >= 0 else None
+    session.earlier_prompts = [p for p in earlier if p != task_prompt][-EARLIER_PROMPTS_KEPT:]
+    for record in items:
+        payload = _payload(record)
+        if record["type"] in ("session_meta", "turn_context"):
+            session.session_id = session.session_id or _str(payload.get("id"))
+            session.cwd = _str(payload.get("cwd")) or session.cwd
+            git = payload.get("git")
+            if isinstance(git, dict):
+                session.git_branch = _str(git.get("branch")) or session.git_branch
+        if record["type"] == "compacted":
+            session.compacted = True
+            session.compaction_summary = str(payload.get("message") or "")
+    if start < 0:
+        session.warnings.append("no user prompt found: the whole read window is taken as the task")
+    else:
+        session.task_prompt = task_prompt or ""
+        session.task_started_at = _str(items[start].get("timestamp"))
+    builder = _RolloutBuilder()
+    for record in items[start + 1 :]:
+        _apply(builder, session, record)
+    session.events = builder.events
+    texts = session.assistant_texts
+    in_file = texts[-1].text if texts else ""
+    if last_assistant_message and last_assistant_message.strip():
+        session.last_assistant_message = last_assistant_message
+        if last_assistant_message.strip() != in_file.strip():
+            session.events.append(
+                AssistantText(index=len(session.events), text=last_assistant_message)
+            )
+    else:
+        session.last_assistant_message = in_file
+    return session
+
+
+def _apply(builder: _RolloutBuilder, session: Session, record: dict[str, Any]) -> None:
+    payload = _payload(record)
+    stamp = _str(record.get("timestamp"))
+    kind, item = record["type"], payload.get("type")
+    if kind == "response_item":
+        if item in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            builder.call(payload, stamp)
+        elif item in ("function_call_output", "custom_tool_call_output"):
+            builder.output(payload)
+        elif item == "message" and payload.get("role") == "assistant":
+            builder.text(_message_text(payload).strip(), stamp)
+        elif item == "message" and payload.get("role") in ("user", "developer"):
+            text = _message_text(payload).strip()
+            if prompt_text({"message": {"content": text}}) is None and "hook" in text[:80].lower():
+                session.hook_feedback.append(text)
+    elif kind == "event_msg":
+        if item in ("exec_command_end", "patch_apply_end"):
+            builder.exec_end(payload)
+        elif item == "agent_message":
+            builder.text(str(payload.get("message") or "").strip(), stamp)
+    elif kind == "compacted":
+        session.compacted = True
+        session.compaction_summary = str(payload.get("message") or "")
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None

@@ -1,0 +1,267 @@
+"""Read a host transcript file into the normalized `Session` of its current task.
+
+The imperative shell of the session reader: files, bytes, encodings. Decisions
+about what a record means live in normalize.py (Claude Code) and
+codex_rollout.py (Codex); this module only finds the right records cheaply.
+
+Cost grows with the current task, not with the session: the file is read
+backwards in blocks until the last real user prompt (plus a small look-back for
+earlier prompts and compaction) is found. A 200 MB session whose last task is
+small reads about as fast as a 1 MB one (benchmarks/bench_stop.py).
+
+Never raises for I/O or format problems: a missing file, a truncated last line,
+garbage lines or non-UTF-8 bytes become `Session.warnings`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from reflection_core.session import codex_rollout, normalize
+from reflection_core.session.model import Session
+
+BLOCK_BYTES = 256 * 1024
+DEFAULT_MAX_TASK_BYTES = 64 * 1024 * 1024
+LOOKBACK_BYTES = 512 * 1024  # after the task start: room for earlier prompts and compaction
+SPILL_READ_CHARS = normalize.OUTPUT_HEAD_CHARS + normalize.OUTPUT_TAIL_CHARS
+_SNIFF_BYTES = 64 * 1024
+
+RoleOf = Callable[[Any], str]
+
+
+def read_session(
+    path: str | os.PathLike[str] | None,
+    *,
+    last_assistant_message: str | None = None,
+    session_id: str | None = None,
+    max_task_bytes: int = DEFAULT_MAX_TASK_BYTES,
+) -> Session:
+    """The current task of the session in `path` (Claude Code JSONL or Codex rollout)."""
+    if not path:
+        return _empty("no transcript path was given", session_id, last_assistant_message)
+    file_path = Path(path)
+    try:
+        handle = file_path.open("rb")
+    except OSError as exc:
+        reason = f"transcript not readable ({type(exc).__name__}): {file_path}"
+        return _empty(reason, session_id, last_assistant_message)
+    with handle:
+        try:
+            return _read(handle, file_path, last_assistant_message, session_id, max_task_bytes)
+        except OSError as exc:
+            reason = f"transcript read failed ({type(exc).__name__}): {file_path}"
+            return _empty(reason, session_id, last_assistant_message)
+
+
+def _read(
+    handle: BinaryIO,
+    file_path: Path,
+    last_assistant_message: str | None,
+    session_id: str | None,
+    max_task_bytes: int,
+) -> Session:
+    head = _head_records(handle)
+    warnings: list[str] = []
+    if any(codex_rollout.is_rollout_record(r) for r in head):
+        records = _task_records(handle, codex_rollout.rollout_record_role, max_task_bytes, warnings)
+        session = codex_rollout.session_from_rollout_records(
+            records, session_id=session_id, last_assistant_message=last_assistant_message
+        )
+    else:
+        sidechain_file = any(
+            isinstance(r, dict) and r.get("isSidechain") is True and r.get("type") == "user"
+            for r in head
+        )
+
+        def role(record: Any) -> str:
+            return normalize.record_role(record, sidechain_file=sidechain_file)
+
+        records = _task_records(handle, role, max_task_bytes, warnings)
+        stem_session = session_id or file_path.stem
+        session = normalize.session_from_records(
+            records,
+            session_id=session_id,
+            last_assistant_message=last_assistant_message,
+            resolve_spill=_spill_resolver(file_path, stem_session),
+            sidechain_file=sidechain_file,
+        )
+    session.warnings[:0] = warnings
+    return session
+
+
+def _empty(reason: str, session_id: str | None, last_message: str | None) -> Session:
+    session = normalize.session_from_records(
+        [], session_id=session_id, last_assistant_message=last_message
+    )
+    session.warnings = [reason]
+    return session
+
+
+def _head_records(handle: BinaryIO) -> list[Any]:
+    """The first complete records of the file, to tell the formats apart."""
+    handle.seek(0)
+    chunk = handle.read(_SNIFF_BYTES)
+    lines = chunk.split(b"\n")
+    if len(chunk) == _SNIFF_BYTES:
+        lines = lines[:-1]  # the last one may be cut by the sniff window
+    return [r for r in (_parse(line) for line in lines[:20]) if r is not None]
+
+
+def _task_records(
+    handle: BinaryIO, role_of: RoleOf, max_task_bytes: int, warnings: list[str]
+) -> list[Any]:
+    """Records from shortly before the last real prompt to the end, in file order."""
+    handle.seek(0, os.SEEK_END)
+    size = handle.tell()
+    collected: list[Any] = []
+    bad_lines = 0
+    start_found_at: int | None = None
+    for offset, line, is_last in _reverse_lines(handle, size):
+        record = _parse(line)
+        if record is None:
+            if line.strip():
+                if is_last:
+                    warnings.append("the last line is truncated or still being written; skipped")
+                else:
+                    bad_lines += 1
+            continue
+        collected.append(record)
+        consumed = size - offset
+        if start_found_at is None:
+            if role_of(record) == "prompt":
+                start_found_at = consumed
+            elif consumed > max_task_bytes:
+                warnings.append(
+                    f"no task start in the last {max_task_bytes} bytes; read only those bytes"
+                )
+                break
+        elif consumed - start_found_at > LOOKBACK_BYTES:
+            break
+    if bad_lines:
+        warnings.append(f"{bad_lines} malformed line(s) skipped")
+    collected.reverse()
+    return collected
+
+
+def _reverse_lines(handle: BinaryIO, size: int) -> Iterator[tuple[int, bytes, bool]]:
+    """(start offset, line, unterminated) from the end of the file backwards.
+
+    `unterminated` is true only for a final line with no newline after it: the
+    writer may still be writing it.
+    """
+    position = size
+    carry = b""  # the start of a line that began in an earlier block
+    unterminated = True
+    while position > 0:
+        step = min(BLOCK_BYTES, position)
+        position -= step
+        handle.seek(position)
+        block = handle.read(step) + carry
+        parts = block.split(b"\n")
+        carry = parts[0]
+        end = position + len(block)
+        for line in reversed(parts[1:]):
+            start = end - len(line)
+            end = start - 1
+            if unterminated and not line:  # the file ends with a newline
+                unterminated = False
+                continue
+            yield start, line, unterminated
+            unterminated = False
+    if carry:
+        yield 0, carry, unterminated
+
+
+def _parse(line: bytes) -> Any:
+    """One JSONL line as a JSON object, or None; bad UTF-8 is replaced, not fatal."""
+    text = line.strip()
+    if not text:
+        return None
+    try:
+        record = json.loads(text.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None
+    return record if isinstance(record, dict) else None
+
+
+def _spill_resolver(transcript: Path, session_stem: str) -> normalize.SpillResolver:
+    """Fetch a tool result Claude Code saved under `<session>/tool-results/` (best effort)."""
+
+    def resolve(saved_path: str, tool_use_id: str) -> str | None:
+        candidates = [Path(saved_path.strip())]
+        if tool_use_id:
+            name = f"{normalize_id(tool_use_id)}.txt"
+            candidates.append(transcript.parent / session_stem / "tool-results" / name)
+        for candidate in candidates:
+            if candidate.parent.name == "tool-results" and candidate.is_file():
+                return _read_head_tail(candidate)
+        return None
+
+    return resolve
+
+
+def normalize_id(raw: str) -> str:
+    """A tool-use id as a file name: only its safe characters."""
+    return "".join(c for c in raw if c.isalnum() or c in "_-")
+
+
+def _read_head_tail(path: Path) -> str | None:
+    """Head and tail of a possibly huge file, without reading the middle."""
+    half = SPILL_READ_CHARS // 2
+    try:
+        with path.open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(0)
+            if size <= SPILL_READ_CHARS * 4:
+                return handle.read().decode("utf-8", errors="replace")
+            head = handle.read(half * 4)
+            handle.seek(size - half * 4)
+            tail = handle.read()
+    except OSError:
+        return None
+    return normalize.cap_output(
+        head.decode("utf-8", errors="replace") + "\n" + tail.decode("utf-8", errors="replace")
+    )
+
+
+def read_last_assistant_text(
+    path: str | os.PathLike[str] | None, max_bytes: int = 262144
+) -> str | None:
+    """The last assistant text of the main conversation, from the file's tail only."""
+    if not path:
+        return None
+    try:
+        with Path(path).open("rb") as handle:
+            handle.seek(0, os.SEEK_END)
+            size = handle.tell()
+            handle.seek(max(0, size - max_bytes))
+            tail = handle.read(max_bytes)
+    except OSError:
+        return None
+    lines = tail.split(b"\n")
+    if size > max_bytes:
+        lines = lines[1:]  # the first line is cut by the window
+    for line in reversed(lines):
+        record = _parse(line)
+        if record is None:
+            continue
+        text = _assistant_text(record)
+        if text:
+            return text
+    return None
+
+
+def _assistant_text(record: dict[str, Any]) -> str | None:
+    if codex_rollout.is_rollout_record(record):
+        return codex_rollout.assistant_text(record)
+    if record.get("type") != "assistant" or record.get("isSidechain") is True:
+        return None
+    message = record.get("message")
+    if not isinstance(message, dict):
+        return None
+    return normalize.message_text(message.get("content")).strip() or None
