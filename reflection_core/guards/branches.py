@@ -9,7 +9,6 @@ local ref `(delete)` and an all-zero sha, and zero ids are 40 (SHA-1) or 64
 
 from __future__ import annotations
 
-import fnmatch
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -91,10 +90,19 @@ def parse_push_lines(text: str) -> list[PushedRef]:
     return refs
 
 
+def identity_pattern(pattern: str) -> re.Pattern[str]:
+    """An allow-list entry: `*` and `?` are wildcards, everything else is literal.
+
+    Brackets stay literal so `github-actions[bot]@users.noreply.github.com` means itself.
+    """
+    regex = re.escape(pattern).replace(r"\*", ".*").replace(r"\?", ".")
+    return re.compile(f"^{regex}$")
+
+
 def allowed_identity(identity: Sequence[str], allow: Sequence[str]) -> str | None:
-    """The first identity value matching an `guards.allow_push` glob, or None."""
+    """The first identity value matching a `guards.allow_push` entry, or None."""
     for value in identity:
-        if value and any(fnmatch.fnmatchcase(value, pattern) for pattern in allow):
+        if value and any(identity_pattern(pattern).match(value) for pattern in allow):
             return value
     return None
 

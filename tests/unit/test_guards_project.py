@@ -1,0 +1,69 @@
+"""repo_signals: the test command a refusal names, read from the project's own files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from reflection_core.project import repo_signals
+
+
+def write(root: Path, name: str, text: str) -> None:
+    path = root / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+def test_python_project_with_pytest_config(tmp_path: Path) -> None:
+    write(tmp_path, "pyproject.toml", "[tool.pytest.ini_options]\n[tool.ruff]\n[tool.mypy]\n")
+    signals = repo_signals(tmp_path)
+    assert signals.test_command == "python -m pytest"
+    assert signals.lint_commands == ["ruff check ."] and signals.typecheck_commands == ["mypy"]
+    assert signals.languages == ["python"] and signals.has_tests
+
+
+def test_python_project_with_only_a_tests_dir(tmp_path: Path) -> None:
+    write(tmp_path, "setup.cfg", "[metadata]\nname = x\n")
+    write(tmp_path, "tests/test_x.py", "")
+    assert repo_signals(tmp_path).test_command == "python -m pytest"
+
+
+def test_node_project_uses_its_test_script(tmp_path: Path) -> None:
+    pkg = {"scripts": {"test": "jest", "build": "tsc", "lint": "eslint ."}}
+    write(tmp_path, "package.json", json.dumps(pkg))
+    signals = repo_signals(tmp_path)
+    assert signals.test_command == "npm test" and signals.build_command == "npm run build"
+    assert signals.lint_commands == ["npm run lint"]
+
+
+def test_npm_placeholder_test_script_is_not_a_test_command(tmp_path: Path) -> None:
+    pkg = {"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}
+    write(tmp_path, "package.json", json.dumps(pkg))
+    assert repo_signals(tmp_path).test_command is None
+
+
+def test_go_rust_and_make(tmp_path: Path) -> None:
+    go = tmp_path / "go"
+    write(go, "go.mod", "module x\n")
+    assert repo_signals(go).test_command == "go test ./..."
+    rust = tmp_path / "rust"
+    write(rust, "Cargo.toml", "[package]\n")
+    assert repo_signals(rust).test_command == "cargo test"
+    make = tmp_path / "make"
+    write(make, "Makefile", "VAR := 1\nbuild:\n\tcc x.c\ntest: build\n\t./run\n")
+    signals = repo_signals(make)
+    assert signals.test_command == "make test" and signals.build_command == "make build"
+
+
+def test_config_overrides_the_test_command(tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    write(tmp_path, "go.mod", "module x\n")
+    write(tmp_path, ".reflection.yaml", "tests:\n  command: make check\n")
+    signals = repo_signals(tmp_path)
+    assert signals.test_command == "make check"
+    assert "tests.command in the config" in signals.evidence
+
+
+def test_an_empty_repo_has_no_signals(tmp_path: Path) -> None:
+    signals = repo_signals(tmp_path)
+    assert signals.test_command is None and not signals.has_tests and signals.languages == []

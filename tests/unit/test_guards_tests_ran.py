@@ -1,0 +1,84 @@
+"""The pure tests-ran decision: exact passes, failures that stand, ignorable differences."""
+
+from __future__ import annotations
+
+from reflection_core.guards.ledger import Stamp
+from reflection_core.guards.tests_ran import decide, parse_diff_tree_stdin
+
+T1, T2, T3 = "1" * 40, "2" * 40, "3" * 40
+IGNORE = ["docs/**", "*.md"]
+
+
+def stamp(tree: str, exit_code: int = 0, partial: bool = False, command: str = "pytest") -> Stamp:
+    return Stamp(
+        tree=tree,
+        command=command,
+        exit_code=exit_code,
+        passed=exit_code == 0,
+        partial=partial,
+        timestamp="2026-01-01T00:00:00Z",
+    )
+
+
+def test_a_full_passing_run_on_the_exact_tree_passes() -> None:
+    evidence = decide(T1, [stamp(T1)], {}, IGNORE, allow_partial=False)
+    assert evidence.passed and evidence.exact
+    assert "tests passed on this tree" in evidence.reason
+
+
+def test_the_latest_run_on_the_tree_decides_a_later_failure_stands() -> None:
+    evidence = decide(T1, [stamp(T1), stamp(T1, exit_code=1)], {}, IGNORE, False)
+    assert not evidence.passed and evidence.exact
+    assert "latest test run on this tree failed" in evidence.reason
+    assert "exit 1" in evidence.reason
+
+
+def test_a_later_pass_after_a_failure_passes() -> None:
+    assert decide(T1, [stamp(T1, 1), stamp(T1)], {}, IGNORE, False).passed
+
+
+def test_a_partial_run_does_not_count_unless_allowed() -> None:
+    stamps = [stamp(T1, partial=True, command="pytest -k foo")]
+    refused = decide(T1, stamps, {}, IGNORE, allow_partial=False)
+    assert not refused.passed and "only a partial test run" in refused.reason
+    assert decide(T1, stamps, {}, IGNORE, allow_partial=True).passed
+
+
+def test_a_failing_partial_run_is_evidence_of_failure() -> None:
+    stamps = [stamp(T1), stamp(T1, exit_code=1, partial=True)]
+    assert not decide(T1, stamps, {}, IGNORE, False).passed
+
+
+def test_differences_only_in_ignorable_paths_pass() -> None:
+    diffs = {T2: ["docs/guide.md", "README.md"]}
+    evidence = decide(T1, [stamp(T2)], diffs, IGNORE, False)
+    assert evidence.passed and not evidence.exact and evidence.ignorable_only
+    assert evidence.changed_paths == ["docs/guide.md", "README.md"]
+
+
+def test_code_changes_since_the_nearest_pass_are_listed() -> None:
+    diffs = {T2: ["src/a.py", "src/b.py", "README.md"], T3: ["src/a.py"]}
+    evidence = decide(T1, [stamp(T2), stamp(T3)], diffs, IGNORE, False)
+    assert not evidence.passed
+    assert evidence.changed_paths == ["src/a.py"]  # the nearest passing tree
+    assert evidence.stamp is not None and evidence.stamp.tree == T3
+    assert "1 file(s) changed since the nearest passing run" in evidence.reason
+
+
+def test_failing_runs_on_other_trees_are_not_candidates() -> None:
+    evidence = decide(T1, [stamp(T2, exit_code=1)], {T2: ["README.md"]}, IGNORE, False)
+    assert not evidence.passed
+    assert evidence.reason == "no passing test run is recorded for this tree"
+
+
+def test_trees_git_no_longer_has_are_skipped() -> None:
+    assert not decide(T1, [stamp(T2)], {}, IGNORE, False).passed
+
+
+def test_parses_batched_diff_tree_output() -> None:
+    output = f"{T2} {T1}\ndocs/a.md\0src/x y.py\0{T3} {T1}\n{T2} {T3}\nz\0"
+    assert parse_diff_tree_stdin(output) == {
+        (T2, T1): ["docs/a.md", "src/x y.py"],
+        (T3, T1): [],
+        (T2, T3): ["z"],
+    }
