@@ -176,17 +176,17 @@ def write_payload_verdict(root: Path, verdict: dict[str, Any], turn: CodexTurn) 
 
     safe = paths.safe_session_id(turn.thread_id)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    record_rel = f"records/{safe}_{stamp}.json"
+    record_rel = f"{paths.REFLECTION_DIRNAME}/records/{safe}_{stamp}.json"
+    verdict = {**verdict, "record": record_rel}
     record = {
-        "source": SOURCE,
         "verdict": verdict,
+        "source": SOURCE,
         "turn_id": turn.turn_id,
         "input_messages": [m[:2000] for m in turn.input_messages[-5:]],
         "last_assistant_message": turn.last_assistant_message[:8000],
         "warnings": turn.warnings,
     }
-    write_json_atomic(paths.reflection_dir(root) / record_rel, redact_obj(record))
-    verdict = {**verdict, "record": record_rel}
+    write_json_atomic(root / record_rel, redact_obj(record))
     target = verdict_path(root, turn.thread_id)
     write_json_atomic(target, verdict)
     return target

@@ -76,7 +76,7 @@ def test_finished_turn_writes_a_verdict_and_notifies(
     assert proc.returncode == 0, proc.stderr
     verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
     assert verdict is not None and verdict.complete and verdict.data["source"] == "codex-notify"
-    record = git_repo / ".reflection" / verdict.data["record"]
+    record = git_repo / verdict.data["record"]
     assert json.loads(record.read_text("utf-8"))["turn_id"] == "t1"
     assert len(posts) == 1 and posts[0]["title"].startswith("reflection: task complete")
 
