@@ -68,7 +68,9 @@ def render_report(report: SuiteReport) -> str:
             f"     {name:<28} {cat['passed']:>3}/{cat['cases']:<3} {_pct(cat['accuracy'])}"
         )
     failures = report.failures
-    if failures:
+    if failures and all(r.status == "error" for r in report.results):
+        lines.append(f"   every case raised the error above ({len(failures)} cases)")
+    elif failures:
         lines.append(f"   failing cases ({len(failures)}):")
         for result in failures:
             lines.append(f"     {result.case_id} [{result.category}]")
