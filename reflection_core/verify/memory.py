@@ -1,0 +1,210 @@
+"""Episodic memory (Reflexion): short lessons from finished tasks, recalled on similar prompts.
+
+After a task ends complete or escalated, the Stop hook stores what went wrong on
+the way (what was missing, which gate failed, which fix worked) keyed by the task's
+normalized signature: its content words, stemmed, without stop words. On every
+prompt the prompt hook asks for a lesson: one indexed SQLite query finds lessons
+sharing words with the prompt, and the best one is returned if it is similar
+enough (Dice coefficient over the word sets). Lessons are short, deduplicated per
+signature, expire after `memory.ttl_days`, and at most `memory.max_lessons` are
+kept per repo. Recall is on the prompt hook's hot path: no config, no heavy imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from reflection_core import state
+
+DDL = """
+CREATE TABLE IF NOT EXISTS memory_lessons (
+    id INTEGER PRIMARY KEY,
+    repo TEXT NOT NULL,
+    signature TEXT NOT NULL,
+    text TEXT NOT NULL,
+    text_hash TEXT NOT NULL,
+    n_terms INTEGER NOT NULL,
+    created_at REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    UNIQUE (repo, signature, text_hash)
+);
+CREATE TABLE IF NOT EXISTS memory_terms (
+    repo TEXT NOT NULL,
+    term TEXT NOT NULL,
+    lesson_id INTEGER NOT NULL
+);
+CREATE INDEX IF NOT EXISTS memory_terms_lookup ON memory_terms(repo, term);
+CREATE INDEX IF NOT EXISTS memory_terms_lesson ON memory_terms(lesson_id);
+"""
+MAX_LESSON_CHARS = 320
+MAX_TERMS = 24
+MIN_SHARED_TERMS = 2
+MIN_SIMILARITY = 0.6
+_WORD = re.compile(r"[a-z][a-z0-9_]+")
+# Function words and the generic verbs of coding requests: they say nothing about the task.
+_STOP_TEXT = """
+    a about above after again all also am an and any are as at be because been before being
+    below between both but by can could did do does doing done down during each few for from
+    further had has have having he her here hers him his how i if in into is it its itself just
+    keep keeps let lets me more most my no nor not now of off on once only or other our ours out
+    over own please same she should so some such than that the their them then there these they
+    this those through to too under until up very was we were what when where which while who
+    whom why will with would you your yours add make update change implement create use want
+    need fix new work code file thing sure get got see look try still again ok okay thanks hey hi"""
+STOP_WORDS = frozenset(_STOP_TEXT.split())
+
+
+def _stem(word: str) -> str:
+    for suffix, keep in (("ies", "y"), ("ing", ""), ("ed", ""), ("es", ""), ("s", ""), ("ly", "")):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            return word[: -len(suffix)] + keep
+    return word
+
+
+def task_terms(prompt: str) -> list[str]:
+    """The normalized content words of a task prompt, in first-seen order, at most MAX_TERMS."""
+    seen: dict[str, None] = {}
+    for word in _WORD.findall(prompt.lower()[:4000]):
+        if word in STOP_WORDS or len(word) < 3:
+            continue
+        stem = _stem(word)
+        if stem not in STOP_WORDS:
+            seen.setdefault(stem, None)
+        if len(seen) >= MAX_TERMS:
+            break
+    return list(seen)
+
+
+def task_signature(prompt: str) -> str:
+    """The key lessons are stored under: the sorted normalized words."""
+    return " ".join(sorted(task_terms(prompt)))
+
+
+def similarity(a: set[str], b: set[str]) -> float:
+    """Dice coefficient of two word sets (1.0 identical, 0.0 disjoint)."""
+    return 2 * len(a & b) / (len(a) + len(b)) if a and b else 0.0
+
+
+def render_lesson(lesson: dict[str, Any]) -> str:
+    """A lesson dict as one short line; empty when there is nothing worth remembering.
+
+    Keys (all optional): `text` (used as is), `outcome`, `missing` (list), `failed_gates`
+    (list), `fixes_worked` (list), `note`.
+    """
+    if isinstance(lesson.get("text"), str) and lesson["text"].strip():
+        return _cap(" ".join(lesson["text"].split()))
+    parts: list[str] = []
+    missing = [str(m) for m in lesson.get("missing") or [] if str(m).strip()]
+    if missing:
+        parts.append("missing at first stop: " + "; ".join(missing[:3]))
+    gates = [str(g) for g in lesson.get("failed_gates") or []]
+    if gates:
+        parts.append("gates that failed: " + ", ".join(gates[:4]))
+    fixes = [str(f) for f in lesson.get("fixes_worked") or []]
+    if fixes:
+        parts.append("what fixed it: " + ", ".join(f"`{f}`" for f in fixes[:3]))
+    if lesson.get("note"):
+        parts.append(str(lesson["note"]))
+    if not parts:
+        return ""
+    outcome = lesson.get("outcome")
+    head = f"({outcome}) " if outcome else ""
+    return _cap(head + "; ".join(parts))
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_LESSON_CHARS else text[: MAX_LESSON_CHARS - 1] + "…"
+
+
+def _repo_key(root: Path) -> str:
+    return str(Path(root).resolve())
+
+
+def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any = None) -> None:
+    """Remember what a finished task taught; a no-op when memory is off or nothing was learnt."""
+    from reflection_core import config
+    from reflection_core.redact import redact
+
+    settings = cfg or config.load(root)
+    if not settings.get("memory.enabled"):
+        return
+    text = redact(render_lesson(lesson))
+    terms = task_terms(task_prompt)
+    if not text or len(terms) < MIN_SHARED_TERMS:
+        return
+    repo, now = _repo_key(root), time.time()
+    expires = now + float(settings.get("memory.ttl_days")) * 86400
+    text_hash = hashlib.sha256(text.encode()).hexdigest()[:16]
+    signature = " ".join(sorted(terms))
+    conn = state.connect()
+    try:
+        state.ensure_schema(conn, DDL)
+        with conn:
+            conn.execute("BEGIN IMMEDIATE")
+            row = conn.execute(
+                "INSERT INTO memory_lessons (repo, signature, text, text_hash, n_terms, "
+                "created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (repo, signature, text_hash) DO UPDATE SET "
+                "created_at = excluded.created_at, expires_at = excluded.expires_at "
+                "RETURNING id",
+                (repo, signature, text, text_hash, len(terms), now, expires),
+            ).fetchone()
+            lesson_id = int(row[0])
+            conn.execute("DELETE FROM memory_terms WHERE lesson_id = ?", (lesson_id,))
+            conn.executemany(
+                "INSERT INTO memory_terms (repo, term, lesson_id) VALUES (?, ?, ?)",
+                [(repo, term, lesson_id) for term in terms],
+            )
+            _prune(conn, repo, now, int(settings.get("memory.max_lessons")))
+    finally:
+        conn.close()
+
+
+def _prune(conn: sqlite3.Connection, repo: str, now: float, keep: int) -> None:
+    stale = [
+        row[0]
+        for row in conn.execute(
+            "SELECT id FROM memory_lessons WHERE repo = ? AND (expires_at <= ? OR id NOT IN "
+            "(SELECT id FROM memory_lessons WHERE repo = ? ORDER BY created_at DESC LIMIT ?))",
+            (repo, now, repo, keep),
+        )
+    ]
+    if stale:
+        marks = ",".join("?" * len(stale))
+        conn.execute(f"DELETE FROM memory_terms WHERE lesson_id IN ({marks})", stale)
+        conn.execute(f"DELETE FROM memory_lessons WHERE id IN ({marks})", stale)
+
+
+def recall_lesson(root: Path, prompt: str) -> str | None:
+    """The most relevant unexpired lesson for a similar earlier task, or None. Never raises."""
+    terms = task_terms(prompt)
+    if len(terms) < MIN_SHARED_TERMS or not state.db_path().exists():
+        return None
+    try:
+        conn = state.connect()
+    except sqlite3.Error:
+        return None
+    try:
+        marks = ",".join("?" * len(terms))
+        rows = conn.execute(
+            "SELECT l.text, l.signature, COUNT(*) AS shared FROM memory_terms t "
+            "JOIN memory_lessons l ON l.id = t.lesson_id "
+            f"WHERE t.repo = ? AND t.term IN ({marks}) AND l.expires_at > ? "
+            "GROUP BY l.id HAVING shared >= ? ORDER BY shared DESC, l.created_at DESC LIMIT 8",
+            (_repo_key(root), *terms, time.time(), MIN_SHARED_TERMS),
+        ).fetchall()
+    except sqlite3.Error:  # no table yet, or a locked/corrupt file: no lesson this time
+        return None
+    finally:
+        conn.close()
+    wanted = set(terms)
+    scored = [(similarity(wanted, set(sig.split())), text) for text, sig, _ in rows]
+    best = max(scored, default=(0.0, ""), key=lambda item: item[0])
+    if best[0] < MIN_SIMILARITY:
+        return None
+    return f"Lesson from a similar earlier task in this repo: {best[1]}"

@@ -1,0 +1,99 @@
+"""Episodic memory: lessons stored for a task come back for similar prompts only."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+
+from reflection_core import state
+from reflection_core.config import Config, validate
+from reflection_core.verify.memory import (
+    MAX_LESSON_CHARS,
+    recall_lesson,
+    render_lesson,
+    store_lesson,
+    task_signature,
+    task_terms,
+)
+
+TASK = "Fix the failing login test in the auth module"
+LESSON = {
+    "outcome": "complete",
+    "missing": ["tests were not run after the last edit"],
+    "failed_gates": ["lint"],
+    "fixes_worked": ["ruff check --fix ."],
+}
+
+
+def cfg(**memory: object) -> Config:
+    return Config(data=validate({"memory": memory}, "test"))
+
+
+def test_similar_prompt_recalls_the_lesson(tmp_path: Path) -> None:
+    store_lesson(tmp_path, TASK, LESSON, cfg())
+    lesson = recall_lesson(tmp_path, "the login tests in auth keep failing, please fix them")
+    assert lesson is not None
+    assert "tests were not run after the last edit" in lesson
+    assert "`ruff check --fix .`" in lesson
+
+
+def test_unrelated_prompt_recalls_nothing(tmp_path: Path) -> None:
+    store_lesson(tmp_path, TASK, LESSON, cfg())
+    assert recall_lesson(tmp_path, "Write documentation for the deployment pipeline") is None
+    assert recall_lesson(tmp_path, "add a test for the payment module") is None
+
+
+def test_lessons_belong_to_their_repo(tmp_path: Path) -> None:
+    store_lesson(tmp_path / "a", TASK, LESSON, cfg())
+    assert recall_lesson(tmp_path / "b", TASK) is None
+
+
+def test_no_database_means_no_lesson_and_no_file_created(tmp_path: Path) -> None:
+    assert recall_lesson(tmp_path, TASK) is None
+    assert not state.db_path().exists()
+
+
+def test_same_lesson_is_stored_once(tmp_path: Path) -> None:
+    for _ in range(3):
+        store_lesson(tmp_path, TASK, LESSON, cfg())
+    store_lesson(tmp_path, "fix the failing auth module login test", LESSON, cfg())
+    conn = state.connect()
+    assert conn.execute("SELECT COUNT(*) FROM memory_lessons").fetchone()[0] == 1
+
+
+def test_expired_lessons_are_not_recalled(tmp_path: Path) -> None:
+    store_lesson(tmp_path, TASK, LESSON, cfg(ttl_days=1))
+    conn = sqlite3.connect(state.db_path())
+    with conn:
+        conn.execute("UPDATE memory_lessons SET expires_at = ?", (time.time() - 1,))
+    assert recall_lesson(tmp_path, TASK) is None
+
+
+def test_lessons_per_repo_are_bounded_newest_kept(tmp_path: Path) -> None:
+    for topic in ("billing invoices", "search indexing", "email templates"):
+        store_lesson(
+            tmp_path, f"repair {topic} export", {"note": f"check {topic}"}, cfg(max_lessons=2)
+        )
+    assert recall_lesson(tmp_path, "repair billing invoices export") is None
+    assert "email templates" in (recall_lesson(tmp_path, "repair email templates export") or "")
+
+
+def test_disabled_memory_and_empty_lessons_store_nothing(tmp_path: Path) -> None:
+    store_lesson(tmp_path, TASK, LESSON, cfg(enabled=False))
+    store_lesson(tmp_path, TASK, {"outcome": "complete"}, cfg())
+    assert recall_lesson(tmp_path, TASK) is None
+
+
+def test_signature_ignores_wording_noise() -> None:
+    assert task_signature("Fix the failing login tests!") == task_signature(
+        "please fix failing login test"
+    )
+    assert task_terms("The and of to") == []
+
+
+def test_lessons_are_short_and_redacted(tmp_path: Path) -> None:
+    assert len(render_lesson({"note": "x" * 5000})) == MAX_LESSON_CHARS
+    store_lesson(tmp_path, TASK, {"note": "use token=abcd1234secretvalue to log in"}, cfg())
+    lesson = recall_lesson(tmp_path, TASK) or ""
+    assert "abcd1234secretvalue" not in lesson and "[REDACTED]" in lesson
