@@ -1,0 +1,196 @@
+"""Continuation (mode 1): "1 and 3", "go ahead", "haz el plan" answer the previous turn.
+
+Such prompts are not new tasks and bypass scoring. When the previous assistant
+message is known we also check that the answer refers to something: "option 4"
+after three options, or a bare "yes" to an either/or question, gets one question
+back instead of a silent guess.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_MAX_WORDS = 12
+
+_SEP = r"(?:\s*(?:,|;|&|\+|/|\band\b|\by\b|\be\b|\bet\b|\bor\b|\bo\b|\bplus\b)\s*)"
+_ITEM = r"(?:\d{1,2}|[a-h])"
+_SELECTION = re.compile(
+    rf"^(?:(?:the|la|el|las|los)\s+)?(?:(?:option|options|opci[oó]n|opciones|number|numbers|item|items|choice|no\.?|#)\s*)?"
+    rf"\(?({_ITEM})\)?(?:{_SEP}\(?({_ITEM})\)?)*$",
+    re.IGNORECASE,
+)
+_ITEMS_IN_SELECTION = re.compile(rf"(?<![\w]){_ITEM}(?![\w])", re.IGNORECASE)
+_ORDINALS = {
+    "first": "1",
+    "second": "2",
+    "third": "3",
+    "fourth": "4",
+    "fifth": "5",
+    "primera": "1",
+    "segunda": "2",
+    "tercera": "3",
+}
+
+# Whole-part phrases: every comma/and-separated part of a continuation matches one.
+_APPROVAL = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|sí|si|vale|dale|perfect|great|cool|alright|right"
+    r"|please|thanks|thank you|lgtm|looks good|sounds good|good|fine|agreed|correct|exactly"
+    r"|go|go ahead|go on|go for it|proceed|continue|carry on|ship it|do it|do that|do this"
+    r"|make it so|let'?s do it|let'?s go|hazlo|adelante|haz(?:lo)? el plan|sigue|contin[uú]a"
+    r"|venga|de acuerdo|claro|👍|✅|🚀|👌)\s*)+[.!]*$",
+    re.IGNORECASE,
+)
+_ANAPHORIC_ACTION = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|sure|then|now|please|and|so)\s+)*"
+    r"(?:do|fix|apply|implement|make|go(?: ahead)?(?: with)?|use|try|run|execute|start|take"
+    r"|haz|aplica|implementa|sigue con)\s+"
+    r"(?:it|that|this|them|those|these|both|everything|all|all (?:of )?(?:them|these|those)"
+    r"|all \w+|the (?:plan|fix|fixes|change|changes|rest|list|steps?|same|suggestion"
+    r"|recommendation|first|second|third|last)(?: one)?|(?:the )?(?:first|second|third|last) one"
+    r"|what you (?:recommended|suggested|said|proposed|described)|your (?:plan|suggestion"
+    r"|recommendation|proposal|fix)|(?:el|la|lo) \w+|like you say|as you say(?:id)?"
+    r"|as (?:suggested|proposed|planned))"
+    r"(?:\s+(?:too|as well|also|then|please|now|first|one|plan))*[.!]*$",
+    re.IGNORECASE,
+)
+_ORDINAL_PICK = re.compile(
+    r"^(?:(?:ok(?:ay)?|yes|sure|then|let'?s go with|go with|i'?ll take|take|use)\s+)*"
+    r"(?:the|la|el)\s+(first|second|third|fourth|fifth|last|primera|segunda|tercera)(?:\s+one)?"
+    r"(?:\s+(?:option|opci[oó]n))?[.!]*$",
+    re.IGNORECASE,
+)
+_PARTS = re.compile(r"\s*(?:,|;|\band then\b|\bthen\b|\band\b|\by\b)\s*", re.IGNORECASE)
+
+# Markers in the previous assistant message.
+_LIST_ITEM = re.compile(r"^\s*(?:(\d{1,2})[.)]|\(?([a-h])[.)]|[-*•])\s+", re.MULTILINE)
+_INLINE_ITEM = re.compile(r"\((\d{1,2}|[a-h])\)\s")
+_PROPOSAL = re.compile(
+    r"\b(?:i can|i could|i'?d|i would|i'?ll|i will|i recommend|i suggest|want me to|shall i"
+    r"|should i|the (?:simplest|best|easiest|cleanest|safest) (?:fix|option|way) is|the fix is"
+    r"|my recommendation|i lean towards|here'?s the plan|plan:|next step|let me know if you want)"
+    r"\b",
+    re.IGNORECASE,
+)
+_CHOICE = re.compile(
+    r"\b(?:which (?:one|of these|option|approach|do you|would you|should)|either\b[^.?!]{0,300}\bor"
+    r"|options?:|(?:a few|several|two|three|four|some) (?:ways|options|directions|approaches"
+    r"|alternatives)|depending on|do you prefer|let me know which)",
+    re.IGNORECASE,
+)
+_RECOMMENDATION = re.compile(
+    r"\b(?:i'?d recommend|i recommend|i lean towards|i'?d go with|i suggest|i'?d pick"
+    r"|is (?:cleaner|simpler|safer|better)|my recommendation)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Continuation:
+    """Whether a prompt continues the previous turn, and whether its referent is clear."""
+
+    is_continuation: bool
+    kind: str = ""  # "selection" | "approval" | "anaphoric"
+    selected: tuple[str, ...] = ()
+    unresolved: str | None = None  # a question to ask when the referent is unclear
+
+
+def _word_count(text: str) -> int:
+    return len(text.split())
+
+
+def _normalize(prompt: str) -> str:
+    return " ".join(prompt.strip().split()).strip(" .!")
+
+
+def _selection_items(text: str) -> tuple[str, ...] | None:
+    if _SELECTION.match(text):
+        return tuple(m.group(0).lower() for m in _ITEMS_IN_SELECTION.finditer(text))
+    ordinal = _ORDINAL_PICK.match(text)
+    if ordinal:
+        word = ordinal.group(1).lower()
+        return (_ORDINALS.get(word, "last"),)
+    return None
+
+
+def classify_part(part: str) -> tuple[str, tuple[str, ...]] | None:
+    """The kind of one comma-separated part, or None when it is new content."""
+    part = part.strip(" .!?")
+    if not part:
+        return ("approval", ())
+    items = _selection_items(part)
+    if items is not None:
+        return ("selection", items)
+    if _APPROVAL.match(part):
+        return ("approval", ())
+    if _ANAPHORIC_ACTION.match(part):
+        return ("anaphoric", ())
+    return None
+
+
+def detect(prompt: str) -> Continuation:
+    """Pure: is `prompt` only an answer to the previous turn (selection or go-ahead)?"""
+    text = _normalize(prompt)
+    if not text or _word_count(text) > _MAX_WORDS or "\n" in prompt.strip():
+        return Continuation(False)
+    whole = classify_part(text)
+    if whole is not None:
+        return Continuation(True, whole[0], whole[1])
+    parts = [p for p in _PARTS.split(text) if p and p.strip()]
+    kinds = [classify_part(p) for p in parts]
+    if not parts or any(k is None for k in kinds):
+        return Continuation(False)
+    selected = tuple(item for k in kinds if k for item in k[1])
+    if selected:
+        kind = "selection"
+    elif any(k and k[0] == "anaphoric" for k in kinds):
+        kind = "anaphoric"
+    else:
+        kind = "approval"
+    return Continuation(True, kind, selected)
+
+
+def offered_items(prev_assistant: str) -> set[str]:
+    """Numbers and letters the previous message offered as list items."""
+    items: set[str] = set()
+    for match in _LIST_ITEM.finditer(prev_assistant):
+        marker = match.group(1) or match.group(2)
+        if marker:
+            items.add(marker.lower())
+    items.update(m.group(1).lower() for m in _INLINE_ITEM.finditer(prev_assistant))
+    return items
+
+
+def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
+    """Pure: check the continuation's referent against the previous assistant message."""
+    if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
+        return found
+    offered = offered_items(prev_assistant)
+    if found.kind == "selection":
+        picked = [i for i in found.selected if i != "last"]
+        missing = [i for i in picked if i not in offered]
+        if missing:
+            listed = ", ".join(sorted(offered, key=lambda s: (len(s), s))) or "none"
+            question = (
+                f"To do this well I need to know which option you mean: I offered {listed}, "
+                f"and there is no {', '.join(missing)}. Which one should I take?"
+            )
+            return Continuation(True, found.kind, found.selected, question)
+        return found
+    if found.kind == "anaphoric":
+        return found
+    has_choice = _CHOICE.search(prev_assistant) is not None
+    has_proposal = _PROPOSAL.search(prev_assistant) is not None
+    has_recommendation = _RECOMMENDATION.search(prev_assistant) is not None
+    if has_choice and not has_recommendation:
+        listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
+        which = f" — {listed}?" if listed else "?"
+        question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
+        return Continuation(True, found.kind, found.selected, question)
+    if not has_proposal and not has_choice:
+        question = (
+            "Happy to continue, but my last message did not propose a specific change. "
+            "What should I do next: a concrete fix for what I found, or first a short plan?"
+        )
+        return Continuation(True, found.kind, found.selected, question)
+    return found

@@ -1,0 +1,115 @@
+"""The five dimensions, 1-5 each, from signals, smells and scope.
+
+clarity of objective, context sufficiency, restrictions declared,
+verifiability, and scope fitting one session. Each is a small additive rule
+over what the prompt names, so a reader can see why a prompt got its number.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reflection_core.prompt.scope import Scope
+from reflection_core.prompt.signals import Signals
+
+_REQUEST = re.compile(
+    r"\b(?:we need|i need|i want|need to|should|would like|let'?s|please|can you|could you)\b",
+    re.IGNORECASE,
+)
+_TARGET_VALUE = re.compile(
+    r"\b(?:to|from|with|as|=)\s+[`\"']?[\w./<>=-]*\d[\w./<>=-]*|\b(?:to|into)\s+`", re.IGNORECASE
+)
+LONG_PROMPT_WORDS = 400
+
+
+@dataclass(frozen=True)
+class Dimensions:
+    clarity: int
+    context: int
+    restrictions: int
+    verifiability: int
+    scope: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "clarity": self.clarity,
+            "context": self.context,
+            "restrictions": self.restrictions,
+            "verifiability": self.verifiability,
+            "scope": self.scope,
+        }
+
+
+def _clamp(value: float) -> int:
+    return int(max(1, min(5, round(value))))
+
+
+def _context(sig: Signals, smells: set[str]) -> int:
+    anchors = sig.anchors
+    value = 1 + (anchors >= 0.75) + (anchors >= 1.5) + (anchors >= 3) + (anchors >= 5)
+    if anchors < 1.5 and sig.words >= 35:
+        value += 1  # a described situation is context even without file names
+    value -= ("implicit_context" in smells) + ("bug_without_repro" in smells)
+    return _clamp(value)
+
+
+def _clarity(text: str, sig: Signals, smells: set[str]) -> int:
+    value = 1.0
+    value += 1 if (sig.verbs or _REQUEST.search(text)) else 0
+    value += 1 if sig.words >= 6 else 0
+    value += 1 if (sig.anchors >= 0.75 or _TARGET_VALUE.search(text) or sig.words >= 20) else 0
+    value += 1 if (sig.criteria or sig.restrictions or sig.anchors >= 3) else 0
+    value -= ("vague_improvement" in smells) + ("magic_words" in smells)
+    value -= ("total_system" in smells) + 0.5 * ("implicit_context" in smells)
+    return _clamp(value)
+
+
+def _restrictions(sig: Signals, smells: set[str]) -> int:
+    value = 1 + min(3, len(set(sig.restrictions)))
+    if sig.anchors >= 3:
+        value += 1  # naming exact places is itself a boundary
+    value -= "magic_words" in smells
+    return _clamp(value)
+
+
+def _verifiability(text: str, sig: Signals, smells: set[str]) -> int:
+    value = 1.0
+    if sig.verbs and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
+        value += 1  # a named change in a named place can be observed
+    kinds = {
+        "tests": any(
+            c.startswith(("test", "pytest", "jest", "spec", "xfail", "assert"))
+            for c in sig.criteria
+        ),
+        "behaviour": any(
+            not c.startswith(("test", "pytest", "jest", "spec")) for c in sig.criteria
+        ),
+        "metric": bool(sig.metrics),
+        "repro": sig.has_repro,
+    }
+    value += min(3, sum(kinds.values()))
+    value -= ("performance_without_metric" in smells) + ("vague_improvement" in smells)
+    return _clamp(value)
+
+
+def _scope(sig: Signals, scope: Scope, smells: set[str]) -> int:
+    value = 5.0
+    if not scope.atomic:
+        extra = len(scope.tasks) - 1
+        value -= 0.5 if scope.override else min(2.5, 1 + 0.5 * extra)
+    value -= 2 * ("total_system" in smells)
+    if sig.words > LONG_PROMPT_WORDS:
+        value -= 1
+    return _clamp(value)
+
+
+def rate(text: str, sig: Signals, scope: Scope, smell_ids: set[str]) -> Dimensions:
+    """Pure: the five 1-5 ratings."""
+    return Dimensions(
+        clarity=_clarity(text, sig, smell_ids),
+        context=_context(sig, smell_ids),
+        restrictions=_restrictions(sig, smell_ids),
+        verifiability=_verifiability(text, sig, smell_ids),
+        scope=_scope(sig, scope, smell_ids),
+    )

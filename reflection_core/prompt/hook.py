@@ -1,0 +1,133 @@
+"""`reflection hook user-prompt-submit`: score the prompt, add context, say one line.
+
+Imperative shell around `score_prompt`: reads the host payload, the config, the
+transcript tail and the per-user history; writes nothing but SQLite rows. Fails
+open: a broken config, transcript or database costs the context, never the prompt.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from reflection_core.hookio import HookResponse
+from reflection_core.prompt import render
+from reflection_core.prompt.score import PromptScore, is_bypassed, score_prompt
+from reflection_core.prompt.transcript_tail import previous_assistant_message
+
+
+def handle(payload: dict[str, Any]) -> HookResponse:
+    from reflection_core import config
+
+    prompt = payload.get("prompt")
+    if not isinstance(prompt, str):
+        return _message("reflection: the hook input has no prompt text; nothing was scored.")
+    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
+    try:
+        cfg = config.load(cwd)
+    except config.ConfigError as exc:
+        return _message(f"reflection: prompt not scored, configuration error: {exc}")
+    if is_bypassed(prompt, tuple(p for p in cfg.get("prompt.bypass_prefix") if p)):
+        return HookResponse()
+
+    prev = previous_assistant_message(payload.get("transcript_path"))
+    result = score_prompt(prompt, prev, cfg)
+    warning = ""
+    if cfg.get("prompt.history"):
+        result, warning = _with_history(result, payload.get("session_id"))
+    lesson = _recall(cfg, prompt) if not result.skipped and cfg.get("memory.enabled") else None
+    return build_response(
+        result,
+        mode=cfg.get("prompt.mode"),
+        block_below=float(cfg.get("prompt.block_below")),
+        plan_mode=payload.get("permission_mode") == "plan",
+        lesson=lesson,
+        warning=warning,
+    )
+
+
+def build_response(
+    result: PromptScore,
+    mode: str = "advise",
+    block_below: float = 2.0,
+    plan_mode: bool = False,
+    lesson: str | None = None,
+    warning: str = "",
+) -> HookResponse:
+    """Pure: the Claude Code/Codex output for a scored prompt."""
+    line = render.status_line(result) + (f" ({warning})" if warning else "")
+    blocks = (
+        mode == "block"
+        and not plan_mode
+        and not result.skipped
+        and result.classification != "conversational"
+        and result.score < block_below
+    )
+    if blocks:
+        reason = "\n".join(
+            [
+                f"reflection: this prompt scored {result.score:.1f}/5, below {block_below:.1f}, "
+                "so it was not sent.",
+                render.questions_text(result),
+                "Add the details and send it again, or start it with `*` to skip the check.",
+            ]
+        )
+        return HookResponse(output={"decision": "block", "reason": reason, "systemMessage": line})
+    output: dict[str, Any] = {"systemMessage": line}
+    context = render.agent_context(result, lesson)
+    if context:
+        output["hookSpecificOutput"] = {
+            "hookEventName": render.EVENT,
+            "additionalContext": context,
+        }
+    return HookResponse(output=output)
+
+
+def _with_history(result: PromptScore, raw_session: object) -> tuple[PromptScore, str]:
+    """Drop questions already asked this session and record the score; never raise."""
+    import sqlite3
+
+    from reflection_core.paths import safe_session_id
+    from reflection_core.prompt import history
+
+    session = safe_session_id(raw_session)
+    try:
+        conn = history.connect()
+        try:
+            result = result.without_questions(history.asked_keys(conn, session))
+            if not result.skipped and result.classification != "conversational":
+                history.record(
+                    conn,
+                    session,
+                    result.score,
+                    result.action,
+                    result.classification,
+                    [s.id for s in result.smells],
+                )
+            if result.question_keys:
+                history.mark_asked(conn, session, list(result.question_keys))
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError) as exc:
+        return result, f"history unavailable: {type(exc).__name__}"
+    return result, ""
+
+
+def _recall(cfg: Any, prompt: str) -> str | None:
+    """Episodic memory: a lesson from a similar past task, when that feature is installed."""
+    root = cfg.root
+    if not isinstance(root, Path):
+        return None
+    try:
+        from reflection_core.verify.memory import recall_lesson
+    except (ImportError, AttributeError):
+        return None
+    try:
+        lesson = recall_lesson(root, prompt)
+    except Exception:  # memory is a bonus; it never costs the prompt
+        return None
+    return lesson if isinstance(lesson, str) and lesson.strip() else None
+
+
+def _message(text: str) -> HookResponse:
+    return HookResponse(output={"systemMessage": text}, stderr=text)

@@ -1,0 +1,108 @@
+"""Render a PromptScore for people and for the agent: the one visible line and the context.
+
+Pure string building, shared by the hook and `reflection score`. Good prompts get
+one short line; context for the agent says what to ask and how, warmly.
+"""
+
+from __future__ import annotations
+
+from reflection_core.prompt.questions import INTRO
+from reflection_core.prompt.score import PromptScore
+
+EVENT = "UserPromptSubmit"
+
+
+def status_line(result: PromptScore) -> str:
+    """The single line the user sees, e.g. `reflection: prompt 4.3/5 · backend`."""
+    if result.action == "skip":
+        return "reflection: skipped (bypass)"
+    if result.skipped:
+        tail = " · 1 question" if result.questions else " · not scored"
+        return f"reflection: continuation{tail}"
+    if result.classification == "conversational":
+        return "reflection: conversational · not scored"
+    head = f"reflection: prompt {result.score:.1f}/5 · {result.classification}"
+    if result.action == "note" and result.note:
+        return f"{head} · tip: {result.note}"
+    if result.action in ("ask", "reformulate"):
+        count = len(result.questions)
+        return f"{head} · {count} question{'s' if count != 1 else ''} before starting"
+    if result.decomposition:
+        return f"{head} · {len(result.decomposition)} tasks, asking for the order"
+    return head
+
+
+def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
+    """What the model reads before acting (hookSpecificOutput.additionalContext)."""
+    lines: list[str] = []
+    if result.action == "skip":
+        return None
+    if result.skipped:
+        if result.questions:
+            lines.append(
+                "[reflection] The user's reply does not clearly pick one of your proposals. "
+                f"Before acting, ask: {result.questions[0]}"
+            )
+    elif result.classification == "conversational":
+        lines.append("[reflection] A question, not a task: answer it; change nothing unasked.")
+    else:
+        smells = ", ".join(s.id for s in result.smells) or "none"
+        lines.append(
+            f"[reflection] Prompt score {result.score:.1f}/5, class {result.classification}, "
+            f"smells: {smells}."
+        )
+        if result.decomposition:
+            lines.append("The prompt holds several tasks:")
+            lines.extend(result.decomposition)
+        if result.action in ("ask", "reformulate"):
+            lines.append(
+                "It is too ambiguous to act on safely. Before changing anything, ask the user "
+                f'these questions, briefly and warmly, starting with "{INTRO}"'
+            )
+            lines.extend(f"{i}. {q}" for i, q in enumerate(result.questions, start=1))
+            if result.reformulation:
+                lines.append("Offer this template they can fill in:")
+                lines.append(result.reformulation)
+        elif result.decomposition and result.questions:
+            lines.append(f"Ask once, then proceed: {result.questions[0]}")
+        elif result.action == "note" and result.note:
+            lines.append(f"Proceed; mention this to the user in one short line: {result.note}")
+        else:
+            lines.append("Clear enough to act on.")
+    if lesson:
+        lines.append(f"[reflection] Lesson from a similar past task: {lesson}")
+    return "\n".join(lines) if lines else None
+
+
+def questions_text(result: PromptScore) -> str:
+    """The questions as the user would read them."""
+    if not result.questions:
+        return ""
+    body = "\n".join(f"{i}. {q}" for i, q in enumerate(result.questions, start=1))
+    return f"{INTRO}\n{body}"
+
+
+def report(result: PromptScore) -> str:
+    """A compact human-readable report for `reflection score`."""
+    dims = result.dimensions.to_dict()
+    out = [status_line(result)]
+    if not result.skipped:
+        out.append("  " + "  ".join(f"{name} {value}" for name, value in dims.items()))
+        out.append(f"  action: {result.action}")
+    for smell in result.smells:
+        out.append(f"  smell {smell.id}: “{smell.evidence}”")
+    if result.decomposition:
+        out.append("  tasks:")
+        out.extend(f"    {line}" for line in result.decomposition)
+    if result.note and result.action != "note":
+        out.append(f"  note: {result.note}")
+    if result.questions:
+        out.append("")
+        out.append(questions_text(result))
+    if result.reformulation:
+        out.append("")
+        out.append("Fill in what you know:")
+        out.append(result.reformulation)
+    if result.truncated:
+        out.append("  (prompt truncated to prompt.max_chars before scoring)")
+    return "\n".join(out)

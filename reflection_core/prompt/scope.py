@@ -1,0 +1,134 @@
+"""Scope governor: does the prompt fit one session, or is it several tasks?
+
+Deterministic and separate from the score. Several tasks (an embedded list,
+"items 3-7", "(1) ... (2) ...", "and also ...", three or more action verbs)
+become a numbered task table and a request for the order, unless the user
+asked for everything at once ("all together", "in one go").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from reflection_core.prompt.signals import CHANGE_VERBS
+
+MAX_TASKS = 20
+_LIST_LINE = re.compile(r"^[ \t]*(?:\d{1,2}[.)]|[-*•+]|\[[ xX]\])[ \t]+(\S[^\n]*)$", re.MULTILINE)
+_INLINE_ENUM = re.compile(r"\((?:\d{1,2}|[a-h])\)\s+|(?:^|\s)(?:\d{1,2}|[a-h])\)\s+")
+_RANGE = re.compile(
+    r"\b(items?|tasks?|steps?|tickets?|issues?|points?|todos?|stories|story|bugs?)\s+"
+    r"(\d{1,3})\s*(?:-|–|to|through|thru|until|a|al|hasta)\s*(\d{1,3})\b",
+    re.IGNORECASE,
+)
+_OVERRIDE = re.compile(
+    r"\b(?:all together|altogether|in one go|all at once|at once|in (?:a single|one) "
+    r"(?:pr|pull request|commit|pass|session|change)|todo junto|de una vez)\b",
+    re.IGNORECASE,
+)
+_CREEP = re.compile(
+    r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
+    r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
+    re.IGNORECASE | re.MULTILINE,
+)
+_CLAUSE_SPLIT = re.compile(r"[.!?;\n]+\s*|,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+")
+_FILLER = re.compile(
+    r"^(?:(?:please|pls|plz|can you|could you|would you|will you|kindly|also|and|then|just"
+    r"|now|ok|okay|so|hey|first|finally|next|i want you to|i need you to|we need to|you should"
+    r"|let'?s|lets|go ahead and|make sure to)\b[\s,]*)+",
+    re.IGNORECASE,
+)
+_TEST_ONLY = re.compile(
+    r"^(?:add|write|update|extend)\s+(?:a |an |the |some |new |more )?(?:\w+ )?"
+    r"(?:unit |regression |integration |e2e )?(?:tests?|test cases?|specs?)\b",
+    re.IGNORECASE,
+)
+_WORD = re.compile(r"[A-Za-z']+")
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The scope governor's finding: one task or a table of several."""
+
+    atomic: bool
+    tasks: tuple[str, ...]
+    override: bool = False
+
+    def to_dict(self) -> dict[str, object]:
+        return {"atomic": self.atomic, "tasks": list(self.tasks), "override": self.override}
+
+
+def _short(text: str, limit: int = 90) -> str:
+    text = " ".join(text.split()).strip(" ,;.")
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def _leading_verb(clause: str) -> str | None:
+    stripped = _FILLER.sub("", clause.strip())
+    match = _WORD.match(stripped)
+    if not match:
+        return None
+    word = match.group(0).lower()
+    if word == "look" and re.match(r"look\s+(?:at|into)\b", stripped, re.IGNORECASE):
+        return "investigate"
+    return word if word in CHANGE_VERBS else None
+
+
+def _list_tasks(text: str) -> list[str]:
+    """Items of an embedded list, unless they are requirements of one task named before it."""
+    items = [m.group(1) for m in _LIST_LINE.finditer(text)]
+    if len(items) < 2:
+        return []
+    first = _LIST_LINE.search(text)
+    intro = text[: first.start()] if first else ""
+    intro_verbs = [v for c in _CLAUSE_SPLIT.split(intro) if (v := _leading_verb(c))]
+    item_verbs = [v for item in items if (v := _leading_verb(item))]
+    if intro_verbs and len(item_verbs) < 2:
+        return []  # "Add a signup form with:\n- email\n- password" is one task
+    return items
+
+
+def _verb_clauses(text: str) -> list[tuple[str, str]]:
+    clauses = []
+    for clause in _CLAUSE_SPLIT.split(text):
+        verb = _leading_verb(clause)
+        if verb and not _TEST_ONLY.match(_FILLER.sub("", clause.strip())):
+            clauses.append((verb, clause))
+    return clauses
+
+
+def govern(prompt: str) -> Scope:
+    """Pure: split `prompt` into the tasks it asks for."""
+    override = _OVERRIDE.search(prompt) is not None
+    listed = _list_tasks(prompt)
+    if listed:
+        tasks = listed
+    elif (ranged := _RANGE.search(prompt)) is not None:
+        noun, start, end = ranged.group(1), int(ranged.group(2)), int(ranged.group(3))
+        lo, hi = min(start, end), max(start, end)
+        label = noun.rstrip("s").lower() if noun.lower() != "stories" else "story"
+        tasks = [f"{label} {n}" for n in range(lo, min(hi, lo + MAX_TASKS - 1) + 1)]
+    elif len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2:
+        tasks = enum
+    else:
+        tasks = _conjoined_tasks(prompt)
+    tasks = [_short(t) for t in tasks[:MAX_TASKS]]
+    return Scope(atomic=len(tasks) <= 1, tasks=tuple(tasks) or (_short(prompt),), override=override)
+
+
+def _conjoined_tasks(prompt: str) -> list[str]:
+    """Tasks joined by "and also"/"while you're at it", or three or more action verbs."""
+    segments = [s for s in _CREEP.split(prompt) if s and len(_WORD.findall(s)) >= 2]
+    if len(segments) >= 2:
+        tasks: list[str] = []
+        for segment in segments:
+            clauses = _verb_clauses(segment)
+            if len(clauses) >= 3:
+                tasks.extend(clause for _, clause in clauses)
+            else:
+                tasks.append(segment)
+        return tasks
+    clauses = _verb_clauses(prompt)
+    if len({verb for verb, _ in clauses}) >= 3:
+        return [c for _, c in clauses]
+    return [prompt]

@@ -1,0 +1,224 @@
+"""Score a prompt before an agent acts on it: the pure entry point of the prompt area.
+
+`score_prompt` turns a prompt (and, when known, the previous assistant message)
+into a `PromptScore`: five weighted dimensions, smells with evidence, a class,
+the scope governor's task table, and what to do (pass, note, ask, reformulate,
+skip). No I/O: the hook, the CLI, the eval runner and the MCP server call it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+from reflection_core.prompt import classify as classify_mod
+from reflection_core.prompt import continuation, dimensions, live_context, questions, scope, smells
+from reflection_core.prompt.signals import extract
+
+if TYPE_CHECKING:
+    from reflection_core.config import Config
+
+DEFAULT_WEIGHTS = {
+    "clarity": 3.0,
+    "context": 2.0,
+    "restrictions": 1.0,
+    "verifiability": 2.0,
+    "scope": 2.0,
+}
+DEFAULT_THRESHOLDS = {"pass": 4.0, "note": 3.0, "ask": 2.0}
+DEFAULT_MAX_CHARS = 1_000_000
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The parts of the config the scorer reads."""
+
+    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
+    thresholds: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    bypass_prefixes: tuple[str, ...] = ("*",)
+    max_questions: int = 3
+    max_chars: int = DEFAULT_MAX_CHARS
+
+    @classmethod
+    def from_config(cls, cfg: Config | None) -> Settings:
+        if cfg is None:
+            return cls()
+        prompt = cfg.get("prompt")
+        return cls(
+            weights={k: float(v) for k, v in prompt["weights"].items()},
+            thresholds={k: float(v) for k, v in prompt["thresholds"].items()},
+            bypass_prefixes=tuple(p for p in prompt["bypass_prefix"] if p),
+            max_questions=int(prompt["max_questions"]),
+            max_chars=int(prompt["max_chars"]),
+        )
+
+
+@dataclass(frozen=True)
+class PromptScore:
+    """The evaluation of one prompt; `to_dict()` is the `reflection score --json` contract."""
+
+    score: float
+    action: str
+    skipped: bool
+    dimensions: dimensions.Dimensions
+    smells: tuple[smells.Smell, ...]
+    classification: str
+    questions: tuple[str, ...]
+    reformulation: str | None
+    scope: scope.Scope
+    live_context_bonus: bool
+    note: str | None = None
+    decomposition: tuple[str, ...] = ()
+    truncated: bool = False
+    question_keys: tuple[str, ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.score,
+            "action": self.action,
+            "skipped": self.skipped,
+            "dimensions": self.dimensions.to_dict(),
+            "smells": [smell.to_dict() for smell in self.smells],
+            "classification": self.classification,
+            "questions": list(self.questions),
+            "reformulation": self.reformulation,
+            "scope": {"atomic": self.scope.atomic, "tasks": list(self.scope.tasks)},
+            "live_context_bonus": self.live_context_bonus,
+            "note": self.note,
+            "decomposition": list(self.decomposition),
+            "truncated": self.truncated,
+        }
+
+    @property
+    def needs_clarification(self) -> bool:
+        return self.action in ("ask", "reformulate")
+
+    def without_questions(self, keys: set[str]) -> PromptScore:
+        """Drop questions already asked this session; never ask the same ambiguity twice."""
+        kept = [
+            (k, q) for k, q in zip(self.question_keys, self.questions, strict=True) if k not in keys
+        ]
+        if len(kept) == len(self.questions):
+            return self
+        result = replace(
+            self,
+            questions=tuple(q for _, q in kept),
+            question_keys=tuple(k for k, _ in kept),
+        )
+        if not kept and self.action in ("ask", "reformulate"):
+            note = "These points were already asked this session; proceed and state assumptions."
+            result = replace(result, action="note", note=note, reformulation=None)
+        return result
+
+
+def composite(dims: dimensions.Dimensions, weights: dict[str, float]) -> float:
+    """(CO*3 + CS*2 + RD*1 + VR*2 + AA*2) / 10 with configurable weights."""
+    ratings = dims.to_dict()
+    total = sum(weights.values()) or 1.0
+    return sum(ratings[name] * weights.get(name, 0.0) for name in ratings) / total
+
+
+def action_for(score: float, thresholds: dict[str, float]) -> str:
+    if score >= thresholds["pass"]:
+        return "pass"
+    if score >= thresholds["note"]:
+        return "note"
+    if score >= thresholds["ask"]:
+        return "ask"
+    return "reformulate"
+
+
+def is_bypassed(prompt: str, prefixes: tuple[str, ...]) -> bool:
+    """Slash commands and the bypass prefix skip evaluation."""
+    stripped = prompt.lstrip()
+    return not stripped or stripped.startswith("/") or any(stripped.startswith(p) for p in prefixes)
+
+
+def _skipped(text: str, action: str, bonus: bool, note: str, klass: str) -> PromptScore:
+    """Not scored: dimensions are neutral placeholders, the score their composite."""
+    neutral = dimensions.Dimensions(3, 3, 3, 3, 5)
+    return PromptScore(
+        score=3.4,
+        action=action,
+        skipped=True,
+        dimensions=neutral,
+        smells=(),
+        classification=klass,
+        questions=(),
+        reformulation=None,
+        scope=scope.Scope(atomic=True, tasks=(" ".join(text.split())[:90],) if text else ()),
+        live_context_bonus=bonus,
+        note=note,
+    )
+
+
+def score_prompt(
+    prompt: str, prev_assistant: str | None = None, cfg: Config | None = None
+) -> PromptScore:
+    """Pure: evaluate `prompt`, optionally against the previous assistant message."""
+    settings = Settings.from_config(cfg)
+    text = prompt if isinstance(prompt, str) else str(prompt)
+    truncated = len(text) > settings.max_chars
+    if truncated:
+        text = text[: settings.max_chars]
+    if is_bypassed(text, settings.bypass_prefixes):
+        note = "Bypassed: slash command or bypass prefix."
+        return replace(_skipped(text, "skip", False, note, "conversational"), truncated=truncated)
+
+    cont = continuation.resolve(continuation.detect(text), prev_assistant)
+    sig = extract(text)
+    bonus = live_context.applies(sig.words, prev_assistant)
+    if cont.is_continuation:
+        area = classify_mod.area_of(prev_assistant) if prev_assistant else "backend"
+        note = "Continuation of the previous turn: not scored."
+        skipped = replace(_skipped(text, "pass", bonus, note, area), truncated=truncated)
+        if cont.unresolved:
+            return replace(
+                skipped, action="ask", questions=(cont.unresolved,), question_keys=("referent",)
+            )
+        return skipped
+
+    governed = scope.govern(text)
+    found = smells.detect(text, sig, governed)
+    smell_ids = {s.id for s in found}
+    dims = dimensions.rate(text, sig, governed, smell_ids)
+    raw = composite(dims, settings.weights) + (live_context.BONUS if bonus else 0.0)
+    value = round(max(1.0, min(5.0, raw)), 1)
+    klass = classify_mod.classify(text, governed)
+    action = action_for(value, settings.thresholds)
+    decomposition = (
+        tuple(questions.decomposition(governed))
+        if not governed.atomic and not governed.override
+        else ()
+    )
+    result = PromptScore(
+        score=value,
+        action=action,
+        skipped=False,
+        dimensions=dims,
+        smells=tuple(found),
+        classification=klass,
+        questions=(),
+        reformulation=None,
+        scope=governed,
+        live_context_bonus=bonus,
+        decomposition=decomposition,
+        truncated=truncated,
+    )
+    if klass == "conversational":
+        return replace(result, action="pass", note="A question, not a task: not scored as one.")
+    if action == "note":
+        result = replace(result, note=questions.note_for(found, dims))
+    if action in ("ask", "reformulate"):
+        pairs = questions.choose(found, dims, governed, settings.max_questions)
+        reform = questions.reformulation(text) if action == "reformulate" else None
+        return replace(
+            result,
+            questions=tuple(q for _, q in pairs),
+            question_keys=tuple(k for k, _ in pairs),
+            reformulation=reform,
+        )
+    if decomposition:
+        order = questions.order_question(governed)
+        return replace(result, questions=(order,), question_keys=("scope_creep",))
+    return result

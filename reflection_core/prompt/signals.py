@@ -1,0 +1,166 @@
+"""Lexical signals in a prompt: anchors (paths, code, errors, numbers), verbs, criteria.
+
+Every other prompt module judges meaning from these signals rather than from
+per-prompt keywords. All patterns are linear-time (no nested unbounded
+quantifiers over the same characters), so a 1 MB prompt scans in milliseconds.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+_FILE_EXT = (
+    "py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|swift|rb|php|cs|c|h|cc|cpp|hpp|scala|sql|"
+    "sh|bash|zsh|ps1|yml|yaml|json|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|html|css|scss|"
+    "less|vue|svelte|tf|tfvars|hcl|proto|graphql|xml|gradle|lock|ipynb|lua|dart|ex|exs|"
+    "erl|clj|example|log|db"
+)
+_PATH_RE = re.compile(r"(?<![\w@])[\w.~-]*(?:/[\w.-]+)+/?")
+_FILE_RE = re.compile(rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b", re.IGNORECASE)
+_EXT_RE = re.compile(rf"\.(?:{_FILE_EXT})$", re.IGNORECASE)
+_NAMED_FILE_RE = re.compile(
+    r"\b(?:Dockerfile|Makefile|Jenkinsfile|Procfile|Gemfile|README|CHANGELOG|CONTRIBUTING)\b"
+)
+_CODE_SPAN_RE = re.compile(r"`[^`\n]{1,300}`")
+_FENCE_RE = re.compile(r"^\s*```", re.MULTILINE)
+_IDENT_RE = re.compile(
+    r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"  # snake_case
+    r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"  # CamelCase
+    r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # ENV_VARS
+    r"|\b\w+\(\)"  # call()
+    r"|(?<!\w)--[a-z][\w-]*"  # --flag
+    r"|\bv?\d+\.\d+\.(?:\d+|x)\b"  # versions 1.8.0, 1.34.x
+    r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/"  # HTTP route
+)
+_ERROR_RE = re.compile(
+    r"\b\w*(?:Error|Exception|Warning)\b|\bTraceback\b|\bpanic:|\bsegfault\b|\bstack ?trace\b"
+    r"|\bexit(?:s|ed)? (?:with )?(?:code|status) \d+|\bline \d+|\b[A-Z]{1,3}\d{3,4}\b"
+    r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b"
+)
+_METRIC_RE = re.compile(
+    r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
+    r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bO\([^()\n]{1,20}\)"
+    r"|\bEXPLAIN\b|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",
+    re.IGNORECASE,
+)
+_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
+_HASH_RE = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+_QUOTED_RE = re.compile(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
+_CRITERION_RE = re.compile(
+    r"\btests?\b|\bpytest\b|\bjest\b|\bspec\b|\bxfail\b|\bassert"
+    r"|\b(?:must|should|will) (?:return|raise|pass|be|print|exit|show|stay|keep|render|fail|log)"
+    r"|\bexpected\b|\bexpect\b|->|=>|\bso that\b|\buntil\b|\bgoal is\b|\bdone when\b"
+    r"|\bidentical\b|\bunchanged\b|\bno behaviou?r change\b|\bstill pass|\bzero\b"
+    r"|\b(?:under|below|at most|at least|less than) \d|\binstead of\b|\bexample\b|\bexit with\b",
+    re.IGNORECASE,
+)
+_RESTRICTION_RE = re.compile(
+    r"\b(?:don'?t|do not|never|must not|mustn'?t|without|only|keep|leave|instead of|rather than"
+    r"|not the|preserve|avoid|as a fallback|for now|one commit each|no (?:new|breaking|code|tag"
+    r"|behaviou?r|changes?)|unchanged|use|using)\b",
+    re.IGNORECASE,
+)
+_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+
+# Verbs that open a unit of work; verification and constraint verbs are not here.
+_CHANGE_VERBS_TEXT = """
+    fix add implement create build remove delete drop upgrade bump update migrate rename
+    refactor rewrite redesign optimize optimise improve speed make support investigate debug
+    setup set wire deploy release convert port replace switch move write document clean tidy
+    polish enhance modernize modernise simplify split extract pin disable enable revert handle
+    integrate introduce install configure change sort group merge restructure correct validate
+    unify dedupe cache paginate translate localize lower raise increase reduce"""
+CHANGE_VERBS = frozenset(_CHANGE_VERBS_TEXT.split())
+
+
+@dataclass(frozen=True)
+class Signals:
+    """What a prompt names concretely, and how it says what done looks like."""
+
+    words: int
+    paths: tuple[str, ...] = ()
+    code_spans: int = 0
+    fences: int = 0
+    identifiers: tuple[str, ...] = ()
+    errors: tuple[str, ...] = ()
+    metrics: tuple[str, ...] = ()
+    numbers: int = 0
+    hashes: int = 0
+    quoted: int = 0
+    criteria: tuple[str, ...] = ()
+    restrictions: tuple[str, ...] = ()
+    verbs: tuple[str, ...] = field(default=())
+
+    @property
+    def anchors(self) -> float:
+        """Weighted count of concrete references a reader could look up."""
+        return (
+            1.5 * len(self.paths)
+            + 1.0 * min(self.code_spans, 4)
+            + 1.5 * min(self.fences, 2)
+            + 0.75 * min(len(self.identifiers), 4)
+            + 1.5 * min(len(self.errors), 2)
+            + 1.0 * min(self.hashes, 2)
+            + 0.5 * min(self.quoted, 2)
+        )
+
+    @property
+    def has_repro(self) -> bool:
+        """Error text, a trace, or a concrete expected-vs-actual example."""
+        return bool(self.errors or self.fences or self.quoted) or (
+            self.numbers >= 2 and bool(self.criteria)
+        )
+
+
+def words(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
+
+
+def find_paths(text: str) -> list[str]:
+    """File paths and file names; slash-joined words ("and/or") need an extension or depth."""
+    found: list[str] = []
+    for match in _PATH_RE.finditer(text):
+        token = match.group(0)
+        deep = token.count("/") >= 2 or token.endswith("/") or token.startswith("http")
+        if deep or _EXT_RE.search(token):
+            found.append(token)
+    found.extend(m.group(0) for m in _FILE_RE.finditer(text) if "/" not in m.group(0))
+    found.extend(m.group(0) for m in _NAMED_FILE_RE.finditer(text))
+    return found
+
+
+def extract(text: str) -> Signals:
+    """All signals of `text` in one pass per pattern."""
+    tokens = words(text)
+    lowered = [t.lower() for t in tokens]
+    return Signals(
+        words=len(tokens),
+        paths=tuple(dict.fromkeys(find_paths(text))),
+        code_spans=len(_CODE_SPAN_RE.findall(text)),
+        fences=len(_FENCE_RE.findall(text)) // 2,
+        identifiers=tuple(dict.fromkeys(m.group(0) for m in _IDENT_RE.finditer(text))),
+        errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)),
+        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(text)),
+        numbers=len(_NUMBER_RE.findall(text)),
+        hashes=len(_HASH_RE.findall(text)),
+        quoted=len(_QUOTED_RE.findall(text)),
+        criteria=tuple(m.group(0).lower() for m in _CRITERION_RE.finditer(text)),
+        restrictions=tuple(m.group(0).lower() for m in _RESTRICTION_RE.finditer(text)),
+        verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
+    )
+
+
+def has_anchor(text: str) -> bool:
+    """Does this span name something concrete (path, code, identifier, error, hash)?"""
+    return bool(
+        _CODE_SPAN_RE.search(text)
+        or find_paths(text)
+        or _IDENT_RE.search(text)
+        or _ERROR_RE.search(text)
+        or _HASH_RE.search(text)
+    )
+
+
+def has_metric(text: str) -> bool:
+    return _METRIC_RE.search(text) is not None

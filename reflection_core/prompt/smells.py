@@ -1,0 +1,216 @@
+"""The seven prompt smells, each with its evidence and a question that makes it explicit.
+
+A smell is judged by meaning, not by a trigger word alone: "optimize the query
+so EXPLAIN shows an index scan" names its target, so it is no vague improvement;
+"the same way `read_csv_rows` does it" names its referent, so it is no implicit
+context. Each detector finds a trigger span and then looks for what would
+resolve it (a metric, an anchor, a criterion, a repro).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from reflection_core.prompt.scope import Scope
+from reflection_core.prompt.signals import Signals, has_anchor
+
+SMELL_IDS = (
+    "magic_words",
+    "scope_creep",
+    "implicit_context",
+    "vague_improvement",
+    "total_system",
+    "bug_without_repro",
+    "performance_without_metric",
+)
+
+_I = re.IGNORECASE
+_MAGIC = re.compile(
+    r"\betc\b\.?|\band so (?:on|forth)\b|\bas (?:appropriate|needed|necessary|required|you see fit)"
+    r"|\bhowever you (?:think|see fit|like|want|prefer)\b|\bwhatever (?:you think|works|is best"
+    r"|makes sense|needs)|\byou (?:should|must|probably) know\b|\bdo the needful\b"
+    r"|\byou know what i mean\b|\bmake it (?:work|nice|good|right|pop)\b|\bsomehow\b"
+    r"|\bthe right way\b|\bwhere(?:ver)? (?:it )?makes sense\b|\buse your (?:judg(?:e)?ment|best)"
+    r"|\bhandle it\b(?! the same)|\bmagic(?:ally)?\b|\bjust works\b",
+    _I,
+)
+_SOFT_MAGIC = re.compile(
+    r"\b(?:properly|robust(?:ly)?|seamless(?:ly)?|production[- ]ready|bulletproof|best practices?"
+    r"|clean(?:ly)?|smart(?:ly)?|perfect(?:ly)?|nice(?:ly)?)\b",
+    _I,
+)
+_IMPLICIT = re.compile(
+    r"\b(?:the|our) usual(?: \w+)?\b|\bas (?:we |you |i )?(?:discussed|agreed|talked about|planned"
+    r"|mentioned|before|usual|always|last time)\b|\blike (?:last time|before|we discussed|usual)\b"
+    r"|\b(?:do )?the same (?:way|thing|as before|as last time|approach|pattern|fix|for)\b"
+    r"|\bsame as (?:before|last time|the other)\b|\bthe (?:thing|stuff) (?:with|in|about|from)\b"
+    r"|\bthe (?:\w+ )?(?:module|service|component|page) (?:issue|problem|bug|thing)\b"
+    r"|\bfrom (?:the )?(?:sprint board|board|ticket|jira|backlog|slack|meeting|call|standup"
+    r"|email|chat)\b|\b(?:that|the) (?:bug|issue|problem|error) (?:we|you|i) (?:saw|had|discussed"
+    r"|mentioned|talked)|\bthat (?:thing|one) from\b|\byou know (?:the|which|what)\b",
+    _I,
+)
+_VAGUE_VERB = re.compile(
+    r"\b(?:improve|refactor|optimi[sz]e|clean(?:\s+\w+)?\s+up|clean|tidy(?: up)?|polish|enhance"
+    r"|moderni[sz]e|simplify|rework|streamline|revamp)\b",
+    _I,
+)
+_VAGUE_GOAL = re.compile(
+    r"\b(?:make|get) (?:\w+ ){0,3}(?:better|nicer|prettier|cleaner|more readable|more maintainable"
+    r"|easier|more elegant|look good|look better|more modern)\b|\b(?:prettier|nicer|messy|a bit"
+    r"|easier to (?:work with|read|maintain|understand))\b",
+    _I,
+)
+_CONCRETE_GOAL = re.compile(
+    r"\bby \w+ing\b|\binstead of\b|\bso that\b(?! it'?s (?:easier|nicer|better|cleaner))"
+    r"|\bgoal is\b|\bdone when\b|\bzero\b|\bmust\b|\bexpected\b|->|\binto (?:a|two|three|one)\b"
+    r"|\bno behaviou?r change\b|\bunchanged\b|:\s*\S",
+    _I,
+)
+_TOTAL = re.compile(
+    r"\beverything\b(?! else)|\ball (?:the |of the |our )?(?:code|codebase|files|modules|screens"
+    r"|pages|components|endpoints|services|functions|classes|repos|projects|apps|views|tables"
+    r"|queries)\b|\b(?:the |our )?(?:whole|entire) (?:app|application|codebase|code base|system"
+    r"|project|repo|repository|frontend|backend|site|platform|stack|ui|api|database)\b"
+    r"|\bevery (?:file|module|screen|page|component|endpoint|service|function|class)\b"
+    r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
+    _I,
+)
+_BUG = re.compile(
+    r"\b(?:broken|doesn'?t work|does not work|not working|isn'?t working|stopped working|won'?t"
+    r" (?:work|load|start)|fails?|failing|failed|crash(?:es|ing|ed)?|bugs?|buggy|flaky|flakiness"
+    r"|choking|chokes|hangs?|hanging|freez(?:es|ing)|spins? forever|wrong|glitch(?:y|es)?"
+    r"|randomly|intermittent(?:ly)?|keeps? (?:crashing|failing|growing|breaking|choking|dying"
+    r"|timing out|hanging)|memory leak|leaking|fix (?:the|that|this) (?:thing|issue|problem|stuff))"
+    r"\b",
+    _I,
+)
+_PERF = re.compile(
+    r"\b(?:faster|slow(?:er|ly|ness)?|sluggish|speed (?:\w+ )?up|speedup|performance|performant"
+    r"|latency|laggy|lag(?:s|ging)?|takes? (?:forever|ages|too long)|optimi[sz]e|optimi[sz]ation"
+    r"|(?:more |less )?efficien(?:t|cy)|scalab(?:le|ility)|throughput"
+    r"|memory (?:usage|use|footprint)"
+    r"|eats? (?:a lot of |so much |too much )?(?:memory|ram|cpu)|too much (?:memory|ram|cpu)"
+    r"|cpu usage|load time|snappier|smoother|heavy|bloated)\b",
+    _I,
+)
+_SENTENCE_END = re.compile(r"[.!?\n]")
+
+QUESTION_TEMPLATES: dict[str, str] = {
+    "magic_words": (
+        "“{evidence}” leaves the decision to me. Should I (a) list the concrete items I'd "
+        "cover for you to confirm, (b) do only the minimum, or (c) follow a list you give me?"
+    ),
+    "scope_creep": (
+        "This asks for {count} separate tasks. Which order should I take them in "
+        "(e.g. 1, then 2, ...), or do you want them all together in one go?"
+    ),
+    "implicit_context": (
+        "“{evidence}” refers to something I can't see. Can you paste it, or point me to the "
+        "file, commit, ticket or doc it means?"
+    ),
+    "vague_improvement": (
+        "What should “{evidence}” achieve: (a) readability (naming, smaller functions), "
+        "(b) structure (split modules, remove duplication), or (c) a measurable target such as "
+        "fewer warnings? And what must not change?"
+    ),
+    "total_system": (
+        "“{evidence}” covers the whole system. Which part should I start with (one module, "
+        "screen or directory), so the change stays reviewable?"
+    ),
+    "bug_without_repro": (
+        "To reproduce it I need one of: the exact error or log line, the steps that trigger it, "
+        "or expected vs actual behaviour. Which can you share, and in which environment "
+        "(local, CI, staging, prod) does it happen?"
+    ),
+    "performance_without_metric": (
+        "What target should it hit and how do we measure it: (a) a latency like p95 under N ms, "
+        "(b) a load or run time under N s, or (c) memory under N MB?"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Smell:
+    """One smell: its id, the matched span, and the question that resolves it."""
+
+    id: str
+    evidence: str
+    question: str
+
+    def to_dict(self) -> dict[str, str]:
+        return {"id": self.id, "evidence": self.evidence, "question": self.question}
+
+
+def _sentence_after(text: str, end: int, limit: int = 120) -> str:
+    window = text[end : end + limit]
+    stop = _SENTENCE_END.search(window)
+    return window[: stop.start()] if stop else window
+
+
+def _sentence_around(text: str, start: int, end: int, limit: int = 160) -> str:
+    lo = max(0, start - limit)
+    before = text[lo:start]
+    cut = max(before.rfind("."), before.rfind("\n"), before.rfind("!"), before.rfind("?"))
+    return before[cut + 1 :] + text[start:end] + _sentence_after(text, end, limit)
+
+
+def _first_unresolved(
+    pattern: re.Pattern[str], text: str, resolved: Callable[[re.Match[str]], bool]
+) -> str | None:
+    for match in pattern.finditer(text):
+        if not resolved(match):
+            return match.group(0)
+    return None
+
+
+def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
+    """Pure: the smells present in `text`, in SMELL_IDS order."""
+    found: dict[str, str] = {}
+    lowered_anchors = sig.anchors
+
+    magic = _MAGIC.search(text)
+    if magic:
+        found["magic_words"] = magic.group(0)
+    elif lowered_anchors < 1.5 and (soft := _SOFT_MAGIC.search(text)):
+        found["magic_words"] = soft.group(0)
+
+    if not scope.atomic and not scope.override:
+        found["scope_creep"] = f"{len(scope.tasks)} tasks: " + "; ".join(scope.tasks[:3])
+
+    implicit = _first_unresolved(
+        _IMPLICIT,
+        text,
+        lambda m: (
+            has_anchor(text[m.end() : m.end() + 80]) or ": " in _sentence_after(text, m.end())
+        ),
+    )
+    if implicit:
+        found["implicit_context"] = implicit
+
+    vague = _VAGUE_VERB.search(text) or _VAGUE_GOAL.search(text)
+    if vague and not (sig.metrics or _CONCRETE_GOAL.search(text)):
+        found["vague_improvement"] = _sentence_around(text, vague.start(), vague.end(), 40).strip()
+
+    total = _first_unresolved(_TOTAL, text, lambda m: has_anchor(text[m.end() : m.end() + 40]))
+    if total:
+        found["total_system"] = total
+
+    bug = _BUG.search(text)
+    if bug and not sig.has_repro and sig.anchors < 2.5:
+        found["bug_without_repro"] = _sentence_around(text, bug.start(), bug.end(), 60).strip()
+
+    perf = _PERF.search(text)
+    if perf and not sig.metrics:
+        found["performance_without_metric"] = perf.group(0)
+
+    smells = []
+    for smell_id in SMELL_IDS:
+        if smell_id in found:
+            evidence = " ".join(found[smell_id].split())[:160]
+            template = QUESTION_TEMPLATES[smell_id]
+            question = template.format(evidence=evidence, count=len(scope.tasks))
+            smells.append(Smell(smell_id, evidence, question))
+    return smells
