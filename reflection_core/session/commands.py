@@ -366,7 +366,9 @@ _MODIFY_PROGRAMS = frozenset({"rm", "touch", "ln", "chmod", "truncate", "unlink"
 _JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
 _TEST_SCRIPT = re.compile(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
-_TEST_FILE_SCRIPT = re.compile(r"^(run[-_]?tests?|tests?|runtests)(\.sh|\.py|\.bash)?$")
+_TEST_FILE_SCRIPT = re.compile(
+    r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$"
+)
 _WRITE_IN_CODE = re.compile(
     r"open\([^)]*['\"][wax]\+?b?['\"]|\.write_(text|bytes)\(|shutil\.(copy|move|rmtree)"
     r"|os\.(remove|unlink|rename|replace)\(|writeFileSync|fs\.write"

@@ -72,10 +72,8 @@ def _read(
             records, session_id=session_id, last_assistant_message=last_assistant_message
         )
     else:
-        sidechain_file = any(
-            isinstance(r, dict) and r.get("isSidechain") is True and r.get("type") == "user"
-            for r in head
-        )
+        conversation = [r for r in head if r.get("type") in ("user", "assistant")]
+        sidechain_file = bool(conversation) and conversation[0].get("isSidechain") is True
 
         def role(record: Any) -> str:
             return normalize.record_role(record, sidechain_file=sidechain_file)

@@ -1,0 +1,369 @@
+"""The shell command classifier: tables of real-world command lines and what they do."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reflection_core.session.commands import classify_command, shell_tool_kind, tokenize
+
+FULL_TEST_RUNS = [
+    ("pytest", "pytest"),
+    ("python -m pytest -q", "pytest"),
+    ("python3 -u -m pytest", "pytest"),
+    ("py.test tests/", "pytest"),
+    ("uv run pytest", "pytest"),
+    ("poetry run pytest -x", "pytest"),
+    ("pipenv run pytest", "pytest"),
+    ("hatch run test:pytest", "pytest"),
+    ("pdm run pytest", "pytest"),
+    ("coverage run -m pytest", "pytest"),
+    ("cd /repo && pytest", "pytest"),
+    ("cd app; FOO=1 BAR=x pytest", "pytest"),
+    ("env CI=1 pytest", "pytest"),
+    ("timeout 60 pytest", "pytest"),
+    ("timeout -s KILL 5m python -m pytest", "pytest"),
+    ("time pytest", "pytest"),
+    ("sudo -E pytest", "pytest"),
+    ("(cd backend && pytest)", "pytest"),
+    ('bash -c "cd a && pytest -x"', "pytest"),
+    ("tox -e py311", "tox"),
+    ("nox -s tests", "nox"),
+    ("python -m unittest discover", "unittest"),
+    ("python -m unittest", "unittest"),
+    ("npm test", "npm test"),
+    ("npm t", "npm test"),
+    ("npm run test", "npm test"),
+    ("pnpm test", "pnpm test"),
+    ("yarn test", "yarn test"),
+    ("bun test", "bun test"),
+    ("npm run test:unit", "npm test:unit"),
+    ("npx vitest run", "vitest"),
+    ("npx jest", "jest"),
+    ("npx mocha", "mocha"),
+    ("go test ./...", "go test"),
+    ("cargo test", "cargo test"),
+    ("cargo nextest run", "cargo nextest"),
+    ("make test", "make test"),
+    ("make check", "make check"),
+    ("./gradlew test", "gradlew test"),
+    ("gradle test", "gradle test"),
+    ("mvn test", "mvn test"),
+    ("mvn verify", "mvn test"),
+    ("ctest", "ctest"),
+    ("bundle exec rspec", "rspec"),
+    ("bundle exec rake test", "rake test"),
+    ("rspec", "rspec"),
+    ("vendor/bin/phpunit", "phpunit"),
+    ("dotnet test", "dotnet test"),
+    ("mix test", "mix test"),
+    ("swift test", "swift test"),
+    ("deno test", "deno test"),
+    ("python manage.py test", "django test"),
+    ("./run_tests.sh", "run_tests.sh"),
+]
+
+
+@pytest.mark.parametrize(("command", "runner"), FULL_TEST_RUNS)
+def test_full_test_runs_are_tests_with_their_runner(command: str, runner: str) -> None:
+    info = classify_command(command)
+    assert "test" in info.kinds
+    assert info.test_runner == runner
+    assert not info.partial
+
+
+PARTIAL_TEST_RUNS = [
+    "pytest -k slow",
+    "pytest -m integration",
+    "pytest tests/test_auth.py",
+    "pytest tests/test_auth.py::test_redirect",
+    "pytest --lf",
+    "python -m pytest --last-failed -q",
+    "go test ./... -run TestLogin",
+    "go test -run=TestLogin ./auth",
+    "cargo test login",
+    "npx jest src/auth.test.ts",
+    "npx vitest run src/a.test.ts",
+    "npx jest -t 'logs in'",
+    "npm test -- src/auth.test.ts",
+    "./gradlew test --tests AuthTest",
+    "mvn test -Dtest=AuthTest",
+    "bundle exec rspec spec/auth_spec.rb:12",
+    "dotnet test --filter Auth",
+    "python -m unittest tests.test_auth",
+    "ctest -R auth",
+    "phpunit --filter testLogin",
+]
+
+
+@pytest.mark.parametrize("command", PARTIAL_TEST_RUNS)
+def test_filtered_test_runs_are_partial(command: str) -> None:
+    info = classify_command(command)
+    assert "test" in info.kinds
+    assert info.partial
+
+
+def test_a_full_run_after_a_partial_one_makes_the_line_not_partial() -> None:
+    assert not classify_command("pytest -k login && pytest").partial
+
+
+NOT_TEST_RUNS = [
+    'echo "pytest"',
+    "grep pytest setup.cfg",
+    "cat pytest.ini",
+    "pytest --collect-only -q",
+    "pytest --co",
+    "pytest --version",
+    "ruff check .",
+    "mypy src",
+    "pip install pytest",
+    "ls tests/",
+    "git commit -m 'run pytest later'",
+    "test -f setup.py",
+    "[ -f setup.py ] && echo yes",
+    "go test -list .",
+    "mvn package -DskipTests",
+    "vim tests/test_auth.py",
+]
+
+
+@pytest.mark.parametrize("command", NOT_TEST_RUNS)
+def test_commands_that_merely_mention_tests_are_not_test_runs(command: str) -> None:
+    assert "test" not in classify_command(command).kinds
+
+
+KINDS = [
+    ("ruff check .", {"lint"}),
+    ("ruff check --fix .", {"lint", "modify"}),
+    ("ruff format --check .", {"lint"}),
+    ("flake8 src", {"lint"}),
+    ("pylint pkg", {"lint"}),
+    ("npx eslint .", {"lint"}),
+    ("black --check .", {"lint"}),
+    ("prettier --check src", {"lint"}),
+    ("npm run lint", {"lint"}),
+    ("pre-commit run --all-files", {"lint"}),
+    ("mypy src", {"typecheck"}),
+    ("pyright", {"typecheck"}),
+    ("npx tsc --noEmit", {"typecheck"}),
+    ("cargo check", {"typecheck"}),
+    ("npm run typecheck", {"typecheck"}),
+    ("tsc", {"build"}),
+    ("tsc -b", {"build"}),
+    ("npm run build", {"build"}),
+    ("yarn build", {"build"}),
+    ("cargo build --release", {"build"}),
+    ("go build ./...", {"build"}),
+    ("make", {"build"}),
+    ("python -m build", {"build"}),
+    ("docker build -t app .", {"build"}),
+    ("gh pr create --fill", {"pr_create"}),
+    ("gh pr view 12 --json state", {"pr_view"}),
+    ("gh pr status", {"pr_view"}),
+    ("gh pr checks 12 --watch", {"pr_checks"}),
+    ("git commit -am 'fix'", {"commit"}),
+    ("git -C repo commit -m 'x && pytest'", {"commit"}),
+    ("git log --oneline -5", {"read"}),
+    ("git diff HEAD~1", {"read"}),
+    ("git status", {"read"}),
+    ("git show HEAD", {"read"}),
+    ("grep -rn foo src", {"read"}),
+    ("rg foo", {"read"}),
+    ("find . -name '*.py'", {"read"}),
+    ("ls -la", {"read"}),
+    ("cat README.md", {"read"}),
+    ("head -50 a.py", {"read"}),
+    ("tail -f log", {"read"}),
+    ("sed -n '1,20p' a.py", {"read"}),
+    ("echo hello", set()),
+]
+
+
+@pytest.mark.parametrize(("command", "kinds"), KINDS)
+def test_each_command_gets_exactly_its_kinds(command: str, kinds: set[str]) -> None:
+    assert set(classify_command(command).kinds) == kinds
+
+
+MODIFICATIONS = [
+    ("sed -i 's/a/b/' src/a.py", ("src/a.py",)),
+    ("sed -i.bak -e 's/a/b/' a.py b.py", ("a.py", "b.py")),
+    ("echo x > notes.txt", ("notes.txt",)),
+    ("echo x >> notes.txt", ("notes.txt",)),
+    ("printf 'a' | tee src/a.py", ("src/a.py",)),
+    ("cat > src/new.py <<EOF\nprint(1)\nEOF", ("src/new.py",)),
+    ("cat <<'EOF' > src/new.py\nprint(1)\nEOF", ("src/new.py",)),
+    ("mv a.py b.py", ("a.py", "b.py")),
+    ("cp a.py b.py", ("b.py",)),
+    ("rm -rf build", ("build",)),
+    ("touch a.py", ("a.py",)),
+    ("git checkout -- a.py b.py", ("a.py", "b.py")),
+    ("git restore src/a.py", ("src/a.py",)),
+    ("git apply fix.patch", ()),
+    ("git stash pop", ()),
+    ("git reset --hard HEAD~1", ()),
+    ("patch -p1 < fix.patch", ()),
+    ("black .", (".",)),
+    ("ruff format src", ("src",)),
+    ("python -c \"open('out.py','w').write('x')\"", ()),
+    ("python - <<'PY'\nfrom pathlib import Path\nPath('a.py').write_text('x')\nPY", ()),
+    ("npm install left-pad", ("package.json",)),
+    ("find . -name '*.pyc' -delete", ()),
+]
+
+
+@pytest.mark.parametrize(("command", "files"), MODIFICATIONS)
+def test_modifying_commands_name_the_files_they_write(command: str, files: tuple[str, ...]) -> None:
+    info = classify_command(command)
+    assert "modify" in info.kinds
+    assert info.modified_files == files
+
+
+NOT_MODIFICATIONS = [
+    "ls 2>/dev/null",
+    "pytest > /dev/null",
+    "echo done >&2",
+    "pytest 2>&1 | tail -5",
+    "pytest -q > test-output.log",
+    "pytest | tee /tmp/out.txt",
+    "npm test &> /tmp/npm.log",
+    "grep '>' src/a.py",
+    "git checkout -b feature",
+    "git log > /tmp/log.txt",
+    "mkdir -p build",
+    "npm install",
+    "sed 's/a/b/' a.py",
+]
+
+
+@pytest.mark.parametrize("command", NOT_MODIFICATIONS)
+def test_output_redirections_and_reads_are_not_modifications(command: str) -> None:
+    assert "modify" not in classify_command(command).kinds
+
+
+PUSHES = [
+    ("git push origin main", ("main",), False, False),
+    ("git push origin HEAD:main", ("main",), False, False),
+    ("git push origin feat:refs/heads/main", ("main",), False, False),
+    ("git push -u origin feat", ("feat",), False, False),
+    ("git push --set-upstream origin feat/login", ("feat/login",), False, False),
+    ("git push --force origin main", ("main",), True, False),
+    ("git push -f origin main", ("main",), True, False),
+    ("git push origin +main", ("main",), True, False),
+    ("git push --force-with-lease origin feat", ("feat",), True, False),
+    ("git push origin :main", ("main",), False, False),
+    ("git push --delete origin old", ("old",), False, False),
+    ("git push origin a b", ("a", "b"), False, False),
+    ("git push", (), False, True),
+    ("git push origin", (), False, True),
+    ("git push origin HEAD", (), False, True),
+    ("git push -u origin HEAD", (), False, True),
+    ("git -C repo push origin main", ("main",), False, False),
+]
+
+
+@pytest.mark.parametrize(("command", "refs", "force", "implicit"), PUSHES)
+def test_git_push_records_the_remote_refs_it_targets(
+    command: str, refs: tuple[str, ...], force: bool, implicit: bool
+) -> None:
+    info = classify_command(command)
+    assert "push" in info.kinds
+    assert info.push_refs == refs
+    assert info.push_force is force
+    assert info.push_implicit is implicit
+
+
+def test_push_all_and_mirror_target_every_branch() -> None:
+    assert classify_command("git push --all origin").push_all
+    assert classify_command("git push --mirror").push_all
+
+
+def test_pushing_only_tags_targets_no_branch() -> None:
+    info = classify_command("git push --tags")
+    assert info.push_refs == ()
+    assert not info.push_implicit
+
+
+MASKED = [
+    ("pytest | tail -20", True),
+    ("pytest 2>&1 | tail", True),
+    ("pytest || true", True),
+    ("pytest; echo done", True),
+    ("pytest && echo ok; echo done", True),
+    ("set -o pipefail; pytest | tee out.log", False),
+    ("pytest", False),
+    ("cd x && pytest", False),
+    ("pytest && git push", False),
+    ("pytest -q 2>&1", False),
+]
+
+
+@pytest.mark.parametrize(("command", "masked"), MASKED)
+def test_a_test_exit_status_hidden_by_the_line_is_flagged(command: str, masked: bool) -> None:
+    assert classify_command(command).exit_masked is masked
+
+
+NORMALIZED = [
+    ("cd /repo && timeout 60 python -m pytest -q 2>&1 | tail -20", "python -m pytest -q"),
+    ("FOO=1   pytest   -q", "pytest -q"),
+    ("pytest -k 'a or b'", "pytest -k 'a or b'"),
+    ("./run_tests.sh", "run_tests.sh"),
+]
+
+
+@pytest.mark.parametrize(("command", "normalized"), NORMALIZED)
+def test_normalized_form_drops_decoration_for_loop_detection(command: str, normalized: str) -> None:
+    assert classify_command(command).normalized == normalized
+
+
+def test_the_same_run_written_differently_normalizes_the_same() -> None:
+    a = classify_command("cd /repo && python -m pytest tests -q 2>&1 | tail -30")
+    b = classify_command("python -m pytest tests -q")
+    assert a.normalized == b.normalized
+
+
+SHELL_TOOL_KINDS = [
+    ("grep -rn foo src", "search"),
+    ("ls -la | grep x", "search"),
+    ("cat a.py", "read"),
+    ("git log -3", "read"),
+    ("pytest", "shell"),
+    ("sed -i s/a/b/ a.py", "shell"),
+    ("cat a.py > b.py", "shell"),
+]
+
+
+@pytest.mark.parametrize(("command", "kind"), SHELL_TOOL_KINDS)
+def test_bash_calls_that_only_look_count_as_read_or_search(command: str, kind: str) -> None:
+    assert shell_tool_kind(classify_command(command)) == kind
+
+
+def test_unbalanced_quotes_do_not_crash_and_still_classify() -> None:
+    info = classify_command('pytest -k "login or')
+    assert "test" in info.kinds
+    assert info.partial
+
+
+def test_quoted_operators_are_words_not_operators() -> None:
+    tokens = tokenize('grep ">" a.py && echo "x | y"')
+    ops = [t.text for t in tokens if t.kind == "op"]
+    assert ops == ["&&"]
+
+
+def test_heredoc_bodies_are_not_parsed_as_commands() -> None:
+    info = classify_command("cat > notes.md <<EOF\ngit push origin main\nrm -rf /\nEOF")
+    assert "push" not in info.kinds
+    assert info.modified_files == ("notes.md",)
+
+
+def test_programs_lists_what_ran_with_wrappers_stripped() -> None:
+    info = classify_command("cd app && FOO=1 uv run pytest | tail -3")
+    assert info.programs == ("cd", "pytest", "tail")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("pytes -k'\"|&;<>()$`\\\n=./#:ab")), max_size=60))
+def test_any_text_classifies_without_raising(command: str) -> None:
+    info = classify_command(command)
+    assert info.raw == command
+    assert isinstance(info.kinds, frozenset)
