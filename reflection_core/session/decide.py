@@ -315,7 +315,9 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     budget_exhausted = pushable and not should_block
     if budget_exhausted:
         report = status_report(gaps, used)
-    progressed = bool(task.changed_paths) or any(g.satisfied and g.required for g in gates.values())
+    progressed = bool(task.changed_paths) or (
+        task.task_type != "coding" and bool(session.tool_calls)
+    )
     return Decision(
         status=status,
         complete=status == "complete",

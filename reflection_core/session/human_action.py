@@ -44,9 +44,17 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _REQUEST = re.compile(
     r"\?|\b(you('ll| will)? need to|you must|you should|please|could you|can you|would you|"
     r"let me know|once you|after you|when you|you can (now )?run|you may want to|"
-    r"do you want|shall i|should i)\b",
+    r"do you want|shall i|should i|tell me)\b",
     re.I,
 )
+# A sentence opening with a bare imperative addresses the user ("Enter the code ...");
+# list items do not (a "Next steps" list names the agent's own remaining work).
+_IMPERATIVE = re.compile(
+    r"^(complete|enter|go to|visit|log ?in|sign ?in|click|approve|upload|provide|paste|set|"
+    r"create|grant|authori[sz]e|open|run|install|add|check|verify|solve|confirm)\b",
+    re.I,
+)
+_BULLET = re.compile(r"^\s*([-*\u2022]|\d+[.)])\s")
 _AGENT_VERBS = re.compile(
     r"\b(run|execute|test|install|commit|push|create|open|fix|implement|edit|update|add|write|"
     r"build|continue|proceed|apply|make|change|refactor|delete|remove|check|verify|try|start|"
@@ -77,7 +85,11 @@ def requests_in(text: str) -> list[str]:
     out = []
     for piece in _SENTENCE.split(text or ""):
         sentence = piece.strip(" -*\t")
-        if sentence and _REQUEST.search(sentence):
+        if not sentence:
+            continue
+        if _REQUEST.search(sentence) or (
+            not _BULLET.match(piece) and _IMPERATIVE.match(sentence)
+        ):
             out.append(sentence[:300])
     return out
 

@@ -57,6 +57,7 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "ran tests with parts switched off",
     ),
 )
+_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
 _SECRET = re.compile(
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----|\b(?:sk|rk)-(?:ant-|proj-|live-)?[A-Za-z0-9_\-]{20,}|"
     r"\bgh[pousr]_[A-Za-z0-9]{30,}\b|\bgithub_pat_[A-Za-z0-9_]{30,}\b|\bxox[abposr]-[A-Za-z0-9-]{10,}|"
@@ -104,8 +105,10 @@ def security_findings(session: Session) -> list[SecurityFinding]:
     for call in session.tool_calls:
         if call.command is not None:
             raw = call.command.raw
+            # Options inside quoted arguments (a commit message saying "-n") are not options.
+            bare = _QUOTED.sub("''", raw)
             for rule, pattern, label in _COMMAND_RULES:
-                if rule not in found and pattern.search(raw):
+                if rule not in found and pattern.search(bare if rule == "no_verify" else raw):
                     found[rule] = SecurityFinding(rule, f"{label}: `{raw[:120]}`")
         if call.kind not in ("edit", "write"):
             continue

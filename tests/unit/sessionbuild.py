@@ -32,7 +32,9 @@ class SessionBuilder:
 
     def read(self, path: str) -> SessionBuilder:
         path = self._abs(path)
-        return self._add(name="Read", kind="read", input={"file_path": path}, files=(path,), ok=True)
+        return self._add(
+            name="Read", kind="read", input={"file_path": path}, files=(path,), ok=True
+        )
 
     def edit(self, path: str, new: str = "x = 2", old: str = "x = 1") -> SessionBuilder:
         path = self._abs(path)

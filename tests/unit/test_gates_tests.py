@@ -1,0 +1,145 @@
+"""The tests gate: a passing full run AFTER THE LATEST CHANGE, the ledger winning."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reflection_core.session import gates
+from reflection_core.session.gates import GateInputs, GateResult, LedgerEvidence
+from reflection_core.session.model import Session
+from reflection_core.session.task import build_task_context
+from tests.unit.sessionbuild import SessionBuilder
+
+IGNORE = ["docs/**", "*.md"]
+
+
+def gate(session: Session, **kwargs: Any) -> GateResult:
+    inputs = GateInputs(
+        task=build_task_context(session),
+        required={"tests"},
+        ignore_globs=IGNORE,
+        test_command="python -m pytest -q",
+        **kwargs,
+    )
+    return gates.tests_gate(session, inputs)
+
+
+def test_passing_run_after_the_last_edit_satisfies() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest -q", output="3 passed").build()
+    result = gate(s)
+    assert result.satisfied and "passed after the latest change" in result.evidence
+
+
+def test_run_before_the_last_edit_does_not_count() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("pytest -q", output="3 passed")
+        .edit("src/b.py")
+        .build()
+    )
+    result = gate(s)
+    assert not result.satisfied
+    assert "before the latest change" in result.evidence
+    assert result.severity == "MEDIUM"
+    assert result.next_action is not None and "python -m pytest -q" in result.next_action
+
+
+def test_failing_run_is_high_severity() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest", exit=1, output="1 failed").build()
+    result = gate(s)
+    assert not result.satisfied and result.severity == "HIGH"
+
+
+def test_failure_dismissed_as_flaky_still_fails() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("pytest", exit=1, output="1 failed, 9 passed")
+        .build("The one failure is a flaky test unrelated to my change. Done.")
+    )
+    result = gate(s)
+    assert not result.satisfied
+    assert "flaky" in result.evidence
+
+
+def test_partial_run_does_not_pass_unless_allowed() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("pytest tests/test_a.py -k parse", output="2 passed")
+        .build()
+    )
+    assert not gate(s).satisfied
+    assert gate(s, allow_partial=True).satisfied
+
+
+def test_full_pass_then_partial_pass_is_still_satisfied() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("pytest -q", output="20 passed")
+        .bash("pytest -k parse", output="2 passed")
+        .build()
+    )
+    assert gate(s).satisfied
+
+
+def test_lint_alone_is_not_tests() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("ruff check .").build()
+    result = gate(s)
+    assert not result.satisfied and "lint is not tests" in result.evidence
+
+
+def test_docs_only_change_needs_no_tests() -> None:
+    s = SessionBuilder("Update the guide").edit("docs/guide.md").edit("README.md").build()
+    assert gate(s).satisfied
+
+
+def test_masked_exit_code_with_failures_in_output_fails() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("pytest | tail -5", output="=== 2 failed, 8 passed in 0.4s ===")
+        .build()
+    )
+    assert not gate(s).satisfied
+
+
+def test_masked_exit_code_without_a_pass_summary_is_not_a_pass() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("pytest || true", output="collecting ...")
+        .build()
+    )
+    assert not gate(s).satisfied
+
+
+def test_run_with_no_tests_collected_is_not_a_pass() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest", output="no tests ran").build()
+    assert not gate(s).satisfied
+
+
+def test_background_run_without_result_is_not_a_pass() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").running("pytest").build()
+    result = gate(s)
+    assert not result.satisfied and "no result" in result.evidence
+
+
+def test_ledger_failure_wins_over_a_transcript_pass() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest", output="3 passed").build()
+    ledger = LedgerEvidence(passed=False, reason="the tree changed since the last passing run")
+    result = gate(s, ledger=ledger)
+    assert not result.satisfied and result.evidence.startswith("ledger:")
+
+
+def test_ledger_pass_wins_over_a_transcript_without_a_run() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").build()
+    result = gate(s, ledger=LedgerEvidence(passed=True, reason="pytest passed on this tree"))
+    assert result.satisfied and "ledger" in result.evidence
+
+
+def test_no_change_means_nothing_to_test() -> None:
+    s = SessionBuilder("Explain the cache").read("src/cache.py").build()
+    assert gate(s).satisfied

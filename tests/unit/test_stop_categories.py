@@ -1,0 +1,142 @@
+"""Stop categories, unsupported claims, and human-only requests."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core import config
+from reflection_core.session.decide import Decision, DecisionContext, decide
+from reflection_core.session.human_action import assess_requests
+from tests.unit.sessionbuild import SessionBuilder
+
+DONE = (
+    SessionBuilder("Fix the parser bug")
+    .read("src/parser.py")
+    .edit("src/parser.py")
+    .bash("python -m pytest -q", output="12 passed")
+)
+UNTESTED = SessionBuilder("Fix the parser bug").read("src/parser.py").edit("src/parser.py")
+
+
+def run(final: str, builder: SessionBuilder = DONE) -> Decision:
+    return decide(builder.build(final), DecisionContext(config=config.defaults()))
+
+
+def test_tested_change_is_complete() -> None:
+    d = run("Fixed the off-by-one in the parser; the full suite passes.")
+    assert (d.status, d.stop_category, d.severity, d.complete) == (
+        "complete",
+        "complete",
+        "NONE",
+        True,
+    )
+    assert not d.should_block and d.agent_score == 5
+
+
+def test_untested_change_is_working() -> None:
+    d = run("I changed the parser.", UNTESTED)
+    assert d.stop_category == "working" and d.status == "incomplete" and d.should_block
+
+
+def test_claim_without_a_run_is_a_false_claim() -> None:
+    d = run("Fixed it. All tests pass.", UNTESTED)
+    assert d.severity == "HIGH"
+    assert any("claimed without evidence" in m for m in d.missing)
+    assert d.agent_score == 1
+
+
+def test_hedged_claim_is_not_a_claim() -> None:
+    d = run("I changed the parser; the tests should pass but I haven't run them.", UNTESTED)
+    assert not any("claimed" in m for m in d.missing)
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "Phase 1 of 3 is done: the parser is fixed.",
+        "Done with the parser.\n\nNext steps:\n- update the CLI\n- add docs",
+        "Parser fixed.\nTODO: handle unicode input",
+    ],
+)
+def test_remaining_work_is_summary_drift(final: str) -> None:
+    d = run(final)
+    assert d.stop_category == "summary_drift_stop" and d.should_block
+
+
+def test_optional_suggestions_are_not_drift() -> None:
+    d = run("Parser fixed and tested.\nNext steps (optional): if you like, add fuzzing later.")
+    assert d.stop_category == "complete"
+
+
+@pytest.mark.parametrize(
+    "final",
+    ["I updated the parser. Should I run the tests?", "Would you like me to run the test suite?"],
+)
+def test_asking_permission_for_tool_work_is_a_punt(final: str) -> None:
+    d = run(final, UNTESTED)
+    assert d.stop_category == "tool_available_punt" and d.should_block
+
+
+def test_offer_of_extras_after_finished_work_is_not_a_punt() -> None:
+    d = run("Fixed and tested. Let me know if you'd like me to add more tests.")
+    assert d.status == "complete"
+
+
+def test_real_choice_waits_for_the_user() -> None:
+    d = run("Which should the parser do on bad input: raise ValueError or return None?", UNTESTED)
+    assert d.stop_category == "waiting_for_user" and d.status == "waiting_for_user"
+    assert not d.should_block
+
+
+@pytest.mark.parametrize(
+    ("final", "kind"),
+    [
+        ("Please enter the 2FA code sent to your phone so I can finish the deploy.", "2fa"),
+        ("You need to create an API key in the dashboard and put it in .env.", "credentials"),
+        ("Complete the OAuth consent screen in your browser, then tell me.", "oauth"),
+        ("The site shows a captcha; could you solve it?", "captcha"),
+        ("Please approve the pull request so it can merge.", "approval"),
+    ],
+)
+def test_human_only_requests(final: str, kind: str) -> None:
+    assessment = assess_requests(final)
+    assert [k for k, _ in assessment.human_only] == [kind]
+    d = run(final)
+    assert d.requires_human_action and d.status == "waiting_for_user" and not d.should_block
+
+
+def test_human_only_plus_open_agent_work_still_pushes() -> None:
+    d = run("Please add the API key to .env. I also changed the parser.", UNTESTED)
+    assert d.should_block and not d.requires_human_action
+
+
+def test_agent_actionable_requests_are_not_human_only() -> None:
+    assessment = assess_requests("Should I run the tests? Do you want me to commit this?")
+    assert not assessment.human_only and len(assessment.agent_actionable) == 2
+
+
+def test_genuinely_stuck_is_blocked_not_pushed() -> None:
+    d = run(
+        "I'm unable to install the package: permission denied on /usr/lib and no sudo.",
+        UNTESTED,
+    )
+    assert d.stop_category == "genuinely_stuck" and d.status == "blocked"
+    assert not d.should_block
+
+
+def test_coding_task_with_no_change_is_not_done() -> None:
+    builder = SessionBuilder("Fix the crash in the exporter").read("src/export.py")
+    d = run("I looked at the exporter.", builder)
+    assert not d.complete and any("no file was changed" in m for m in d.missing)
+
+
+def test_no_change_needed_is_accepted() -> None:
+    builder = SessionBuilder("Fix the crash in the exporter").read("src/export.py")
+    d = run("I could not reproduce the crash; it was already fixed in v2.", builder)
+    assert d.complete
+
+
+def test_research_answer_is_complete() -> None:
+    builder = SessionBuilder("How does the cache expire entries?").read("src/cache.py")
+    d = run("Entries expire after ttl seconds via a heap ordered by deadline.", builder)
+    assert d.task_type == "research" and d.complete

@@ -1,0 +1,102 @@
+"""Escalating feedback, the attempt budget, plan mode, and the status report."""
+
+from __future__ import annotations
+
+from reflection_core import config
+from reflection_core.session.attempts import AttemptState
+from reflection_core.session.decide import Decision, DecisionContext, RepoFacts, decide
+from tests.unit.sessionbuild import SessionBuilder
+
+UNTESTED = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("Changed the parser.")
+
+
+def run(attempts: int = 0, **kwargs: object) -> Decision:
+    ctx = DecisionContext(
+        config=config.defaults(),
+        repo=RepoFacts(test_command="python -m pytest -q", has_tests=True),
+        attempts=AttemptState(attempts=attempts, last_events=-1),
+        **kwargs,  # type: ignore[arg-type]
+    )
+    return decide(UNTESTED, ctx)
+
+
+def test_first_attempt_lists_missing_and_the_exact_test_command() -> None:
+    d = run(0)
+    assert d.should_block and d.attempt == 1 and d.max_attempts == 3
+    assert d.feedback is not None
+    assert "attempt 1/3" in d.feedback and "Missing:" in d.feedback
+    assert "`python -m pytest -q`" in d.feedback
+    assert "FINAL" not in d.feedback
+
+
+def test_configured_test_command_wins_over_the_detected_one() -> None:
+    cfg = config.defaults()
+    cfg["tests"]["command"] = "make check"
+    d = decide(UNTESTED, DecisionContext(config=cfg, repo=RepoFacts(test_command="pytest")))
+    assert d.feedback is not None and "`make check`" in d.feedback
+
+
+def test_last_attempt_is_the_final_warning() -> None:
+    d = run(2)
+    assert d.should_block and d.attempt == 3
+    assert d.feedback is not None and "FINAL attempt (3/3)" in d.feedback
+    assert "explain" in d.feedback
+
+
+def test_spent_budget_never_blocks_and_leaves_a_status_report() -> None:
+    d = run(3)
+    assert not d.should_block and d.feedback is None and d.budget_exhausted
+    assert d.status == "incomplete" and d.attempt == 3
+    assert d.status_report is not None and "tests have not run" in d.status_report
+
+
+def test_zero_budget_never_blocks() -> None:
+    cfg = config.defaults()
+    cfg["stop"]["max_attempts"] = 0
+    d = decide(UNTESTED, DecisionContext(config=cfg))
+    assert not d.should_block and d.budget_exhausted
+
+
+def test_no_progress_since_the_last_block_jumps_to_the_final_warning() -> None:
+    state = AttemptState(attempts=1, last_events=len(UNTESTED.events))
+    ctx = DecisionContext(config=config.defaults(), attempts=state, stop_hook_active=True)
+    d = decide(UNTESTED, ctx)
+    assert d.should_block and d.attempt == 3
+    assert d.feedback is not None and "FINAL" in d.feedback
+
+
+def test_progress_since_the_last_block_keeps_normal_escalation() -> None:
+    state = AttemptState(attempts=1, last_events=0)
+    ctx = DecisionContext(config=config.defaults(), attempts=state, stop_hook_active=True)
+    assert decide(UNTESTED, ctx).attempt == 2
+
+
+def test_plan_mode_is_never_pushed() -> None:
+    d = run(0, permission_mode="plan")
+    assert not d.should_block and d.status == "waiting_for_user" and d.plan_only
+
+
+def test_plan_only_request_is_never_pushed() -> None:
+    session = (
+        SessionBuilder("Just plan the refactor of the exporter, don't implement it")
+        .read("src/export.py")
+        .build("Plan: 1. split module 2. add tests. Next steps: implement step 1.")
+    )
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert not d.should_block and d.complete
+
+
+def test_severity_levels() -> None:
+    assert run(0).severity == "MEDIUM"
+    failing = (
+        SessionBuilder("Fix it").edit("a.py").bash("pytest", exit=1, output="1 failed").build("x")
+    )
+    assert decide(failing, DecisionContext(config=config.defaults())).severity == "HIGH"
+
+
+def test_agent_scores() -> None:
+    assert run(0).agent_score == 3  # partial: changed files, tests missing
+    idle = SessionBuilder("Fix the crash in the exporter").build("")
+    assert decide(idle, DecisionContext(config=config.defaults())).agent_score == 0
+    looked = SessionBuilder("Fix the crash in the exporter").read("a.py").build("I looked.")
+    assert decide(looked, DecisionContext(config=config.defaults())).agent_score == 2

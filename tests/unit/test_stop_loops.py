@@ -1,0 +1,79 @@
+"""Planning and action loop detectors, with configurable thresholds."""
+
+from __future__ import annotations
+
+from reflection_core import config
+from reflection_core.session.decide import DecisionContext, decide
+from reflection_core.session.loops import LoopThresholds, action_loop, planning_loop
+from tests.unit.sessionbuild import SessionBuilder
+
+LIMITS = LoopThresholds()
+
+
+def reads(n: int) -> SessionBuilder:
+    builder = SessionBuilder("Fix the crash in the exporter")
+    for i in range(n):
+        builder.read(f"src/mod{i}.py")
+    return builder
+
+
+def test_many_reads_no_writes_on_coding_is_a_planning_loop() -> None:
+    loop = planning_loop(reads(8).build(), "coding", LIMITS)
+    assert loop is not None and "8 tool calls, 0 of them writes" in loop.evidence
+
+
+def test_below_the_call_threshold_is_not_a_loop() -> None:
+    assert planning_loop(reads(7).build(), "coding", LIMITS) is None
+
+
+def test_research_tasks_never_planning_loop() -> None:
+    assert planning_loop(reads(20).build(), "research", LIMITS) is None
+
+
+def test_one_write_in_ten_calls_is_enough() -> None:
+    assert planning_loop(reads(9).edit("src/a.py").build(), "coding", LIMITS) is None
+
+
+def test_planning_threshold_comes_from_config() -> None:
+    cfg = config.defaults()
+    cfg["stop"]["loops"]["planning_min_calls"] = 20
+    limits = LoopThresholds.from_config(cfg)
+    assert planning_loop(reads(10).build(), "coding", limits) is None
+
+
+def test_same_command_without_changes_is_an_action_loop() -> None:
+    builder = SessionBuilder("Fix the build").edit("src/a.ts")
+    for _ in range(3):
+        builder.bash("npm run build", exit=1, output="TS2304: Cannot find name 'x'")
+    loop = action_loop(builder.build(), LIMITS)
+    assert loop is not None and "3 times" in loop.evidence
+    assert "Change approach" in loop.feedback
+
+
+def test_edit_test_cycles_are_progress_not_a_loop() -> None:
+    builder = SessionBuilder("Fix the build")
+    for i in range(4):
+        builder.edit(f"src/a{i}.ts").bash("npm test", exit=1)
+    assert action_loop(builder.build(), LIMITS) is None
+
+
+def test_repeats_must_dominate_the_commands() -> None:
+    builder = SessionBuilder("Fix it")
+    for cmd in ("ls", "git status", "cat a", "cat b", "grep x -r ."):
+        builder.bash(cmd)
+    for _ in range(3):
+        builder.bash("make", exit=2)
+    assert action_loop(builder.build(), LIMITS) is None  # 3 of 8 < 60%
+
+
+def test_loop_feedback_reaches_the_agent_once() -> None:
+    session = reads(10).build("Still looking around.")
+    first = decide(session, DecisionContext(config=config.defaults()))
+    assert first.should_block and first.feedback is not None
+    assert "Start implementing" in first.feedback
+    from reflection_core.session.attempts import AttemptState
+
+    state = AttemptState(attempts=1, sent_patterns=frozenset(first.patterns), last_events=0)
+    second = decide(session, DecisionContext(config=config.defaults(), attempts=state))
+    assert second.feedback is not None and "Start implementing" not in second.feedback
+    assert "Still missing (reported before)" in second.feedback
