@@ -118,27 +118,23 @@ def _task_records(
     collected: list[Any] = []
     bad_lines = 0
     start_found_at: int | None = None
-    for offset, line, is_last in _reverse_lines(handle, size):
+    for offset, line, unterminated in _reverse_lines(handle, size):
+        consumed = size - offset
+        if start_found_at is None and consumed > max_task_bytes:
+            warnings.append(f"no task start in the last {max_task_bytes} bytes; read only those")
+            break
+        if start_found_at is not None and consumed - start_found_at > LOOKBACK_BYTES:
+            break
         record = _parse(line)
         if record is None:
-            if line.strip():
-                if is_last:
-                    warnings.append("the last line is truncated or still being written; skipped")
-                else:
-                    bad_lines += 1
+            if unterminated:
+                warnings.append("the last line is truncated or still being written; skipped")
+            elif line.strip():
+                bad_lines += 1
             continue
         collected.append(record)
-        consumed = size - offset
-        if start_found_at is None:
-            if role_of(record) == "prompt":
-                start_found_at = consumed
-            elif consumed > max_task_bytes:
-                warnings.append(
-                    f"no task start in the last {max_task_bytes} bytes; read only those bytes"
-                )
-                break
-        elif consumed - start_found_at > LOOKBACK_BYTES:
-            break
+        if start_found_at is None and role_of(record) == "prompt":
+            start_found_at = consumed
     if bad_lines:
         warnings.append(f"{bad_lines} malformed line(s) skipped")
     collected.reverse()
