@@ -33,7 +33,7 @@ def verdict_data(session_id: str, *, complete: bool = True, **overrides: Any) ->
             "tests": {"required": True, "satisfied": complete, "evidence": "pytest: 3 passed"}
         },
         "created_at": iso_utc(),
-        "record": f".reflection/records/{safe_session_id(session_id)}_20260101T000000Z.json",
+        "record": f".reflection/records/{safe_session_id(session_id)}_20260101T000000.000000Z.json",
     }
     data.update(overrides)
     return data

@@ -18,7 +18,6 @@ import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +26,6 @@ from reflection_core.session.model import AssistantText, Session
 
 TURN_COMPLETE = "agent-turn-complete"
 SOURCE = "codex-notify"
-SCHEMA_VERSION = 1
 REJECTED_KEEP_CHARS = 16_000
 
 
@@ -113,11 +111,11 @@ def session_of(turn: CodexTurn) -> Session:
     )
 
 
-def payload_verdict(session: Session, *, max_attempts: int, now: datetime) -> dict[str, Any]:
-    """The compact verdict from the final message alone (no transcript, so no gate evidence).
+def payload_verdict(session: Session, *, max_attempts: int) -> dict[str, Any]:
+    """The verdict fields from the final message alone (no transcript, so no gate evidence).
 
-    Reuses the stop hook's reading of a last message (questions for the user,
-    work announced as remaining, "I'm stuck") when those modules are installed.
+    Reads the last message the way the stop hook does (questions for the user,
+    work announced as remaining, "I'm stuck", asking the user to do tool work).
     """
     message = session.last_assistant_message.strip()
     category, missing, actions, human = _read_final_message(message)
@@ -128,9 +126,6 @@ def payload_verdict(session: Session, *, max_attempts: int, now: datetime) -> di
         "genuinely_stuck": "blocked",
     }.get(category, "incomplete")
     return {
-        "schema_version": SCHEMA_VERSION,
-        "session_id": session.session_id,
-        "prompt_id": None,
         "status": status,
         "complete": complete,
         "severity": "NONE" if complete else ("LOW" if human else "MEDIUM"),
@@ -141,9 +136,6 @@ def payload_verdict(session: Session, *, max_attempts: int, now: datetime) -> di
         "attempt": 0,
         "max_attempts": max_attempts,
         "gates": {},
-        "created_at": now.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-        "record": None,
-        "source": SOURCE,
     }
 
 
@@ -168,28 +160,30 @@ def _read_final_message(message: str) -> tuple[str, list[str], list[str], bool]:
     return category, [], [], False
 
 
-def write_payload_verdict(root: Path, verdict: dict[str, Any], turn: CodexTurn) -> Path:
-    """The compact verdict plus a small full record (redacted), both written atomically."""
-    from reflection_core.atomic import write_json_atomic
-    from reflection_core.consumers.verdict_files import verdict_path
-    from reflection_core.redact import redact_obj
+def write_payload_verdict(
+    root: Path, fields: dict[str, Any], turn: CodexTurn, *, keep_records: int
+) -> Path:
+    """The compact verdict and its full record, through the stop hook's own verdict writer."""
+    from reflection_core.session.verdict import write_fields
 
-    safe = paths.safe_session_id(turn.thread_id)
-    stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
-    record_rel = f"{paths.REFLECTION_DIRNAME}/records/{safe}_{stamp}.json"
-    verdict = {**verdict, "record": record_rel}
-    record = {
-        "verdict": verdict,
+    body = {
         "source": SOURCE,
+        "decision": fields,
         "turn_id": turn.turn_id,
         "input_messages": [m[:2000] for m in turn.input_messages[-5:]],
         "last_assistant_message": turn.last_assistant_message[:8000],
         "warnings": turn.warnings,
     }
-    write_json_atomic(root / record_rel, redact_obj(record))
-    target = verdict_path(root, turn.thread_id)
-    write_json_atomic(target, verdict)
-    return target
+    verdict_path, _ = write_fields(
+        root,
+        fields,
+        session_id=turn.thread_id,
+        prompt_id=None,
+        event="stop",
+        record_body=body,
+        keep_records=keep_records,
+    )
+    return verdict_path
 
 
 def main(argv: Sequence[str]) -> int:
@@ -219,7 +213,7 @@ def _run(argv: list[str]) -> int:
         _warn(f"{turn.cwd} is not inside a git repository; no verdict written, nothing sent")
         return 0
     from reflection_core import config as config_mod
-    from reflection_core.consumers import notify
+    from reflection_core.consumers import notify, verdict_files
 
     try:
         cfg = config_mod.load(root)
@@ -227,15 +221,13 @@ def _run(argv: list[str]) -> int:
         _warn(f"configuration error, nothing sent: {exc}")
         return 0
     stale = float(cfg.get("verdict.stale_seconds"))
-    existing = _fresh_hook_verdict(root, turn.thread_id, stale)
-    if existing is not None:
-        verdict = existing
-    else:
-        now = datetime.now(timezone.utc)
-        verdict = payload_verdict(
-            session_of(turn), max_attempts=int(cfg.get("stop.max_attempts")), now=now
+    verdict = _fresh_hook_verdict(root, turn.thread_id, stale)
+    if verdict is None:
+        fields = payload_verdict(session_of(turn), max_attempts=int(cfg.get("stop.max_attempts")))
+        path = write_payload_verdict(
+            root, fields, turn, keep_records=int(cfg.get("verdict.keep_records"))
         )
-        write_payload_verdict(root, verdict, turn)
+        verdict = verdict_files.read_verdict(path).data
     notify_cfg = {**cfg.get("notify"), "terminal": False}  # Codex has no terminal channel
     outcome = notify.notify_for_verdict(
         root, verdict, notify_cfg, last_message=turn.last_assistant_message
@@ -253,11 +245,21 @@ def _fresh_hook_verdict(root: Path, thread_id: str, stale: float) -> dict[str, A
         found = verdict_files.latest_verdict(root, thread_id)
     except verdict_files.VerdictError:
         return None
-    if found is None or found.data.get("source") == SOURCE:
+    if found is None or not verdict_files.is_fresh(found, now=time.time(), stale_seconds=stale):
         return None
-    if not verdict_files.is_fresh(found, now=time.time(), stale_seconds=stale):
-        return None
-    return found.data
+    return None if _written_by_us(root, found.data) else found.data
+
+
+def _written_by_us(root: Path, verdict: dict[str, Any]) -> bool:
+    """True when the verdict's record says an earlier notify run wrote it from a payload."""
+    record = verdict.get("record")
+    if not isinstance(record, str):
+        return False
+    try:
+        data = json.loads((root / record).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("source") == SOURCE
 
 
 def _keep_rejected(argument: str, problem: str) -> Path:

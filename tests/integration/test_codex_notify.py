@@ -8,15 +8,20 @@ import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 
 from reflection_core.consumers import verdict_files
 from tests.verdictutil import write_verdict
 
 REFLECTION = str(Path(sys.executable).with_name("reflection"))
+VERDICT_SCHEMA = json.loads(
+    resources.files("reflection_core").joinpath("data/verdict.schema.json").read_text("utf-8")
+)
 
 
 @pytest.fixture
@@ -75,9 +80,10 @@ def test_finished_turn_writes_a_verdict_and_notifies(
     proc = codex_notify(turn(git_repo, "Renamed the loader and updated its callers."))
     assert proc.returncode == 0, proc.stderr
     verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
-    assert verdict is not None and verdict.complete and verdict.data["source"] == "codex-notify"
-    record = git_repo / verdict.data["record"]
-    assert json.loads(record.read_text("utf-8"))["turn_id"] == "t1"
+    assert verdict is not None and verdict.complete
+    jsonschema.validate(verdict.data, VERDICT_SCHEMA)
+    record = json.loads((git_repo / verdict.data["record"]).read_text("utf-8"))
+    assert record["source"] == "codex-notify" and record["turn_id"] == "t1"
     assert len(posts) == 1 and posts[0]["title"].startswith("reflection: task complete")
 
 
@@ -99,7 +105,7 @@ def test_a_fresh_stop_hook_verdict_wins_over_the_payload(
     assert proc.returncode == 0, proc.stderr
     verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
     assert verdict is not None and verdict.status == "incomplete"
-    assert "source" not in verdict.data
+    assert verdict.data["missing"] == ["tests did not run after the latest edit"]
     assert posts == []
 
 

@@ -3,15 +3,17 @@ from __future__ import annotations
 import json
 import threading
 import time
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
 from reflection_core.cli.verdict_cmd import EXIT_TIMEOUT
 from reflection_core.cli.verdict_cmd import command as verdict_command
 from reflection_core.consumers import verdict_files as vf
-from tests.verdictutil import iso_utc, write_verdict
+from tests.verdictutil import iso_utc, verdict_data, write_verdict
 
 
 def test_latest_verdict_reads_the_session_file_by_its_safe_name(git_repo: Path) -> None:
@@ -19,6 +21,14 @@ def test_latest_verdict_reads_the_session_file_by_its_safe_name(git_repo: Path) 
     assert path.parent == git_repo / ".reflection"
     verdict = vf.latest_verdict(git_repo, "../../etc/passwd")
     assert verdict is not None and verdict.complete and verdict.path == path
+
+
+def test_hand_written_test_verdicts_match_the_published_schema() -> None:
+    schema = json.loads(
+        resources.files("reflection_core").joinpath("data/verdict.schema.json").read_text("utf-8")
+    )
+    jsonschema.validate(verdict_data("s", complete=False), schema)
+    jsonschema.validate(verdict_data("s", complete=True), schema)
 
 
 def test_list_verdicts_is_newest_first_and_reports_broken_files(git_repo: Path) -> None:
