@@ -1,0 +1,283 @@
+"""The ledger end to end: real pytest runs leave stamps; the tests-ran gate reads them."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reflection_core.guards import ledger
+from reflection_core.guards.fingerprint import worktree_tree
+from tests.gitutil import GIT_ENV, git, make_bare_remote, make_repo
+
+REFLECTION = Path(sys.executable).parent / "reflection"
+PROJECT = {
+    "pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = src\n",
+    "src/calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": (
+        "from calc import add\n\n"
+        "def test_add():\n    assert add(1, 2) == 3\n\n"
+        "def test_add_zero():\n    assert add(0, 0) == 0\n"
+    ),
+    "README.md": "# calc\n",
+    "docs/guide.md": "Guide\n",
+}
+
+
+def env() -> dict[str, str]:
+    clean = {
+        k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REFLECTION_LEDGER"))
+    }
+    return {**clean, **GIT_ENV}
+
+
+def run_pytest(repo: Path, *args: str, extra_env: dict[str, str] | None = None) -> int:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", *args],
+        cwd=repo,
+        env={**env(), **(extra_env or {})},
+        capture_output=True,
+        text=True,
+    )
+    return proc.returncode
+
+
+def commit(repo: Path, message: str = "change") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "commit", "-q", "-m", message], cwd=repo, env=env(), capture_output=True, text=True
+    )
+
+
+def install_native_hooks(repo: Path) -> None:
+    for event in ("pre-commit", "pre-push"):
+        hook = repo / ".git" / "hooks" / event
+        hook.write_text(f'#!/bin/sh\nexec "{REFLECTION}" hook {event} "$@"\n')
+        hook.chmod(0o755)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    repo = make_repo(tmp_path / "calc", files=PROJECT)
+    git(repo, "switch", "-q", "-c", "feature")
+    return repo
+
+
+def test_a_pytest_run_leaves_a_stamp_for_the_tree_it_ran_on(project: Path) -> None:
+    (project / "src" / "extra.py").write_text("X = 1\n")  # untracked files count
+    assert run_pytest(project) == 0
+    (stamp,) = ledger.read(project)
+    assert stamp.tree == worktree_tree(project)
+    assert stamp.passed and not stamp.partial and stamp.source == "pytest"
+    assert stamp.counts == {"passed": 2, "failed": 0, "errors": 0, "skipped": 0}
+    assert stamp.tool_versions["pytest"] == pytest.__version__
+    assert stamp.duration_s > 0
+
+
+def test_a_failing_run_records_its_exit_status_and_counts(project: Path) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    assert run_pytest(project) == 1
+    (stamp,) = ledger.read(project)
+    assert not stamp.passed and stamp.exit_code == 1
+    assert stamp.counts["failed"] == 1 and stamp.counts["passed"] == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["-k", "zero"], ["tests/test_calc.py"], ["tests/test_calc.py::test_add"], ["--lf"]],
+)
+def test_selecting_runs_are_recorded_as_partial(project: Path, args: list[str]) -> None:
+    run_pytest(project, *args)
+    (stamp,) = ledger.read(project)
+    assert stamp.partial
+
+
+def test_explicit_testpaths_argument_is_a_full_run(project: Path) -> None:
+    assert run_pytest(project, "tests") == 0
+    assert not ledger.read(project)[0].partial
+
+
+def test_stopping_early_with_x_is_partial(project: Path) -> None:
+    (project / "tests" / "test_calc.py").write_text(
+        "def test_a():\n    assert False\n\ndef test_b():\n    assert True\n"
+    )
+    assert run_pytest(project, "-x") == 1
+    (stamp,) = ledger.read(project)
+    assert stamp.partial and stamp.counts["failed"] == 1 and stamp.counts["passed"] == 0
+
+
+@pytest.mark.parametrize(
+    "how",
+    ["flag", "env", "plugin-off", "config"],
+)
+def test_the_plugin_can_be_switched_off(project: Path, how: str) -> None:
+    args: list[str] = []
+    extra: dict[str, str] = {}
+    if how == "flag":
+        args = ["--no-reflection-ledger"]
+    elif how == "env":
+        extra = {"REFLECTION_LEDGER": "0"}
+    elif how == "plugin-off":
+        args = ["-p", "no:reflection"]
+    else:
+        (project / ".reflection.yaml").write_text("tests:\n  pytest_plugin: false\n")
+    assert run_pytest(project, *args, extra_env=extra) == 0
+    assert ledger.read(project) == []
+
+
+def test_outside_a_git_repository_the_plugin_does_nothing(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    (plain / "tests").mkdir(parents=True)
+    (plain / "tests" / "test_x.py").write_text("def test_x():\n    assert True\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=plain,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 0 and "reflection" not in proc.stderr
+    assert not list(plain.rglob("ledger.jsonl"))
+
+
+def test_commit_gate_refuses_until_tests_pass_and_again_after_an_edit(project: Path) -> None:
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    refused = commit(project)
+    assert refused.returncode != 0
+    assert "refusing the commit: no passing test run" in refused.stderr
+    assert "python -m pytest" in refused.stderr
+
+    assert run_pytest(project) == 0
+    accepted = commit(project)
+    assert accepted.returncode == 0, accepted.stderr
+
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a + b + 0\n")
+    git(project, "add", "-A")
+    again = commit(project)
+    assert again.returncode != 0
+    assert "Changed since that run:\n    src/calc.py" in again.stderr
+
+
+def test_a_docs_only_change_needs_no_new_run(project: Path) -> None:
+    install_native_hooks(project)
+    assert run_pytest(project) == 0
+    (project / "docs" / "guide.md").write_text("Guide, improved\n")
+    (project / "README.md").write_text("# calc\n\nMore words.\n")
+    git(project, "add", "-A")
+    result = commit(project)
+    assert result.returncode == 0, result.stderr
+
+
+def test_a_partial_run_does_not_unlock_the_commit_unless_allowed(project: Path) -> None:
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert run_pytest(project, "-k", "zero") == 0
+    refused = commit(project)
+    assert refused.returncode != 0 and "only a partial test run" in refused.stderr
+    (project / ".reflection.yaml").write_text("tests:\n  allow_partial: true\n")
+    git(project, "add", "-A")
+    assert run_pytest(project, "-k", "zero") == 0
+    assert commit(project).returncode == 0
+
+
+def test_a_failed_run_on_the_staged_tree_refuses_the_commit(project: Path) -> None:
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a * b\n")
+    git(project, "add", "-A")
+    assert run_pytest(project) == 1
+    refused = commit(project)
+    assert refused.returncode != 0
+    assert "the latest test run on this tree failed" in refused.stderr
+
+
+def test_with_the_ledger_off_the_gate_passes(project: Path) -> None:
+    install_native_hooks(project)
+    (project / ".reflection.yaml").write_text("tests:\n  ledger: false\n")
+    git(project, "add", "-A")
+    assert commit(project).returncode == 0
+
+
+def test_a_corrupt_ledger_line_is_survived_by_the_gate(project: Path) -> None:
+    install_native_hooks(project)
+    assert run_pytest(project) == 0
+    path = ledger.ledger_path(project)
+    path.write_bytes(b"{broken\n" + path.read_bytes())
+    (project / "docs" / "guide.md").write_text("more\n")
+    git(project, "add", "-A")
+    result = commit(project)
+    assert result.returncode == 0, result.stderr
+    assert "skipped a corrupt line" in result.stderr
+
+
+def test_pre_push_needs_evidence_for_every_pushed_commit(project: Path, tmp_path: Path) -> None:
+    make_bare_remote(tmp_path / "remote.git", project)
+    git(project, "push", "-q", "origin", "main")
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    git(project, "commit", "-q", "--no-verify", "-m", "untested change")
+    push = ["git", "push", "-q", "origin", "feature"]
+    refused = subprocess.run(push, cwd=project, env=env(), capture_output=True, text=True)
+    assert refused.returncode != 0
+    assert "refusing the push of" in refused.stderr and "(untested change)" in refused.stderr
+    assert run_pytest(project) == 0
+    accepted = subprocess.run(push, cwd=project, env=env(), capture_output=True, text=True)
+    assert accepted.returncode == 0, accepted.stderr
+
+
+def test_reflection_run_records_one_stamp_with_partial_detection(project: Path) -> None:
+    full = subprocess.run(
+        [str(REFLECTION), "run", "--", sys.executable, "-m", "pytest", "-q"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert full.returncode == 0, full.stderr
+    assert "2 passed" in full.stdout  # the command's output streams through
+    partial = subprocess.run(
+        [str(REFLECTION), "run", "--", sys.executable, "-m", "pytest", "-q", "-k", "zero"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert partial.returncode == 0
+    failing = subprocess.run(
+        [str(REFLECTION), "run", "--", "sh", "-c", "exit 7"],
+        cwd=project,
+        env=env(),
+    )
+    assert failing.returncode == 7
+    stamps = ledger.read(project)
+    assert [(s.source, s.partial, s.exit_code) for s in stamps] == [
+        ("run", False, 0),
+        ("run", True, 0),
+        ("run", False, 7),
+    ]
+    assert all(s.tree == worktree_tree(project) for s in stamps)
+
+
+def test_check_tests_reports_evidence_as_json(project: Path) -> None:
+    assert run_pytest(project) == 0
+    result = subprocess.run(
+        [str(REFLECTION), "check", "tests", "--json"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0
+    data = json.loads(result.stdout)
+    assert data["passed"] and data["exact"] and data["stamp"]["source"] == "pytest"
+    (project / "src" / "calc.py").write_text("changed = True\n")
+    stale = subprocess.run(
+        [str(REFLECTION), "check", "tests"], cwd=project, env=env(), capture_output=True, text=True
+    )
+    assert stale.returncode == 1 and "src/calc.py" in stale.stderr
