@@ -28,6 +28,7 @@ CATEGORIES = (
 _DRIFT = re.compile(
     r"^\s*(#+\s*|\*\*)?(next steps?|remaining (work|tasks|items|steps)|todo|to do|still to do|"
     r"follow[- ]ups?)\b\s*(\*\*)?\s*:?|\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b|"
+    r"\b(next steps?|remaining (work|tasks|items|steps)|still to do)\s*(\*\*)?\s*:|"
     r"\b(i('ll| will)|we('ll| will)) (now |next |then )?(continue|implement|add|finish|"
     r"handle|tackle|address|work on)\b|\bstill (need|needs|have|has) to\b|"
     r"\b(left|remaining) to (do|implement)\b|\bnot yet (implemented|done|finished)\b|"

@@ -1,0 +1,300 @@
+"""`reflection hook stop|session-end|post-tool-use|session-start` as real processes.
+
+Real git repos, real transcript files in the host's format, real SQLite state
+shared across processes; the only thing not real is the agent.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from concurrent.futures import ThreadPoolExecutor
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from reflection_core.evals.transcript_builder import build_records, write_jsonl
+from tests.gitutil import make_repo
+
+REFLECTION = "/work/.venv/bin/reflection"
+SCHEMA = json.loads(
+    resources.files("reflection_core.data").joinpath("verdict.schema.json").read_text()
+)
+FILES = {
+    "src/parser.py": "def parse(s):\n    return s\n",
+    "tests/test_parser.py": (
+        "from src.parser import parse\n\ndef test_parse():\n    assert parse('a') == 'a'\n"
+    ),
+}
+
+
+def project(tmp_path: Path, yaml: str = "tests:\n  ledger: false\n") -> Path:
+    return make_repo(tmp_path / "repo", branch="main", files={**FILES, ".reflection.yaml": yaml})
+
+
+def transcript(repo: Path, steps: list[dict[str, Any]], final: str, name: str = "t") -> Path:
+    spec = {"task": "Fix the parser bug", "cwd": str(repo), "branch": "feature/x", "steps": steps}
+    spec["final"] = final
+    return write_jsonl(build_records(spec), repo.parent / f"{name}.jsonl")
+
+
+def hook(event: str, payload: dict[str, Any]) -> tuple[int, dict[str, Any] | None, str]:
+    proc = subprocess.run(
+        [REFLECTION, "hook", event],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    out = json.loads(proc.stdout) if proc.stdout.strip() else None
+    return proc.returncode, out, proc.stderr
+
+
+def stop_payload(repo: Path, path: Path, session_id: str = "sess-1", **kw: Any) -> dict[str, Any]:
+    return {
+        "session_id": session_id,
+        "transcript_path": str(path),
+        "cwd": str(repo),
+        "hook_event_name": "Stop",
+        "permission_mode": "default",
+        "stop_hook_active": False,
+        **kw,
+    }
+
+
+def read_verdict(repo: Path, session_id: str = "sess-1") -> dict[str, Any]:
+    data = json.loads((repo / ".reflection" / f"verdict_{session_id}.json").read_text())
+    jsonschema.Draft202012Validator(SCHEMA).validate(data)
+    return dict(data)
+
+
+UNTESTED = [{"read": "src/parser.py"}, {"edit": "src/parser.py"}]
+TESTED = [*UNTESTED, {"bash": "python -m pytest -q", "output": "1 passed in 0.01s"}]
+
+
+def test_attempts_escalate_across_processes_then_stop_blocking(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    reasons = []
+    for n in range(1, 4):
+        # Each round the agent answers the feedback, so the transcript grows.
+        steps = [*UNTESTED, *({"say": f"Looking again ({k})."} for k in range(n))]
+        path = transcript(repo, steps, "I changed the parser.")
+        code, out, _ = hook("stop", stop_payload(repo, path, stop_hook_active=n > 1))
+        assert code == 0 and out is not None and out["decision"] == "block", out
+        reasons.append(out["reason"])
+        assert read_verdict(repo)["attempt"] == n
+    assert "attempt 1/3" in reasons[0] and "FINAL attempt (3/3)" in reasons[2]
+    assert "Still missing (reported before)" in reasons[1]
+    code, out, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
+    assert code == 0 and (out is None or "decision" not in out)
+    data = read_verdict(repo)
+    assert data["status"] == "incomplete" and data["attempt"] == 3
+    record = json.loads((repo / data["record"]).read_text())
+    assert "Stopped after 3 reflection attempt(s)" in record["decision"]["status_report"]
+
+
+def test_a_stop_with_no_progress_since_the_last_block_gets_the_final_warning(
+    tmp_path: Path,
+) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "I changed the parser.")
+    _, first, _ = hook("stop", stop_payload(repo, path))
+    _, second, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
+    assert first is not None and "attempt 1/3" in first["reason"]
+    assert second is not None and "FINAL attempt (3/3)" in second["reason"]
+    _, third, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
+    assert third is None or "decision" not in third
+
+
+def test_a_new_prompt_gets_a_fresh_budget(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    first = transcript(repo, UNTESTED, "Changed it.", name="a")
+    for _ in range(3):
+        hook("stop", stop_payload(repo, first))
+    spec = {
+        "task": "Now fix the exporter",
+        "history": ["Fix the parser bug"],
+        "cwd": str(repo),
+        "steps": [{"edit": "src/parser.py"}],
+        "final": "Changed it.",
+    }
+    second = write_jsonl(build_records(spec), repo.parent / "b.jsonl")
+    _, out, _ = hook("stop", stop_payload(repo, second))
+    assert out is not None and out.get("decision") == "block" and "attempt 1/3" in out["reason"]
+
+
+def test_complete_task_is_quiet_and_writes_a_complete_verdict(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, TESTED, "Fixed the parser; the suite passes.")
+    code, out, _ = hook("stop", stop_payload(repo, path, prompt_id="p-9"))
+    assert code == 0 and out is None
+    data = read_verdict(repo)
+    assert data["complete"] is True and data["severity"] == "NONE" and data["prompt_id"] == "p-9"
+
+
+def test_ledger_wins_over_a_transcript_that_claims_a_pass(tmp_path: Path) -> None:
+    repo = project(tmp_path, yaml="tests:\n  ledger: true\n")
+    path = transcript(repo, TESTED, "Fixed; tests pass.")
+    (repo / "src" / "parser.py").write_text("def parse(s):\n    return s.strip()\n")
+    _, out, _ = hook("stop", stop_payload(repo, path))
+    assert out is not None and out.get("decision") == "block"
+    assert read_verdict(repo)["gates"]["tests"]["evidence"].startswith("ledger:")
+    run = subprocess.run(
+        [
+            REFLECTION,
+            "run",
+            "--",
+            "/work/.venv/bin/python",
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    _, out, _ = hook("stop", stop_payload(repo, path, session_id="sess-2"))
+    assert out is None, out
+    assert read_verdict(repo, "sess-2")["complete"] is True
+
+
+def test_plan_mode_is_never_blocked(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "Here is my plan.")
+    _, out, _ = hook("stop", stop_payload(repo, path, permission_mode="plan"))
+    assert out is None or "decision" not in out
+    assert read_verdict(repo)["status"] == "waiting_for_user"
+
+
+def test_last_assistant_message_from_the_payload_wins(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, TESTED, "Working on it...")
+    payload = stop_payload(repo, path, last_assistant_message="Done. Next steps:\n- wire the CLI")
+    _, out, _ = hook("stop", payload)
+    assert out is not None and out.get("decision") == "block"
+    assert read_verdict(repo)["stop_category"] == "summary_drift_stop"
+
+
+def test_corrupt_state_fails_open_with_a_skipped_verdict(
+    tmp_path: Path, isolated_state: Path
+) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "Changed it.")
+    (isolated_state / "state.db").write_bytes(b"this is not a database" * 100)
+    code, out, _ = hook("stop", stop_payload(repo, path))
+    assert code == 0 and out is not None and "decision" not in out
+    assert "internal error" in out["systemMessage"]
+    data = read_verdict(repo)
+    assert data["status"] == "skipped"
+    record = json.loads((repo / data["record"]).read_text())
+    assert record["error"]["class"] == "DatabaseError"
+
+
+def test_bad_config_fails_open_and_says_so(tmp_path: Path) -> None:
+    repo = project(tmp_path, yaml="stop:\n  max_attempts: many\n")
+    path = transcript(repo, UNTESTED, "Changed it.")
+    code, out, _ = hook("stop", stop_payload(repo, path))
+    assert code == 0 and out is not None and "stop.max_attempts" in out["systemMessage"]
+    assert read_verdict(repo)["status"] == "skipped"
+
+
+def test_missing_transcript_still_leaves_a_verdict(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    code, _, _ = hook("stop", stop_payload(repo, tmp_path / "gone.jsonl"))
+    assert code == 0
+    read_verdict(repo)
+
+
+def test_parallel_stops_lose_no_verdict_and_tear_no_file(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "Changed it.")
+    ids = [f"s{n}" for n in range(6)] + ["same"] * 4
+    with ThreadPoolExecutor(max_workers=5) as pool:
+        results = list(pool.map(lambda sid: hook("stop", stop_payload(repo, path, sid)), ids))
+    assert all(code == 0 for code, _, _ in results)
+    for sid in set(ids):
+        read_verdict(repo, sid)  # parses and validates: never torn
+    same_attempt = read_verdict(repo, "same")["attempt"]
+    assert 1 <= same_attempt <= 3
+    records = list((repo / ".reflection" / "records").glob("*.json"))
+    assert len(records) == len(ids)
+
+
+def test_session_end_finalizes_the_last_verdict(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, TESTED, "Done and tested.")
+    hook("stop", stop_payload(repo, path))
+    code, out, _ = hook(
+        "session-end", {"session_id": "sess-1", "cwd": str(repo), "reason": "prompt_input_exit"}
+    )
+    assert code == 0 and out is None
+    data = read_verdict(repo)
+    assert data["final"] is True and data["end_reason"] == "prompt_input_exit"
+    assert data["complete"] is True
+
+
+def test_session_end_without_a_stop_leaves_a_skipped_final_verdict(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    hook("session-end", {"session_id": "early", "cwd": str(repo), "reason": "clear"})
+    data = read_verdict(repo, "early")
+    assert data["status"] == "skipped" and data["final"] is True
+
+
+def test_todo_patterns_are_reflected_once_per_lifecycle(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "")
+    todos = [
+        {"content": f"Implement step {n}", "status": "pending", "activeForm": "x"} for n in range(8)
+    ]
+    payload = {
+        "session_id": "todo-1",
+        "cwd": str(repo),
+        "transcript_path": str(path),
+        "hook_event_name": "PostToolUse",
+        "tool_name": "TodoWrite",
+        "tool_input": {"todos": todos},
+        "tool_response": {},
+    }
+    _, out, _ = hook("post-tool-use", payload)
+    assert out is not None
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "PostToolUse"
+    assert "8 open items" in context and "no verification item" in context
+    _, again, _ = hook("post-tool-use", payload)
+    assert again is None
+    done = [{**t, "status": "completed"} for t in todos]
+    _, finished, _ = hook("post-tool-use", {**payload, "tool_input": {"todos": done}})
+    assert finished is not None
+    assert "Every todo is marked completed" in finished["hookSpecificOutput"]["additionalContext"]
+    _, fresh, _ = hook("post-tool-use", payload)  # a new list: a new lifecycle
+    assert fresh is not None and "8 open items" in fresh["hookSpecificOutput"]["additionalContext"]
+
+
+def test_other_tools_are_ignored_by_the_todo_hook(tmp_path: Path) -> None:
+    code, out, _ = hook("post-tool-use", {"session_id": "x", "tool_name": "Bash", "tool_input": {}})
+    assert code == 0 and out is None
+
+
+def test_compaction_restates_the_task_and_open_gates(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, [*UNTESTED, {"compact": "We were fixing the parser."}], "")
+    payload = {
+        "session_id": "c-1",
+        "cwd": str(repo),
+        "transcript_path": str(path),
+        "hook_event_name": "SessionStart",
+        "source": "compact",
+    }
+    code, out, _ = hook("session-start", payload)
+    assert code == 0 and out is not None
+    assert out["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    text = out["hookSpecificOutput"]["additionalContext"]
+    assert "Fix the parser bug" in text and "tests have not run" in text
+    _, startup, _ = hook("session-start", {**payload, "source": "startup"})
+    assert startup is None
