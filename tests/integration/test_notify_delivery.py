@@ -215,3 +215,50 @@ def test_espeak_ng_writes_a_wav_file(git_repo: Path, tmp_path: Path) -> None:
     proc = run_notify(git_repo, stop_payload(git_repo, "sess-9", "All done."))
     assert proc.returncode == 0, proc.stderr
     assert wav.read_bytes()[:4] == b"RIFF"
+
+
+def test_notify_waits_for_the_real_stop_hook_running_in_parallel(
+    git_repo: Path, receiver: tuple[Receiver, int], tmp_path: Path
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"])
+    transcript = tmp_path / "session.jsonl"
+    records = [
+        {"type": "user", "uuid": "u1", "sessionId": "par-1", "cwd": str(git_repo),
+         "timestamp": "2026-01-01T00:00:00Z",
+         "message": {"role": "user", "content": "What does the initial commit contain?"}},
+        {"type": "assistant", "uuid": "a1", "sessionId": "par-1", "cwd": str(git_repo),
+         "timestamp": "2026-01-01T00:00:05Z",
+         "message": {"id": "m1", "role": "assistant",
+                     "content": [{"type": "text", "text": "Only a .gitignore file."}]}},
+    ]  # fmt: skip
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    payload = {
+        **stop_payload(git_repo, "par-1", "Only a .gitignore file."),
+        "transcript_path": str(transcript),
+        "stop_hook_active": False,
+    }
+    notifier = subprocess.Popen(
+        [REFLECTION, "notify", "--wait", "30"],
+        cwd=git_repo,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert notifier.stdin is not None
+    notifier.stdin.write(json.dumps(payload))
+    notifier.stdin.close()  # the notifier now waits for a verdict while the stop hook runs
+    stop = subprocess.run(
+        [REFLECTION, "hook", "stop"],
+        cwd=git_repo,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    out, err = notifier.communicate(timeout=60)
+    assert stop.returncode == 0, stop.stderr
+    assert notifier.returncode == 0, err
+    assert "task complete" in json.loads(out)["terminalSequence"]
+    assert [post["message"] for post in received.posts] == ["Only a .gitignore file."]
