@@ -1,0 +1,284 @@
+"""Records -> normalized session: what starts a task, how tool results become evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from reflection_core.session.model import AssistantText, ToolCall
+from reflection_core.session.normalize import (
+    cap_output,
+    prompt_text,
+    record_role,
+    session_from_records,
+)
+
+
+def user(content: Any, **extra: Any) -> dict[str, Any]:
+    return {"type": "user", "message": {"role": "user", "content": content}, **extra}
+
+
+def blocks(message_id: str, *content: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "message": {"id": message_id, "role": "assistant", "content": list(content)},
+    }
+
+
+def text(value: str) -> dict[str, Any]:
+    return {"type": "text", "text": value}
+
+
+def tool_use(tool_id: str, name: str, **tool_input: Any) -> dict[str, Any]:
+    return {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}
+
+
+def result(tool_id: str, content: Any, is_error: bool = False, extra: Any = None) -> dict[str, Any]:
+    block = {"type": "tool_result", "tool_use_id": tool_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    record = user([block])
+    if extra is not None:
+        record["toolUseResult"] = extra
+    return record
+
+
+NOT_PROMPTS = [
+    "[Request interrupted by user]",
+    "[Request interrupted by user for tool use]",
+    "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>",
+    "<local-command-stdout>Compacted</local-command-stdout>",
+    "<system-reminder>Remember the todo list.</system-reminder>",
+    "Stop hook blocking error from command: reflection hook stop: run the tests",
+    "SubagentStop hook feedback:\nkeep going",
+    "<bash-input>ls</bash-input>",
+]
+
+
+@pytest.mark.parametrize("content", NOT_PROMPTS)
+def test_plumbing_user_records_do_not_start_a_task(content: str) -> None:
+    records = [user("The real task"), blocks("m1", text("working")), user(content)]
+    assert session_from_records(records).task_prompt == "The real task"
+
+
+def test_meta_and_compact_summary_records_are_not_prompts() -> None:
+    assert record_role(user("expanded command text", isMeta=True)) == "meta"
+    assert record_role(user("summary", isCompactSummary=True)) == "compact_summary"
+    assert record_role(user("hi", isSidechain=True)) == "sidechain"
+    assert record_role({"type": "summary", "summary": "x"}) == "other"
+    assert record_role("not a dict") == "other"
+
+
+def test_custom_slash_commands_are_tasks_with_their_arguments() -> None:
+    content = (
+        "<command-message>review-pr is running…</command-message>\n"
+        "<command-name>/review-pr</command-name>\n<command-args>123</command-args>"
+    )
+    assert prompt_text(user(content)) == "/review-pr 123"
+
+
+def test_a_reminder_before_the_prompt_is_stripped() -> None:
+    record = user("<system-reminder>context</system-reminder>\nAdd logging to the worker")
+    assert prompt_text(record) == "Add logging to the worker"
+
+
+def test_an_image_only_prompt_is_a_prompt() -> None:
+    record = user([{"type": "image", "source": {"type": "base64", "data": "AAAA"}}])
+    assert prompt_text(record) == "[image]"
+
+
+def test_duplicate_lines_of_one_message_are_counted_once() -> None:
+    call = tool_use("t1", "Bash", command="pytest")
+    records = [
+        user("Task"),
+        blocks("m1", text("Running tests.")),
+        blocks("m1", text("Running tests.")),
+        blocks("m1", call),
+        blocks("m1", call),
+        result("t1", "1 passed"),
+    ]
+    session = session_from_records(records)
+    assert len(session.tool_calls) == 1
+    assert [t.text for t in session.assistant_texts] == ["Running tests."]
+
+
+def test_texts_of_different_messages_stay_separate() -> None:
+    records = [user("Task"), blocks("m1", text("one")), blocks("m2", text("two"))]
+    assert [t.text for t in session_from_records(records).assistant_texts] == ["one", "two"]
+
+
+def test_exit_code_comes_from_the_result_text() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="make test")),
+        result("t1", "Exit code 2\nmake: *** [test] Error 2", is_error=True),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert (call.ok, call.exit_code) == (False, 2)
+
+
+def test_an_error_without_exit_code_is_a_failure_with_unknown_code() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Edit", file_path="a.py", old_string="x", new_string="y")),
+        result("t1", "String to replace not found in file.", is_error=True),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert (call.ok, call.exit_code) == (False, None)
+
+
+def test_an_interrupted_command_is_not_a_success() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="pytest")),
+        result("t1", "partial output", extra={"stdout": "", "interrupted": True}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.ok is False
+
+
+def test_a_call_without_result_is_unknown() -> None:
+    records = [user("Task"), blocks("m1", tool_use("t1", "Bash", command="pytest"))]
+    (call,) = session_from_records(records).tool_calls
+    assert call.ok is None
+
+
+def test_result_content_as_a_list_of_blocks_is_read() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Read", file_path="/r/a.py")),
+        result("t1", [text("line one"), {"type": "image"}, text("line two")]),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.output == "line one\nline two"
+    assert (call.kind, call.files) == ("read", ("/r/a.py",))
+
+
+TOOL_KINDS = [
+    ("Edit", {"file_path": "a.py"}, "edit", ("a.py",)),
+    ("MultiEdit", {"file_path": "a.py", "edits": []}, "edit", ("a.py",)),
+    ("NotebookEdit", {"notebook_path": "n.ipynb"}, "edit", ("n.ipynb",)),
+    ("Write", {"file_path": "b.py"}, "write", ("b.py",)),
+    ("Read", {"file_path": "c.py"}, "read", ("c.py",)),
+    ("Grep", {"pattern": "x", "path": "src"}, "search", ("src",)),
+    ("Glob", {"pattern": "**/*.py"}, "search", ()),
+    ("WebSearch", {"query": "x"}, "search", ()),
+    ("TodoWrite", {"todos": []}, "todo", ()),
+    ("Task", {"prompt": "x"}, "agent", ()),
+    ("Agent", {"prompt": "x"}, "agent", ()),
+    ("WebFetch", {"url": "http://127.0.0.1/"}, "web", ()),
+    ("Skill", {"skill": "x"}, "other", ()),
+    ("Bash", {"command": "sed -i s/a/b/ a.py"}, "shell", ("a.py",)),
+    ("Bash", {"command": "grep -rn x src"}, "search", ()),
+    ("Bash", {"command": "cat a.py"}, "read", ()),
+]
+
+
+@pytest.mark.parametrize(("name", "tool_input", "kind", "files"), TOOL_KINDS)
+def test_tool_kind_and_files_per_host_tool(
+    name: str, tool_input: dict[str, Any], kind: str, files: tuple[str, ...]
+) -> None:
+    records = [user("Task"), blocks("m1", tool_use("t1", name, **tool_input))]
+    (call,) = session_from_records(records).tool_calls
+    assert (call.kind, call.files) == (kind, files)
+
+
+def test_modifying_shell_commands_count_as_changes() -> None:
+    records = [user("Task"), blocks("m1", tool_use("t1", "Bash", command="echo x > a.py"))]
+    (call,) = session_from_records(records).tool_calls
+    assert call.changes_files
+
+
+def test_background_call_completes_from_a_notification_by_tool_use_id() -> None:
+    notification = (
+        "<task-notification>\n<tool-use-id>t1</tool-use-id>\n<status>completed</status>\n"
+        '<summary>Background command "tests" completed (exit code 0)</summary>\n'
+        "</task-notification>"
+    )
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="pytest", run_in_background=True)),
+        result("t1", "Command running in background with ID: abc123"),
+        user(notification),
+    ]
+    session = session_from_records(records)
+    (call,) = session.tool_calls
+    assert (call.background, call.ok, call.exit_code) == (True, True, 0)
+    assert session.task_prompt == "Task"
+
+
+def test_spill_resolver_gets_the_saved_path_and_tool_id() -> None:
+    seen: list[tuple[str, str]] = []
+
+    def resolve(path: str, tool_id: str) -> str | None:
+        seen.append((path, tool_id))
+        return "Exit code 1\nfull output"
+
+    spilled = (
+        "<persisted-output>\nOutput too large (40KB). Full output saved to: "
+        "/h/.claude/projects/p/s/tool-results/t1.txt\n\nPreview (first 2KB):\nab\n"
+        "</persisted-output>"
+    )
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="pytest")),
+        result("t1", spilled),
+    ]
+    (call,) = session_from_records(records, resolve_spill=resolve).tool_calls
+    assert seen == [("/h/.claude/projects/p/s/tool-results/t1.txt", "t1")]
+    assert (call.output, call.exit_code, call.ok) == ("Exit code 1\nfull output", 1, False)
+
+
+def test_no_prompt_at_all_takes_everything_as_the_task_with_a_warning() -> None:
+    session = session_from_records([blocks("m1", text("hello"))])
+    assert session.task_prompt == ""
+    assert [t.text for t in session.assistant_texts] == ["hello"]
+    assert session.warnings
+
+
+def test_earlier_prompts_keep_the_most_recent_three() -> None:
+    records = [user(f"prompt {i}") for i in range(6)]
+    session = session_from_records(records)
+    assert session.task_prompt == "prompt 5"
+    assert session.earlier_prompts == ["prompt 2", "prompt 3", "prompt 4"]
+
+
+def test_compaction_during_the_task_is_noted() -> None:
+    records = [
+        user("Task"),
+        {"type": "system", "subtype": "compact_boundary", "content": "Conversation compacted"},
+        user("Summary of the earlier work", isCompactSummary=True),
+        blocks("m1", text("continuing")),
+    ]
+    session = session_from_records(records)
+    assert session.compacted
+    assert session.compaction_summary == "Summary of the earlier work"
+    assert session.task_prompt == "Task"
+
+
+def test_hook_message_is_appended_when_the_file_lags() -> None:
+    session = session_from_records(
+        [user("Task"), blocks("m1", text("older"))], last_assistant_message="newest"
+    )
+    assert isinstance(session.events[-1], AssistantText)
+    assert [t.text for t in session.assistant_texts] == ["older", "newest"]
+    assert session.last_assistant_message == "newest"
+
+
+def test_event_indexes_follow_event_order() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", text("a"), tool_use("t1", "Read", file_path="x")),
+        blocks("m2", text("b")),
+    ]
+    events = session_from_records(records).events
+    assert [e.index for e in events] == [0, 1, 2]
+    assert isinstance(events[1], ToolCall)
+
+
+def test_cap_output_keeps_head_and_tail() -> None:
+    capped = cap_output("H" * 10 + "M" * 100 + "T" * 10, head=10, tail=10)
+    assert capped.startswith("H" * 10) and capped.endswith("T" * 10)
+    assert "100 characters omitted" in capped
+    assert cap_output("short", head=10, tail=10) == "short"

@@ -1,0 +1,108 @@
+"""Codex rollout files read into the same Session the Claude Code reader produces."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from reflection_core.session.codex_rollout import session_from_rollout_records
+from reflection_core.session.transcript import read_last_assistant_text, read_session
+
+ROLLOUT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
+
+
+def line(kind: str, **payload: Any) -> dict[str, Any]:
+    return {"timestamp": "2026-03-02T14:00:00.000Z", "type": kind, "payload": payload}
+
+
+def test_rollout_is_detected_and_the_last_turn_is_the_task() -> None:
+    session = read_session(ROLLOUT)
+    assert session.task_prompt == "Now fix the failing test in tests/test_utils.py"
+    assert session.earlier_prompts == ["Rename the helper in utils.py"]
+    assert session.session_id == "0199a213-81c0-7800-8aa1-bbab2a035a53"
+    assert session.git_branch == "feat/codex"
+    assert session.cwd == "/home/dev/shop"
+
+
+def test_shell_calls_are_classified_with_their_exit_codes() -> None:
+    calls = read_session(ROLLOUT).tool_calls
+    summary = [(c.name, c.kind, c.ok, c.exit_code) for c in calls]
+    assert summary == [
+        ("shell", "shell", False, 1),
+        ("apply_patch", "edit", True, 0),
+        ("exec_command", "shell", True, 0),
+    ]
+    assert calls[0].command is not None and calls[0].command.partial
+    assert calls[2].command is not None and not calls[2].command.partial
+    assert calls[0].output == "F\n1 failed"
+
+
+def test_apply_patch_names_every_file_it_touches() -> None:
+    patch = read_session(ROLLOUT).tool_calls[1]
+    assert patch.files == ("src/utils.py", "src/compat.py")
+    assert patch.changes_files
+
+
+def test_assistant_text_is_not_duplicated_by_agent_message_events() -> None:
+    session = read_session(ROLLOUT)
+    assert [t.text for t in session.assistant_texts] == ["Fixed the test; all 3 tests pass."]
+    assert read_last_assistant_text(ROLLOUT) == "Fixed the test; all 3 tests pass."
+
+
+def test_environment_context_is_not_a_prompt() -> None:
+    records = [
+        line(
+            "response_item",
+            type="message",
+            role="user",
+            content=[
+                {"type": "input_text", "text": "<environment_context>x</environment_context>"}
+            ],
+        ),
+    ]
+    session = session_from_rollout_records(records)
+    assert session.task_prompt == ""
+    assert session.warnings
+
+
+def test_compacted_rollout_is_noted() -> None:
+    records = [
+        line("event_msg", type="user_message", message="Do it"),
+        line("compacted", message="summary of the work"),
+    ]
+    session = session_from_rollout_records(records)
+    assert session.compacted
+    assert session.compaction_summary == "summary of the work"
+
+
+def test_hook_message_lagging_behind_the_rollout_is_appended() -> None:
+    session = read_session(ROLLOUT, last_assistant_message="A later final answer.")
+    assert session.assistant_texts[-1].text == "A later final answer."
+
+
+def test_truncated_rollout_still_reads(tmp_path: Path) -> None:
+    data = ROLLOUT.read_bytes()
+    path = tmp_path / "rollout.jsonl"
+    path.write_bytes(data[: len(data) - 40])
+    session = read_session(path)
+    assert session.task_prompt == "Now fix the failing test in tests/test_utils.py"
+    assert any("truncated" in w for w in session.warnings)
+
+
+def test_function_call_with_unparseable_arguments_is_kept() -> None:
+    records = [
+        line("event_msg", type="user_message", message="Task"),
+        line(
+            "response_item", type="function_call", name="shell", arguments="{not json", call_id="c1"
+        ),
+        line(
+            "response_item",
+            type="function_call_output",
+            call_id="c1",
+            output=json.dumps({"output": "x"}),
+        ),
+    ]
+    (call,) = session_from_rollout_records(records).tool_calls
+    assert call.kind == "shell"
+    assert call.output == "x"
