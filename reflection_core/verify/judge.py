@@ -36,6 +36,19 @@ from reflection_core.verify.voting import aggregate
 STATUSES = ("complete", "incomplete", "blocked", "waiting_for_user")
 RESULTS = ("passed", "failed", "not_run", "unknown")
 MAX_CONTEXT_CHARS = 12000
+# Evidence keys the judge context places itself; everything else goes in `other_evidence`.
+_CONTEXT_KEYS = frozenset(
+    {
+        "task_prompt",
+        "last_assistant_message",
+        "tests",
+        "build",
+        "pr",
+        "diff",
+        "task_category",
+        "judge",
+    }
+)
 _FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.I)
 DDL = """
 CREATE TABLE IF NOT EXISTS judge_calls (
@@ -154,7 +167,7 @@ def evidence_facts(decision: dict[str, Any], evidence: dict[str, Any]) -> dict[s
     """
     raw_gates = decision.get("gates")
     gates: dict[str, Any] = raw_gates if isinstance(raw_gates, dict) else {}
-    tests = dict(evidence.get("tests") or {})
+    tests = _as_dict(evidence.get("tests"))
     tests_gate = gates.get("tests") if isinstance(gates.get("tests"), dict) else None
     if tests_gate is not None:
         tests.setdefault("required", bool(tests_gate.get("required")))
@@ -171,10 +184,14 @@ def evidence_facts(decision: dict[str, Any], evidence: dict[str, Any]) -> dict[s
     )
     return {
         "tests": tests,
-        "build": dict(evidence.get("build") or {}),
-        "pr": dict(evidence.get("pr") or {}),
+        "build": _as_dict(evidence.get("build")),
+        "pr": _as_dict(evidence.get("pr")),
         "unsatisfied_gates": unsatisfied,
     }
+
+
+def _as_dict(value: Any) -> dict[str, Any]:
+    return dict(value) if isinstance(value, dict) else {}
 
 
 def apply_evidence(
@@ -342,14 +359,23 @@ def judge_context(decision: dict[str, Any], evidence: dict[str, Any], facts: dic
     """The user message: task, final message, rules' decision and the evidence, redacted, capped."""
     from reflection_core.redact import redact_obj
 
+    rules = (
+        "status",
+        "stop_category",
+        "task_type",
+        "missing",
+        "severity",
+        "unsupported_claims",
+        "changed_paths",
+        "human_actions",
+    )
+    other = {k: v for k, v in evidence.items() if k not in _CONTEXT_KEYS}
     payload = {
         "task": str(evidence.get("task_prompt") or decision.get("task_prompt") or "")[:3000],
         "final_message": str(evidence.get("last_assistant_message") or "")[-3000:],
-        "deterministic_decision": {
-            k: decision.get(k) for k in ("status", "stop_category", "missing", "severity")
-        },
+        "deterministic_decision": {k: decision.get(k) for k in rules if k in decision},
         "deterministic_evidence": facts,
-        "activity": evidence.get("activity"),
+        "other_evidence": json.dumps(other, default=str)[:3000] if other else None,
     }
     text = json.dumps(redact_obj(payload), ensure_ascii=False, default=str)
     return text[:MAX_CONTEXT_CHARS]
@@ -427,7 +453,9 @@ def _second_opinion(
     )
     budget = Budget(limit=int(cfg.get("judge.token_budget")))
     judge = Judge(endpoint, int(cfg.get("judge.max_tokens")), budget, log)
-    category = evidence.get("task_category") or decision.get("task_category")
+    category = (
+        evidence.get("task_category") or decision.get("task_category") or decision.get("task_type")
+    )
     routed = route_model(category, cfg)
     models = [m for m in [routed, cfg.get("judge.model"), *cfg.get("judge.models")] if m]
     models = list(dict.fromkeys(models))

@@ -37,6 +37,7 @@ OUTPUT_CAP = 256 * 1024
 OUTPUT_TAIL = 8000
 TIMEOUT_EXIT = 124
 NOT_FOUND_EXIT = 127
+ESCALATION_EVENTS = ("escalated", "exhausted")
 
 
 @dataclass
@@ -96,18 +97,40 @@ class VerifyResult:
 
 
 @dataclass
+class GateFailure:
+    """One failing gate as the Stop hook reports it; `message` is the formatted feedback item."""
+
+    name: str
+    command: str
+    message: str
+    summary: str
+    signature: str | None
+    escalate: bool = False
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass
 class StopGatesOutcome:
     """What the Stop hook needs: formatted failures, whether to escalate, events for the record."""
 
     ok: bool
-    failures: list[str]
+    failures: list[GateFailure]
     feedback: str
     escalate: bool
     question: str | None
     events: list[dict[str, Any]]
     fixed: list[str]
     last_agent_output: str | None
+    lesson: dict[str, Any]
     result: VerifyResult
+
+    def to_dict(self) -> dict[str, Any]:
+        """For the full record: everything, with the per-gate results and fixes."""
+        data = {k: v for k, v in asdict(self).items() if k != "result"}
+        data["result"] = self.result.to_dict()
+        return data
 
 
 # ---------------------------------------------------------------- processes
@@ -397,13 +420,27 @@ def run_for_stop(
 ) -> StopGatesOutcome:
     """Gates for the Stop hook: feedback for the agent, or an escalation for the user."""
     result = run_gates(root, cfg, task_key=task_key, quick_fix=True)
-    failures = [format_failure(r) for r in result.results if not r.ok]
+    escalated = {e.get("signature") for e in result.events if e["type"] in ESCALATION_EVENTS}
+    exhausted = result.escalation_reason == "exhausted"
+    failures = [
+        GateFailure(
+            name=r.name,
+            command=r.command,
+            message=format_failure(r),
+            summary=r.summary,
+            signature=r.signature,
+            escalate=exhausted or r.signature in escalated,
+        )
+        for r in result.results
+        if not r.ok
+    ]
     fixed = [f"{f.gate}: `{f.fix}`" for f in result.fixes if f.outcome == SUCCESS]
     parts = []
     if fixed:
         parts.append("Quick fixes changed files and their gates now pass: " + ", ".join(fixed))
     if failures:
-        parts.append("These gates fail; fix them, then stop again:\n- " + "\n- ".join(failures))
+        items = "\n- ".join(f.message for f in failures)
+        parts.append("These gates fail; fix them, then stop again:\n- " + items)
     kept = last_agent_output[-2000:] if last_agent_output else None
     return StopGatesOutcome(
         ok=result.ok,
@@ -414,5 +451,17 @@ def run_for_stop(
         events=result.events,
         fixed=fixed,
         last_agent_output=kept,
+        lesson=lesson_from(result),
         result=result,
     )
+
+
+def lesson_from(result: VerifyResult) -> dict[str, Any]:
+    """What this gate run teaches for episodic memory (memory.store_lesson's lesson dict)."""
+    failed = list(dict.fromkeys(f.gate for f in result.fixes))
+    failed += [r.name for r in result.results if not r.ok and r.name not in failed]
+    return {
+        "outcome": "escalated" if result.escalation else ("complete" if result.ok else "failing"),
+        "failed_gates": failed,
+        "fixes_worked": [f.fix for f in result.fixes if f.outcome == SUCCESS],
+    }

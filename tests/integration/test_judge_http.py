@@ -319,3 +319,17 @@ def test_unreachable_server_falls_back(api: Loopback) -> None:
     )
     assert second_opinion(DECISION, TESTED, cfg) is None
     assert recent_calls(1)[0]["outcome"] == "connection"
+
+
+def test_a_non_json_answer_body_falls_back(api: Loopback) -> None:
+    api.respond = lambda req: (200, b"<html>gateway</html>", {}, 0.0)
+    assert second_opinion(DECISION, {"tests": "not a mapping"}, cfg_for(api)) is None
+    assert recent_calls(1)[0]["outcome"] == "format"
+
+
+def test_secrets_in_the_evidence_never_reach_the_judge(api: Loopback) -> None:
+    api.respond = lambda req: openai_reply(json.dumps(verdict()))
+    secret = "sk-proj-abcdefghijklmnopqrstuvwx"
+    evidence = {**TESTED, "last_assistant_message": f"deployed with OPENAI_API_KEY={secret}"}
+    assert second_opinion(DECISION, evidence, cfg_for(api)) is not None
+    assert secret not in json.dumps(api.requests[0]["json"])

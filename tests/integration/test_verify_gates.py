@@ -144,11 +144,30 @@ def test_run_for_stop_formats_failures_and_keeps_agent_output(tmp_path: Path) ->
     outcome = run_for_stop(root, cfg, "stop-task", last_agent_output="All done, tests pass!")
     assert not outcome.ok
     assert outcome.fixed == [f"lint: `{LINT_FIX}`"]
-    assert len(outcome.failures) == 1 and outcome.failures[0].startswith("tests:")
+    (failure,) = outcome.failures
+    assert failure.name == "tests" and failure.message.startswith("tests:")
+    assert failure.escalate is False
     assert "Quick fixes changed files" in outcome.feedback
     assert "assert 3 == 4" in outcome.feedback
     assert outcome.escalate is False and outcome.question is None
     assert outcome.last_agent_output == "All done, tests pass!"
+    assert outcome.lesson == {
+        "outcome": "failing",
+        "failed_gates": ["lint", "tests"],
+        "fixes_worked": [LINT_FIX],
+    }
+    record = json.loads(json.dumps(outcome.to_dict()))
+    assert record["result"]["results"][1]["signature"] == failure.signature
+
+
+def test_run_for_stop_marks_the_persisting_failure_for_escalation(tmp_path: Path) -> None:
+    root = project(tmp_path, test=FAILING_TEST)
+    cfg = make_cfg(root, [{"name": "tests", "run": TESTS}], same_error_limit=2)
+    assert run_for_stop(root, cfg, "k").escalate is False
+    outcome = run_for_stop(root, cfg, "k")
+    assert outcome.escalate and outcome.failures[0].escalate
+    assert outcome.question is not None and "persisted 2 times" in outcome.question
+    assert outcome.lesson["outcome"] == "escalated"
 
 
 def run_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -186,3 +205,18 @@ def test_cli_config_errors_and_missing_gates_exit_2(tmp_path: Path) -> None:
     none = run_cli(empty)
     assert none.returncode == 2
     assert "no gates configured" in none.stderr
+
+
+def test_non_utf8_and_huge_output_is_summarized_not_fatal(tmp_path: Path) -> None:
+    root = project(tmp_path)
+    script = (
+        "import sys; sys.stdout.buffer.write(b'x' * 600000 + b'\\n\\xff\\xfe bad bytes\\n'"
+        " + b'error: broken thing\\n'); sys.exit(2)"
+    )
+    (root / "noisy.py").write_text(script, encoding="utf-8")
+    gate = {"name": "noisy", "run": f"{PY} noisy.py"}
+    result = run_gates(root, make_cfg(root, [gate]), task_key="t1")
+    (gate_result,) = result.results
+    assert gate_result.exit_code == 2
+    assert "error: broken thing" in gate_result.summary
+    assert len(gate_result.summary) <= 1200 and len(gate_result.output_tail) <= 8000

@@ -97,3 +97,28 @@ def test_lessons_are_short_and_redacted(tmp_path: Path) -> None:
     store_lesson(tmp_path, TASK, {"note": "use token=abcd1234secretvalue to log in"}, cfg())
     lesson = recall_lesson(tmp_path, TASK) or ""
     assert "abcd1234secretvalue" not in lesson and "[REDACTED]" in lesson
+
+
+def _store_many(root: str, worker: int) -> None:
+    for i in range(10):
+        store_lesson(
+            Path(root),
+            f"topic{worker} subject{i} migration",
+            {"note": f"lesson {worker}-{i}"},
+            cfg(),
+        )
+
+
+def test_concurrent_writers_lose_no_lesson(tmp_path: Path) -> None:
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_store_many, args=(str(tmp_path), w)) for w in range(4)]
+    for proc in procs:
+        proc.start()
+    for proc in procs:
+        proc.join(60)
+    assert [proc.exitcode for proc in procs] == [0, 0, 0, 0]
+    conn = state.connect()
+    assert conn.execute("SELECT COUNT(*) FROM memory_lessons").fetchone()[0] == 40
+    assert "lesson 3-7" in (recall_lesson(tmp_path, "topic3 subject7 migration") or "")
