@@ -298,3 +298,24 @@ def test_compaction_restates_the_task_and_open_gates(tmp_path: Path) -> None:
     assert "Fix the parser bug" in text and "tests have not run" in text
     _, startup, _ = hook("session-start", {**payload, "source": "startup"})
     assert startup is None
+
+
+def test_subagent_stop_records_without_touching_the_session_verdict(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    main = transcript(repo, TESTED, "Done and tested.", name="main")
+    hook("stop", stop_payload(repo, main))
+    before = (repo / ".reflection" / "verdict_sess-1.json").read_text()
+    sub = transcript(repo, UNTESTED, "Changed the parser.", name="sub")
+    payload = {
+        **stop_payload(repo, main),
+        "hook_event_name": "SubagentStop",
+        "agent_id": "agent-7",
+        "agent_transcript_path": str(sub),
+    }
+    code, out, _ = hook("subagent-stop", payload)
+    assert code == 0 and out is not None and out.get("decision") == "block"
+    assert (repo / ".reflection" / "verdict_sess-1.json").read_text() == before
+    records = sorted((repo / ".reflection" / "records").glob("*.json"))
+    assert len(records) == 2
+    events = {json.loads(r.read_text())["verdict"]["event"] for r in records}
+    assert events == {"stop", "subagent-stop"}

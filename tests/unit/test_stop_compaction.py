@@ -1,0 +1,48 @@
+"""The post-compaction nudge: which kind, and that it restates the task and open gates."""
+
+from __future__ import annotations
+
+from reflection_core import config
+from reflection_core.session.compaction import compaction_nudge, nudge_context
+from tests.unit.sessionbuild import SessionBuilder
+
+
+def test_untested_work_continues_with_the_open_gates() -> None:
+    session = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("")
+    nudge = compaction_nudge(session, nudge_context(config.Config()))
+    assert nudge.kind == "continue_task"
+    assert "Fix the parser bug" in nudge.text and "tests have not run" in nudge.text
+    assert "src/parser.py" in nudge.text
+
+
+def test_tested_work_is_complete_and_not_redone() -> None:
+    session = (
+        SessionBuilder("Fix the parser bug")
+        .edit("src/parser.py")
+        .bash("pytest -q", output="3 passed")
+        .build("Fixed and tested.")
+    )
+    nudge = compaction_nudge(session, nudge_context(config.defaults()))
+    assert nudge.kind == "task_complete" and "Do not redo it" in nudge.text
+
+
+def test_changes_after_the_pr_push_need_a_pr_update() -> None:
+    session = (
+        SessionBuilder("Fix the parser bug and open a PR")
+        .edit("src/parser.py")
+        .bash("git push -u origin feature/x")
+        .bash("gh pr create --fill", output="https://github.com/o/r/pull/3")
+        .edit("src/parser.py", new="y = 3")
+        .build("")
+    )
+    assert compaction_nudge(session, nudge_context(None)).kind == "update_pr"
+
+
+def test_lost_task_asks_for_clarification() -> None:
+    session = SessionBuilder("").read("src/a.py").build("")
+    assert compaction_nudge(session, nudge_context(None)).kind == "ask_clarification"
+
+
+def test_a_config_dict_is_accepted_as_context() -> None:
+    session = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("")
+    assert compaction_nudge(session, config.defaults()).kind == "continue_task"
