@@ -238,17 +238,17 @@ def test_notify_waits_for_the_real_stop_hook_running_in_parallel(
         "transcript_path": str(transcript),
         "stop_hook_active": False,
     }
-    notifier = subprocess.Popen(
-        [REFLECTION, "notify", "--wait", "30"],
-        cwd=git_repo,
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    assert notifier.stdin is not None
-    notifier.stdin.write(json.dumps(payload))
-    notifier.stdin.close()  # the notifier now waits for a verdict while the stop hook runs
+    payload_file = tmp_path / "payload.json"
+    payload_file.write_text(json.dumps(payload), encoding="utf-8")
+    with payload_file.open("rb") as stdin:  # the notifier waits while the stop hook runs
+        notifier = subprocess.Popen(
+            [REFLECTION, "notify", "--wait", "30"],
+            cwd=git_repo,
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
     stop = subprocess.run(
         [REFLECTION, "hook", "stop"],
         cwd=git_repo,
