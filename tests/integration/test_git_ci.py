@@ -1,0 +1,193 @@
+"""`reflection check branch|tests --ci` with a simulated GitHub Actions environment.
+
+The GitHub REST API is a real HTTP server on 127.0.0.1; the clone is a real
+(shallow, detached) git checkout.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitutil import GIT_ENV, git, make_repo
+
+REFLECTION = Path(sys.executable).parent / "reflection"
+
+
+class FakeGithub:
+    """Answers `GET /repos/{repo}/commits/{sha}/pulls` with a configured status and body."""
+
+    def __init__(self) -> None:
+        self.status = 200
+        self.body: Any = []
+        self.requests: list[tuple[str, str]] = []
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                fake.requests.append((self.path, self.headers.get("Authorization", "")))
+                payload = json.dumps(fake.body).encode()
+                self.send_response(fake.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def github() -> Iterator[FakeGithub]:
+    fake = FakeGithub()
+    yield fake
+    fake.close()
+
+
+def ci_env(repo: Path, **extra: str) -> dict[str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "GH_", "PYTEST_"))}
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    return {
+        **base,
+        **GIT_ENV,
+        "CI": "true",
+        "GITHUB_EVENT_NAME": "push",
+        "GITHUB_REF": "refs/heads/main",
+        "GITHUB_SHA": sha,
+        "GITHUB_REPOSITORY": "octo/calc",
+        "GITHUB_ACTOR": "dev",
+        **extra,
+    }
+
+
+def check(
+    repo: Path, env: dict[str, str], what: str = "branch"
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(REFLECTION), "check", what, "--ci"], cwd=repo, env=env, capture_output=True, text=True
+    )
+
+
+def test_push_to_main_through_a_merged_pull_request_passes(
+    git_repo: Path, github: FakeGithub
+) -> None:
+    github.body = [{"number": 5, "merged_at": "2026-01-01T00:00:00Z", "base": {"ref": "main"}}]
+    env = ci_env(git_repo, GITHUB_API_URL=github.url, GITHUB_TOKEN="t0ken")
+    result = check(git_repo, env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "came through pull request #5" in result.stdout
+    sha = env["GITHUB_SHA"]
+    assert github.requests == [(f"/repos/octo/calc/commits/{sha}/pulls", "Bearer t0ken")]
+
+
+def test_direct_push_to_main_fails_with_an_annotation(git_repo: Path, github: FakeGithub) -> None:
+    github.body = []
+    result = check(git_repo, ci_env(git_repo, GITHUB_API_URL=github.url, GITHUB_TOKEN="t"))
+    assert result.returncode == 1
+    assert result.stdout.startswith("::error title=reflection::commit ")
+    assert "pushed straight to protected branch 'main'" in result.stdout
+
+
+def test_api_failure_falls_back_to_merge_commit_heuristics(
+    git_repo: Path, github: FakeGithub
+) -> None:
+    github.status = 500
+    git(git_repo, "switch", "-q", "-c", "feat")
+    (git_repo / "a.txt").write_text("a")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "feature work")
+    git(git_repo, "switch", "-q", "main")
+    git(git_repo, "merge", "-q", "--no-ff", "feat", "-m", "Merge pull request #9 from octo/feat")
+    merged = check(git_repo, ci_env(git_repo, GITHUB_API_URL=github.url, GITHUB_TOKEN="t"))
+    assert merged.returncode == 0, merged.stdout + merged.stderr
+    assert "GitHub API answered HTTP 500; using merge-commit heuristics" in merged.stdout
+    assert "names pull request #9" in merged.stdout
+
+
+def test_without_a_token_no_request_is_made(git_repo: Path, github: FakeGithub) -> None:
+    (git_repo / "b.txt").write_text("b")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "hotfix straight on main")
+    result = check(git_repo, ci_env(git_repo, GITHUB_API_URL=github.url))
+    assert result.returncode == 1
+    assert "no GITHUB_TOKEN; using merge-commit heuristics" in result.stdout
+    assert "does not look like a pull request merge" in result.stdout
+    assert github.requests == []
+
+
+def test_pull_request_events_on_a_detached_checkout_pass(
+    git_repo: Path, github: FakeGithub
+) -> None:
+    git(git_repo, "checkout", "-q", "--detach")
+    env = ci_env(
+        git_repo,
+        GITHUB_EVENT_NAME="pull_request",
+        GITHUB_REF="refs/pull/3/merge",
+        GITHUB_HEAD_REF="feat",
+        GITHUB_BASE_REF="main",
+        GITHUB_API_URL=github.url,
+        GITHUB_TOKEN="t",
+    )
+    result = check(git_repo, env)
+    assert result.returncode == 0 and "feat -> main" in result.stdout
+    assert github.requests == []
+
+
+def test_shallow_clone_missing_the_commit_fails_closed_offline(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    for n in range(3):
+        (git_repo / f"f{n}.txt").write_text(str(n))
+        git(git_repo, "add", "-A")
+        git(git_repo, "commit", "-q", "-m", f"commit {n} (#{n + 10})")
+    old_sha = git(git_repo, "rev-parse", "HEAD~2").strip()
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{git_repo}", str(clone))
+    env = ci_env(clone)
+    shallow_ok = check(clone, env)  # the head commit is in the shallow clone: subject says (#12)
+    assert shallow_ok.returncode == 0, shallow_ok.stdout + shallow_ok.stderr
+    missing = check(clone, {**env, "GITHUB_SHA": old_sha})
+    assert missing.returncode == 1 and "not in this clone" in missing.stdout
+
+
+def test_check_tests_ci_explains_the_workflow_and_passes_after_a_recorded_run(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(
+        tmp_path / "calc",
+        files={"tests/test_x.py": "def test_x():\n    assert True\n", "pytest.ini": "[pytest]\n"},
+    )
+    git(repo, "checkout", "-q", "--detach")
+    env = ci_env(repo)
+    empty = check(repo, env, "tests")
+    assert empty.returncode == 1
+    assert "::error title=reflection::no test run is recorded in this job" in empty.stdout
+    run = subprocess.run(
+        [str(REFLECTION), "run", "--", sys.executable, "-m", "pytest", "-q"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stderr
+    result = check(repo, env, "tests")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "tests passed on this tree" in result.stdout
