@@ -52,6 +52,7 @@ def resolve(target: str) -> Target:
         return run_session_case
     if target == "compaction":
         _api("reflection_core.session.compaction", "compaction_nudge")
+        _api("reflection_core.session.compaction", "nudge_context")
         _api("reflection_core.session.transcript", "read_session")
         return run_compaction_case
     if target == "prompt":
@@ -107,16 +108,9 @@ def run_compaction_case(case: Case, workdir: Path, suite_dir: Path) -> dict[str,
     compaction_nudge = _api("reflection_core.session.compaction", "compaction_nudge")
     path = transcript_for(case, workdir, suite_dir)
     session = read_session(path)
-    nudge = compaction_nudge(session, _compaction_context(case))
+    nudge_context = _api("reflection_core.session.compaction", "nudge_context")
+    nudge = compaction_nudge(session, nudge_context(cfg=case_config(case)))
     return {"kind": getattr(nudge, "kind", None), "text": getattr(nudge, "text", "")}
-
-
-def _compaction_context(case: Case) -> Any:
-    """The context compaction_nudge takes: its module's builder when it has one, else config."""
-    module = importlib.import_module("reflection_core.session.compaction")
-    builder = getattr(module, "nudge_context", None)
-    cfg = case_config(case)
-    return builder(cfg=cfg) if callable(builder) else cfg
 
 
 def run_prompt_case(case: Case, workdir: Path, suite_dir: Path) -> dict[str, Any]:

@@ -183,3 +183,28 @@ def test_a_bad_suite_file_is_a_usage_error(tmp_path: Path) -> None:
     result = CliRunner().invoke(eval_command, ["--dir", str(tmp_path)])
     assert result.exit_code == 2
     assert "'cases' must be a non-empty list" in result.output
+
+
+def test_a_tests_gate_that_always_passes_makes_the_judge_run_fail(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    gates = pytest.importorskip(
+        "reflection_core.session.gates", reason="the session gates have not landed"
+    )
+    pytest.importorskip(
+        "reflection_core.session.analyze", reason="the session analysis has not landed"
+    )
+
+    def tests_always_pass(session: object, inputs: object) -> object:
+        required = "tests" in getattr(inputs, "required", set())
+        return gates.GateResult("tests", required, True, "tests gate replaced in this test")
+
+    baseline = json.loads(
+        CliRunner().invoke(eval_command, ["--dir", str(EVALS), "judge", "--json"]).output
+    )["suites"][0]["metrics"]
+    monkeypatch.setattr(gates, "tests_gate", tests_always_pass)
+    result = CliRunner().invoke(eval_command, ["--dir", str(EVALS), "judge", "--json"])
+    assert result.exit_code == 1
+    suite = json.loads(result.output)["suites"][0]
+    assert suite["metrics"]["false_complete_rate"] > baseline["false_complete_rate"]
+    assert "false_complete_max" in {t["key"] for t in suite["thresholds"] if not t["ok"]}
