@@ -36,6 +36,7 @@ from reflection_core.verify.voting import aggregate
 STATUSES = ("complete", "incomplete", "blocked", "waiting_for_user")
 RESULTS = ("passed", "failed", "not_run", "unknown")
 MAX_CONTEXT_CHARS = 12000
+KEEP_S = 30 * 86400  # judge call log kept 30 days
 # Evidence keys the judge context places itself; everything else goes in `other_evidence`.
 _CONTEXT_KEYS = frozenset(
     {
@@ -557,6 +558,7 @@ def _record_calls(log: CallLog) -> None:
                         for c in log.calls
                     ],
                 )
+                conn.execute("DELETE FROM judge_calls WHERE created_at < ?", (now - KEEP_S,))
         finally:
             conn.close()
     except Exception:  # recording must never turn a fallback into a crash

@@ -274,6 +274,7 @@ def run_gates(root: Path, cfg: Config, *, task_key: str, quick_fix: bool = True)
     lock = paths.state_dir() / "verify-locks" / _repo_key(root)
     with locked(lock):  # gates and fixes of one repo never interleave
         tracker = Tracker(task_key)
+        tracker.prune()
         try:
             result = _run_locked(root, cfg, gates, tracker, quick_fix)
         finally:
