@@ -38,7 +38,19 @@ def main() -> None:
 
         root = Path(tmp) / "repo"
         cfg = Config()
-        words = "alpha beta gamma delta epsilon zeta theta kappa lambda sigma omega".split()
+        words = [
+            "alpha",
+            "beta",
+            "gamma",
+            "delta",
+            "epsilon",
+            "zeta",
+            "theta",
+            "kappa",
+            "lambda",
+            "sigma",
+            "omega",
+        ]
         for i in range(500):
             prompt = f"{words[i % 11]} {words[(i * 7) % 11]} service{i} endpoint{i % 37} handler"
             store_lesson(root, prompt, {"note": f"lesson {i}: run the integration tests"}, cfg)
