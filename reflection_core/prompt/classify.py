@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from reflection_core.prompt.scope import Scope
-from reflection_core.prompt.signals import CHANGE_VERBS
+from reflection_core.prompt.signals import CHANGE_VERBS, compile_words
 
 CLASSES = (
     "architectural",
@@ -24,46 +24,59 @@ CLASSES = (
     "mixed",
     "conversational",
 )
-_I = re.IGNORECASE
-_AREA_PATTERNS: dict[str, re.Pattern[str]] = {
-    "frontend": re.compile(
-        r"\b(?:react|vue|svelte|angular|next\.js|tsx|jsx|css|scss|tailwind|html|ui|ux|button"
-        r"|page|pages|screen|screens|dashboard|dark mode|theme|design system|component"
-        r"|components|dropdown|modal|toast|toasts|spinner|form|layout|frontend|front-end|browser"
-        r"|android|ios|mobile|swiftui|viewmodel|fragment|activity|optgroup|render|rendering"
-        r"|prettier|logo|styles?|responsive|animation|web/src|\.vue|\.tsx|\.jsx|\.css)\b",
-        _I,
+_I = 0  # patterns are lower-case and run on lower-cased text (much faster)
+# Words that point at an area (counted per token), and phrases/suffixes (counted as substrings).
+_AREA_WORDS: dict[str, str] = {
+    word: area
+    for area, words in {
+        "frontend": """react vue svelte angular tsx jsx css scss tailwind html ui ux button page
+            pages screen screens dashboard theme component components dropdown modal toast toasts
+            spinner form layout frontend browser android ios mobile swiftui viewmodel fragment
+            activity optgroup render rendering prettier logo style styles responsive animation""",
+        "devops": """docker dockerfile compose ci pipeline deploy deployment staging helm k8s
+            kubernetes terraform infra nginx workflow workflows aws gcp azure ansible cron pod pods
+            release version bump pin image container prod production rds alb s3 monitoring alert
+            alerts grafana makefile build eslint dependency dependencies upgrade""",
+        "testing": """test tests pytest jest unittest spec specs coverage fixture fixtures
+            parametrize parametrise xfail mock mocks flaky e2e""",
+        "backend": """api endpoint endpoints server database db sql query queries migration orm
+            model models schema table index handler route routes service services worker queue
+            cache caching auth login signup user users admin role roles csv json etl cli script
+            function class module django flask fastapi rails express celery redis postgres mysql
+            airflow dag pagination retries logging timezone timezones scheduler webhook""",
+        "architectural": """architecture architectural scalable scalability microservice
+            microservices monolith layering decouple sharding aggregate""",
+    }.items()
+    for word in words.split()
+}
+_AREA_PHRASES: dict[str, tuple[str, ...]] = {
+    "frontend": (
+        "dark mode",
+        "design system",
+        "web/src",
+        ".vue",
+        ".tsx",
+        ".jsx",
+        ".css",
+        "next.js",
     ),
-    "devops": re.compile(
-        r"\b(?:docker|dockerfile|compose|ci|pipeline|deploy|deployment|staging|helm|k8s"
-        r"|kubernetes|terraform|infra|nginx|github actions|workflow|workflows|aws|gcp|azure"
-        r"|ansible|cron|release|version|bump|pin|requirements\.txt|image|container|env vars"
-        r"|environment variables|prod|production|rds|alb|s3|monitoring|alerts?|grafana|\.tf"
-        r"|makefile|build|eslint|dependency|dependencies|upgrade)\b",
-        _I,
-    ),
-    "testing": re.compile(
-        r"\b(?:tests?|pytest|jest|unittest|spec|specs|coverage|fixtures?|parametri[sz]e|xfail"
-        r"|mock|mocks|flaky|test cases?|e2e)\b",
-        _I,
-    ),
-    "backend": re.compile(
-        r"\b(?:api|endpoint|endpoints|server|database|db|sql|query|queries|migration|orm|model"
-        r"|models|schema|table|index|handler|route|routes|service|services|worker|queue|cache"
-        r"|caching|auth|login|signup|users?|admin|role|roles|csv|json|etl|cli|script|function"
-        r"|class|module|django|flask|fastapi|rails|express|celery|redis|postgres|mysql|airflow"
-        r"|dag|pagination|retries|logging|timezones?|scheduler|webhook|\.py|\.go|\.rb|\.java)\b",
-        _I,
-    ),
-    "architectural": re.compile(
-        r"\b(?:architecture|architectural|scalab\w*|microservices?|monolith|event[- ]driven"
-        r"|audit logging|multi[- ]tenant\w*|design doc|split \S+ into|into a \S+ package"
-        r"|switch \w+ from|migrate (?:\w+ )?from|from \w+ to \w+|domain model|bounded context"
-        r"|layering|decouple|message bus|sharding|aggregate)\b",
-        _I,
+    "devops": ("github actions", "env vars", "environment variables", "requirements.txt", ".tf"),
+    "testing": ("test case",),
+    "backend": (".py", ".go", ".rb", ".java"),
+    "architectural": (
+        "audit logging",
+        "design doc",
+        "domain model",
+        "bounded context",
+        "message bus",
     ),
 }
-_REVIEW = re.compile(
+_ARCH_SHAPES = re.compile(
+    r"\bsplit \S+ into|\binto a \S+ package|\bswitch \w+ from|\bmigrate (?:\w+ )?from"
+    r"|\bfrom \w+ to \w+\b|\bevent[- ]driven|\bmulti[- ]tenant"
+)
+_TOKEN = re.compile(r"[a-z0-9]+")
+_REVIEW = compile_words(
     r"^\s*(?:please\s+)?(?:\w+\s+)?(?:review|audit)\b|\b(?:code|security|design|pr) review\b"
     r"|\breview (?:the|this|my|our|all)\b|\blook for (?:\w+ )?(?:issues|bugs|problems|race"
     r"|vulnerabilit|path traversal)",
@@ -85,9 +98,10 @@ _QUESTION_START = re.compile(
     r"improve|refactor|help))",
     _I,
 )
-_EXPLAIN = re.compile(
-    r"\b(?:explain|just (?:tell|explain)|don'?t change anything|no changes|what do you think"
-    r"|difference between|thoughts on)\b",
+_EXPLAIN = compile_words(
+    r"(?:^\s*|\b(?:just|please|can you|could you)\s+)explain\b|\bjust tell\b"
+    r"|\bdon'?t change anything|\bno changes|\bwhat do you think"
+    r"|\bdifference between|\bthoughts on\b",
     _I,
 )
 _TEST_OBJECT = re.compile(
@@ -100,10 +114,20 @@ _WORD = re.compile(r"[A-Za-z']+")
 
 
 def _area_scores(text: str) -> dict[str, int]:
-    return {area: len(pattern.findall(text)) for area, pattern in _AREA_PATTERNS.items()}
+    """Hits per area in lower-cased `text`: one dict lookup per token, substring phrases."""
+    scores = dict.fromkeys(("frontend", "devops", "testing", "backend", "architectural"), 0)
+    for token in _TOKEN.findall(text):
+        area = _AREA_WORDS.get(token)
+        if area:
+            scores[area] += 1
+    for area, phrases in _AREA_PHRASES.items():
+        scores[area] += sum(text.count(phrase) for phrase in phrases)
+    scores["architectural"] += len(_ARCH_SHAPES.findall(text))
+    return scores
 
 
-def _best_area(text: str) -> str | None:
+def best_area(text: str) -> str | None:
+    text = text.lower()
     if _TEST_OBJECT.search(text):
         return "testing"
     if _REVIEW.search(text):
@@ -125,27 +149,37 @@ def _best_area(text: str) -> str | None:
 
 def area_of(text: str) -> str:
     """The single area a piece of work belongs to; backend when nothing points elsewhere."""
-    return _best_area(text) or "backend"
+    return best_area(text) or "backend"
 
 
-def is_conversational(text: str) -> bool:
-    """A question or chat with no change asked for."""
-    words = [w.lower() for w in _WORD.findall(text)]
+def is_conversational(text: str, task_smells: bool = False) -> bool:
+    """A question or chat with no change asked for.
+
+    A question that complains ("can the ETL be more efficient? it eats memory")
+    carries task smells and is a request, not a conversation.
+    """
+    text = text.lower()
+    words = _WORD.findall(text)
     if not words:
         return True
     asks_change = any(w in CHANGE_VERBS for w in words) and not _EXPLAIN.search(text)
     if _EXPLAIN.search(text) and not _REVIEW.search(text):
         return True
     questions = text.count("?")
-    return bool(questions and _QUESTION_START.search(text) and not asks_change)
+    return bool(questions and _QUESTION_START.search(text) and not asks_change and not task_smells)
 
 
-def classify(text: str, scope: Scope) -> str:
+def classify(text: str, scope: Scope, task_smells: bool = False) -> str:
     """Pure: the prompt's class; several tasks in different areas are `mixed`."""
-    if is_conversational(text):
+    if is_conversational(text, task_smells):
         return "conversational"
+    return class_of_work(text, scope)
+
+
+def class_of_work(text: str, scope: Scope) -> str:
+    """The class of the work in `scope`; `text` decides for tasks that name no area."""
     if not scope.atomic and len(scope.tasks) >= 2:
-        whole = _best_area(text)
-        areas = {_best_area(task) or whole for task in scope.tasks}
+        whole = best_area(text)
+        areas = {best_area(task) or whole for task in scope.tasks}
         return areas.pop() or "mixed" if len(areas) == 1 else "mixed"
     return area_of(text)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from reflection_core.prompt.signals import compile_words
+
 _MAX_WORDS = 12
 
 _SEP = r"(?:\s*(?:,|;|&|\+|/|\band\b|\by\b|\be\b|\bet\b|\bor\b|\bo\b|\bplus\b)\s*)"
@@ -63,7 +65,8 @@ _ORDINAL_PICK = re.compile(
 _PARTS = re.compile(r"\s*(?:,|;|\band then\b|\bthen\b|\band\b|\by\b)\s*", re.IGNORECASE)
 
 # Markers in the previous assistant message.
-_LIST_ITEM = re.compile(r"^\s*(?:(\d{1,2})[.)]|\(?([a-h])[.)]|[-*•])\s+", re.MULTILINE)
+_LIST_ITEM = re.compile(r"^\s*(?:(\d{1,2})[.)]|\(?([a-h])[.)]|[-*•])\s+(.*)$", re.MULTILINE)
+_ALL = re.compile(r"\b(?:all|both|every|everything|todos?|todas?|ambos|ambas)\b", re.IGNORECASE)
 _INLINE_ITEM = re.compile(r"\((\d{1,2}|[a-h])\)\s")
 _PROPOSAL = re.compile(
     r"\b(?:i can|i could|i'?d|i would|i'?ll|i will|i recommend|i suggest|want me to|shall i"
@@ -78,7 +81,7 @@ _CHOICE = re.compile(
     r"|alternatives)|depending on|do you prefer|let me know which)",
     re.IGNORECASE,
 )
-_RECOMMENDATION = re.compile(
+_RECOMMENDATION = compile_words(
     r"\b(?:i'?d recommend|i recommend|i lean towards|i'?d go with|i suggest|i'?d pick"
     r"|is (?:cleaner|simpler|safer|better)|my recommendation)\b",
     re.IGNORECASE,
@@ -148,6 +151,28 @@ def detect(prompt: str) -> Continuation:
     else:
         kind = "approval"
     return Continuation(True, kind, selected)
+
+
+def offered_list(prev_assistant: str) -> list[tuple[str, str]]:
+    """(marker, text) of each list item in the previous message, bullets numbered 1, 2, ..."""
+    items: list[tuple[str, str]] = []
+    for index, match in enumerate(_LIST_ITEM.finditer(prev_assistant), start=1):
+        marker = (match.group(1) or match.group(2) or str(index)).lower()
+        items.append((marker, match.group(3).strip()))
+    return items
+
+
+def selected_tasks(prompt: str, found: Continuation, prev_assistant: str | None) -> list[str]:
+    """The list items a continuation takes on: "1 and 3", "all of them", "do all five"."""
+    if not found.is_continuation or not prev_assistant:
+        return []
+    items = offered_list(prev_assistant)
+    if found.selected:
+        wanted = set(found.selected)
+        return [text for marker, text in items if marker in wanted]
+    if _ALL.search(prompt):
+        return [text for _, text in items]
+    return []
 
 
 def offered_items(prev_assistant: str) -> set[str]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reflection_core.prompt.signals import CHANGE_VERBS
+from reflection_core.prompt.signals import CHANGE_VERBS, compile_words
 
 MAX_TASKS = 20
 _LIST_LINE = re.compile(r"^[ \t]*(?:\d{1,2}[.)]|[-*•+]|\[[ xX]\])[ \t]+(\S[^\n]*)$", re.MULTILINE)
@@ -26,7 +26,7 @@ _OVERRIDE = re.compile(
     r"(?:pr|pull request|commit|pass|session|change)|todo junto|de una vez)\b",
     re.IGNORECASE,
 )
-_CREEP = re.compile(
+_CREEP = compile_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
@@ -39,7 +39,7 @@ _FILLER = re.compile(
     re.IGNORECASE,
 )
 _TEST_ONLY = re.compile(
-    r"^(?:add|write|update|extend)\s+(?:a |an |the |some |new |more )?(?:\w+ )?"
+    r"^(?:(?:add|write|update|extend)\s+)?(?:a |an |the |some |new |more )?(?:\w+ )?"
     r"(?:unit |regression |integration |e2e )?(?:tests?|test cases?|specs?)\b",
     re.IGNORECASE,
 )
@@ -118,7 +118,11 @@ def govern(prompt: str) -> Scope:
 
 def _conjoined_tasks(prompt: str) -> list[str]:
     """Tasks joined by "and also"/"while you're at it", or three or more action verbs."""
-    segments = [s for s in _CREEP.split(prompt) if s and len(_WORD.findall(s)) >= 2]
+    segments = [
+        s
+        for s in _CREEP.split(prompt)
+        if s and len(_WORD.findall(s)) >= 2 and not _TEST_ONLY.match(_FILLER.sub("", s.strip()))
+    ]
     if len(segments) >= 2:
         tasks: list[str] = []
         for segment in segments:

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from reflection_core.prompt import classify as classify_mod
 from reflection_core.prompt import continuation, dimensions, live_context, questions, scope, smells
-from reflection_core.prompt.signals import extract
+from reflection_core.prompt.signals import extract, find_paths
 
 if TYPE_CHECKING:
     from reflection_core.config import Config
@@ -152,6 +152,15 @@ def _skipped(text: str, action: str, bonus: bool, note: str, klass: str) -> Prom
     )
 
 
+def _one_piece(items: list[str]) -> bool:
+    """Picked list items are one task unless they touch different files or areas."""
+    if len(items) <= 1:
+        return True
+    files = {path for item in items for path in find_paths(item)}
+    areas = {area for item in items if (area := classify_mod.best_area(item))}
+    return len(files) < 2 and len(areas) <= 1
+
+
 def score_prompt(
     prompt: str, prev_assistant: str | None = None, cfg: Config | None = None
 ) -> PromptScore:
@@ -169,9 +178,16 @@ def score_prompt(
     sig = extract(text)
     bonus = live_context.applies(sig.words, prev_assistant)
     if cont.is_continuation:
-        area = classify_mod.area_of(prev_assistant) if prev_assistant else "backend"
+        picked = continuation.selected_tasks(text, cont, prev_assistant)
+        taken = scope.Scope(atomic=_one_piece(picked), tasks=tuple(picked) or (text.strip()[:90],))
+        area = classify_mod.class_of_work(prev_assistant or "", taken)
         note = "Continuation of the previous turn: not scored."
-        skipped = replace(_skipped(text, "pass", bonus, note, area), truncated=truncated)
+        skipped = replace(
+            _skipped(text, "pass", bonus, note, area),
+            truncated=truncated,
+            scope=taken,
+            decomposition=tuple(questions.decomposition(taken)) if not taken.atomic else (),
+        )
         if cont.unresolved:
             return replace(
                 skipped, action="ask", questions=(cont.unresolved,), question_keys=("referent",)
@@ -184,7 +200,7 @@ def score_prompt(
     dims = dimensions.rate(text, sig, governed, smell_ids)
     raw = composite(dims, settings.weights) + (live_context.BONUS if bonus else 0.0)
     value = round(max(1.0, min(5.0, raw)), 1)
-    klass = classify_mod.classify(text, governed)
+    klass = classify_mod.classify(text, governed, task_smells=bool(smell_ids - {"magic_words"}))
     action = action_for(value, settings.thresholds)
     decomposition = (
         tuple(questions.decomposition(governed))

@@ -10,6 +10,45 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+
+def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
+    """Compile alternatives that each start with `\\b` as one lookbehind-guarded group.
+
+    `\\bfoo|\\bbar` defeats the regex engine's first-character scan, so every
+    position tries every alternative; `(?<!\\w)(?:foo|bar)` matches the same
+    words at word starts and runs about ten times faster on prose.
+    """
+    parts: list[str] = []
+    depth = 0
+    start = 0
+    index = 0
+    in_class = False
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            index += 2
+            continue
+        if in_class:
+            in_class = char != "]"
+        elif char == "[":
+            in_class = True
+        elif char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+        elif char == "|" and depth == 0:
+            parts.append(source[start:index])
+            start = index + 1
+        index += 1
+    parts.append(source[start:])
+    words = [part[2:] for part in parts if part.startswith(r"\b")]
+    others = [part for part in parts if not part.startswith(r"\b")]
+    if not words:
+        return re.compile(source, flags)
+    body = rf"(?<!\w)(?:{'|'.join(words)})"
+    return re.compile("|".join([body, *others]), flags)
+
+
 _FILE_EXT = (
     "py|pyi|ts|tsx|js|jsx|mjs|cjs|go|rs|java|kt|kts|swift|rb|php|cs|c|h|cc|cpp|hpp|scala|sql|"
     "sh|bash|zsh|ps1|yml|yaml|json|toml|ini|cfg|conf|env|md|rst|txt|csv|tsv|html|css|scss|"
@@ -22,9 +61,23 @@ _EXT_RE = re.compile(rf"\.(?:{_FILE_EXT})$", re.IGNORECASE)
 _NAMED_FILE_RE = re.compile(
     r"\b(?:Dockerfile|Makefile|Jenkinsfile|Procfile|Gemfile|README|CHANGELOG|CONTRIBUTING)\b"
 )
+_NAMED_FILE_WORDS = frozenset(
+    [
+        "Dockerfile",
+        "Makefile",
+        "Jenkinsfile",
+        "Procfile",
+        "Gemfile",
+        "README",
+        "CHANGELOG",
+        "CONTRIBUTING",
+    ]
+)
+_DIGIT_RE = re.compile(r"\d")
+_METRIC_WORDS = frozenset({"explain", "index", "flame", "flamegraph", "benchmark"})
 _CODE_SPAN_RE = re.compile(r"`[^`\n]{1,300}`")
 _FENCE_RE = re.compile(r"^\s*```", re.MULTILINE)
-_IDENT_RE = re.compile(
+_IDENT_RE = compile_words(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"  # snake_case
     r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"  # CamelCase
     r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # ENV_VARS
@@ -38,7 +91,7 @@ _ERROR_RE = re.compile(
     r"|\bexit(?:s|ed)? (?:with )?(?:code|status) \d+|\bline \d+|\b[A-Z]{1,3}\d{3,4}\b"
     r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b"
 )
-_METRIC_RE = re.compile(
+_METRIC_RE = compile_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
     r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bO\([^()\n]{1,20}\)"
     r"|\bEXPLAIN\b|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",
@@ -47,19 +100,19 @@ _METRIC_RE = re.compile(
 _NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
 _HASH_RE = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
 _QUOTED_RE = re.compile(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
-_CRITERION_RE = re.compile(
+_CRITERION_RE = compile_words(
     r"\btests?\b|\bpytest\b|\bjest\b|\bspec\b|\bxfail\b|\bassert"
     r"|\b(?:must|should|will) (?:return|raise|pass|be|print|exit|show|stay|keep|render|fail|log)"
     r"|\bexpected\b|\bexpect\b|->|=>|\bso that\b|\buntil\b|\bgoal is\b|\bdone when\b"
     r"|\bidentical\b|\bunchanged\b|\bno behaviou?r change\b|\bstill pass|\bzero\b"
     r"|\b(?:under|below|at most|at least|less than) \d|\binstead of\b|\bexample\b|\bexit with\b",
-    re.IGNORECASE,
+    0,  # run on lower-cased text
 )
 _RESTRICTION_RE = re.compile(
     r"\b(?:don'?t|do not|never|must not|mustn'?t|without|only|keep|leave|instead of|rather than"
     r"|not the|preserve|avoid|as a fallback|for now|one commit each|no (?:new|breaking|code|tag"
     r"|behaviou?r|changes?)|unchanged|use|using)\b",
-    re.IGNORECASE,
+    0,  # run on lower-cased text
 )
 _WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
 
@@ -120,33 +173,40 @@ def words(text: str) -> list[str]:
 def find_paths(text: str) -> list[str]:
     """File paths and file names; slash-joined words ("and/or") need an extension or depth."""
     found: list[str] = []
-    for match in _PATH_RE.finditer(text):
-        token = match.group(0)
-        deep = token.count("/") >= 2 or token.endswith("/") or token.startswith("http")
-        if deep or _EXT_RE.search(token):
-            found.append(token)
-    found.extend(m.group(0) for m in _FILE_RE.finditer(text) if "/" not in m.group(0))
-    found.extend(m.group(0) for m in _NAMED_FILE_RE.finditer(text))
+    if "/" in text:
+        for match in _PATH_RE.finditer(text):
+            token = match.group(0)
+            deep = token.count("/") >= 2 or token.endswith("/") or token.startswith("http")
+            if deep or _EXT_RE.search(token):
+                found.append(token)
+    if "." in text:
+        found.extend(m.group(0) for m in _FILE_RE.finditer(text) if "/" not in m.group(0))
+    if _NAMED_FILE_WORDS & set(words(text)):
+        found.extend(m.group(0) for m in _NAMED_FILE_RE.finditer(text))
     return found
 
 
 def extract(text: str) -> Signals:
-    """All signals of `text` in one pass per pattern."""
-    tokens = words(text)
-    lowered = [t.lower() for t in tokens]
+    """All signals of `text`; cheap character checks skip patterns that cannot match."""
+    low = text.lower()
+    lowered = words(low)
+    has_digit = _DIGIT_RE.search(text) is not None
+    backtick = "`" in text
     return Signals(
-        words=len(tokens),
+        words=len(lowered),
         paths=tuple(dict.fromkeys(find_paths(text))),
-        code_spans=len(_CODE_SPAN_RE.findall(text)),
-        fences=len(_FENCE_RE.findall(text)) // 2,
+        code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
+        fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
         identifiers=tuple(dict.fromkeys(m.group(0) for m in _IDENT_RE.finditer(text))),
         errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)),
-        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(text)),
-        numbers=len(_NUMBER_RE.findall(text)),
-        hashes=len(_HASH_RE.findall(text)),
-        quoted=len(_QUOTED_RE.findall(text)),
-        criteria=tuple(m.group(0).lower() for m in _CRITERION_RE.finditer(text)),
-        restrictions=tuple(m.group(0).lower() for m in _RESTRICTION_RE.finditer(text)),
+        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(text))
+        if has_digit or _METRIC_WORDS & set(lowered)
+        else (),
+        numbers=len(_NUMBER_RE.findall(text)) if has_digit else 0,
+        hashes=len(_HASH_RE.findall(text)) if has_digit else 0,
+        quoted=len(_QUOTED_RE.findall(text)) if ('"' in text or "“" in text) else 0,
+        criteria=tuple(m.group(0) for m in _CRITERION_RE.finditer(low)),
+        restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
     )
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reflection_core.prompt.scope import Scope
-from reflection_core.prompt.signals import Signals, has_anchor
+from reflection_core.prompt.signals import Signals, compile_words, has_anchor
 
 SMELL_IDS = (
     "magic_words",
@@ -26,7 +26,7 @@ SMELL_IDS = (
     "performance_without_metric",
 )
 
-_I = re.IGNORECASE
+_I = 0  # patterns are lower-case and run on lower-cased text (much faster)
 _MAGIC = re.compile(
     r"\betc\b\.?|\band so (?:on|forth)\b|\bas (?:appropriate|needed|necessary|required|you see fit)"
     r"|\bhowever you (?:think|see fit|like|want|prefer)\b|\bwhatever (?:you think|works|is best"
@@ -36,12 +36,12 @@ _MAGIC = re.compile(
     r"|\bhandle it\b(?! the same)|\bmagic(?:ally)?\b|\bjust works\b",
     _I,
 )
-_SOFT_MAGIC = re.compile(
+_SOFT_MAGIC = compile_words(
     r"\b(?:properly|robust(?:ly)?|seamless(?:ly)?|production[- ]ready|bulletproof|best practices?"
     r"|clean(?:ly)?|smart(?:ly)?|perfect(?:ly)?|nice(?:ly)?)\b",
     _I,
 )
-_IMPLICIT = re.compile(
+_IMPLICIT = compile_words(
     r"\b(?:the|our) usual(?: \w+)?\b|\bas (?:we |you |i )?(?:discussed|agreed|talked about|planned"
     r"|mentioned|before|usual|always|last time)\b|\blike (?:last time|before|we discussed|usual)\b"
     r"|\b(?:do )?the same (?:way|thing|as before|as last time|approach|pattern|fix|for)\b"
@@ -63,7 +63,7 @@ _VAGUE_GOAL = re.compile(
     r"|easier to (?:work with|read|maintain|understand))\b",
     _I,
 )
-_CONCRETE_GOAL = re.compile(
+_CONCRETE_GOAL = compile_words(
     r"\bby \w+ing\b|\binstead of\b|\bso that\b(?! it'?s (?:easier|nicer|better|cleaner))"
     r"|\bgoal is\b|\bdone when\b|\bzero\b|\bmust\b|\bexpected\b|->|\binto (?:a|two|three|one)\b"
     r"|\bno behaviou?r change\b|\bunchanged\b|:\s*\S",
@@ -158,53 +158,54 @@ def _sentence_around(text: str, start: int, end: int, limit: int = 160) -> str:
 
 
 def _first_unresolved(
-    pattern: re.Pattern[str], text: str, resolved: Callable[[re.Match[str]], bool]
+    pattern: re.Pattern[str], low: str, shown: str, resolved: Callable[[re.Match[str]], bool]
 ) -> str | None:
-    for match in pattern.finditer(text):
+    for match in pattern.finditer(low):
         if not resolved(match):
-            return match.group(0)
+            return shown[match.start() : match.end()]
     return None
 
 
 def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     """Pure: the smells present in `text`, in SMELL_IDS order."""
+    low = text.lower()
+    shown = text if len(text) == len(low) else low  # evidence keeps the user's casing
     found: dict[str, str] = {}
-    lowered_anchors = sig.anchors
-
-    magic = _MAGIC.search(text)
+    magic = _MAGIC.search(low)
     if magic:
-        found["magic_words"] = magic.group(0)
-    elif lowered_anchors < 1.5 and (soft := _SOFT_MAGIC.search(text)):
-        found["magic_words"] = soft.group(0)
+        found["magic_words"] = shown[magic.start() : magic.end()]
+    elif sig.anchors < 1.5 and (soft := _SOFT_MAGIC.search(low)):
+        found["magic_words"] = shown[soft.start() : soft.end()]
 
     if not scope.atomic and not scope.override:
         found["scope_creep"] = f"{len(scope.tasks)} tasks: " + "; ".join(scope.tasks[:3])
 
-    implicit = _first_unresolved(
-        _IMPLICIT,
-        text,
-        lambda m: (
-            has_anchor(text[m.end() : m.end() + 80]) or ": " in _sentence_after(text, m.end())
-        ),
-    )
+    def referent_named(match: re.Match[str]) -> bool:
+        after = shown[match.end() : match.end() + 80]
+        return has_anchor(after) or ": " in _sentence_after(shown, match.end())
+
+    implicit = _first_unresolved(_IMPLICIT, low, shown, referent_named)
     if implicit:
         found["implicit_context"] = implicit
 
-    vague = _VAGUE_VERB.search(text) or _VAGUE_GOAL.search(text)
-    if vague and not (sig.metrics or _CONCRETE_GOAL.search(text)):
-        found["vague_improvement"] = _sentence_around(text, vague.start(), vague.end(), 40).strip()
+    vague = _VAGUE_VERB.search(low) or _VAGUE_GOAL.search(low)
+    if vague and not (sig.metrics or _CONCRETE_GOAL.search(low)):
+        found["vague_improvement"] = _sentence_around(shown, vague.start(), vague.end(), 40).strip()
 
-    total = _first_unresolved(_TOTAL, text, lambda m: has_anchor(text[m.end() : m.end() + 40]))
+    def bounded(match: re.Match[str]) -> bool:
+        return has_anchor(shown[match.end() : match.end() + 40])
+
+    total = _first_unresolved(_TOTAL, low, shown, bounded)
     if total:
         found["total_system"] = total
 
-    bug = _BUG.search(text)
+    bug = _BUG.search(low)
     if bug and not sig.has_repro and sig.anchors < 2.5:
-        found["bug_without_repro"] = _sentence_around(text, bug.start(), bug.end(), 60).strip()
+        found["bug_without_repro"] = _sentence_around(shown, bug.start(), bug.end(), 60).strip()
 
-    perf = _PERF.search(text)
+    perf = _PERF.search(low)
     if perf and not sig.metrics:
-        found["performance_without_metric"] = perf.group(0)
+        found["performance_without_metric"] = shown[perf.start() : perf.end()]
 
     smells = []
     for smell_id in SMELL_IDS:

@@ -1,0 +1,187 @@
+"""score_prompt: the contract fields, the composite, actions, bypass, truncation, robustness."""
+
+from __future__ import annotations
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from reflection_core.config import Config, defaults
+from reflection_core.prompt.dimensions import Dimensions
+from reflection_core.prompt.score import action_for, composite, score_prompt
+
+GOOD = (
+    "In src/billing/invoice.py, `compute_tax` rounds every line item before summing, so "
+    "invoices are off by a cent. Sum the unrounded Decimal amounts and round once with "
+    "ROUND_HALF_UP. Add a test to tests/billing/test_invoice.py with three items at 0.335 each."
+)
+CONTRACT_KEYS = {
+    "score",
+    "action",
+    "skipped",
+    "dimensions",
+    "smells",
+    "classification",
+    "questions",
+    "reformulation",
+    "scope",
+    "live_context_bonus",
+}
+
+
+def _cfg(**prompt_overrides: object) -> Config:
+    data = defaults()
+    data["prompt"].update(prompt_overrides)
+    return Config(data=data)
+
+
+def test_to_dict_has_every_contract_field_with_its_type() -> None:
+    result = score_prompt(GOOD).to_dict()
+    assert CONTRACT_KEYS <= set(result)
+    assert 1.0 <= result["score"] <= 5.0
+    assert result["action"] in ("pass", "note", "ask", "reformulate", "skip")
+    assert set(result["dimensions"]) == {
+        "clarity",
+        "context",
+        "restrictions",
+        "verifiability",
+        "scope",
+    }
+    assert all(1 <= v <= 5 for v in result["dimensions"].values())
+    assert set(result["scope"]) == {"atomic", "tasks"}
+    assert isinstance(result["live_context_bonus"], bool)
+
+
+def test_composite_uses_the_documented_weights() -> None:
+    dims = Dimensions(clarity=5, context=4, restrictions=1, verifiability=3, scope=5)
+    weights = {"clarity": 3, "context": 2, "restrictions": 1, "verifiability": 2, "scope": 2}
+    assert composite(dims, weights) == (5 * 3 + 4 * 2 + 1 * 1 + 3 * 2 + 5 * 2) / 10
+
+
+def test_actions_follow_the_thresholds_at_their_edges() -> None:
+    thresholds = {"pass": 4.0, "note": 3.0, "ask": 2.0}
+    assert action_for(4.0, thresholds) == "pass"
+    assert action_for(3.9, thresholds) == "note"
+    assert action_for(3.0, thresholds) == "note"
+    assert action_for(2.9, thresholds) == "ask"
+    assert action_for(2.0, thresholds) == "ask"
+    assert action_for(1.9, thresholds) == "reformulate"
+
+
+def test_precise_prompt_passes_quietly_without_questions() -> None:
+    result = score_prompt(GOOD)
+    assert result.action == "pass"
+    assert result.questions == ()
+    assert result.smells == ()
+    assert result.classification == "backend"
+
+
+def test_underspecified_feature_without_trigger_words_gets_questions() -> None:
+    result = score_prompt("add caching")
+    assert result.action in ("ask", "reformulate")
+    assert 2 <= len(result.questions) <= 3
+
+
+def test_questions_are_warm_and_never_say_i_dont_understand() -> None:
+    for prompt in ("make it better", "add retries", "fix the login bug and also add dark mode"):
+        result = score_prompt(prompt)
+        assert len(result.questions) <= 3
+        for question in result.questions:
+            assert "don't understand" not in question.lower()
+            assert "?" in question
+
+
+def test_very_vague_prompt_gets_a_reformulation_template_with_placeholders() -> None:
+    result = score_prompt("make everything better")
+    assert result.action == "reformulate"
+    assert result.reformulation is not None
+    assert "Goal: make everything better" in result.reformulation
+    assert "Done when: <" in result.reformulation
+
+
+def test_note_action_carries_exactly_one_suggestion() -> None:
+    result = score_prompt("bump version to 2.4.1")
+    assert result.action == "note"
+    assert result.note
+    assert result.questions == ()
+
+
+def test_weights_and_thresholds_come_from_config() -> None:
+    strict = _cfg(thresholds={"pass": 5.0, "note": 4.9, "ask": 4.8})
+    assert score_prompt(GOOD, cfg=strict).action in ("ask", "reformulate")
+    only_scope = _cfg(
+        weights={"clarity": 0, "context": 0, "restrictions": 0, "verifiability": 0, "scope": 1}
+    )
+    assert score_prompt("add caching", cfg=only_scope).score == 5.0
+
+
+def test_bypass_prefix_and_slash_commands_skip_evaluation() -> None:
+    for prompt in ("* just do whatever", "/compact", "  /review"):
+        result = score_prompt(prompt)
+        assert result.action == "skip"
+        assert result.skipped
+    custom = _cfg(bypass_prefix=["!!"])
+    assert score_prompt("!! anything", cfg=custom).action == "skip"
+    assert score_prompt("* not bypassed now", cfg=custom).action != "skip"
+
+
+def test_conversational_prompt_is_not_scored_as_a_task() -> None:
+    result = score_prompt(
+        "What exactly does the `@retry_on_conflict` decorator in storage/locks.py do when the "
+        "row lock is already held? Just explain it, don't change anything."
+    )
+    assert result.classification == "conversational"
+    assert result.action == "pass"
+    assert result.questions == ()
+
+
+def test_mixed_prompt_gets_a_decomposition_and_an_order_question() -> None:
+    result = score_prompt(
+        "Add a `--verbose` flag to scripts/sync.py that logs each file it copies, and while "
+        "you're at it bump the boto3 pin in requirements.txt to 1.34.x."
+    )
+    assert result.classification == "mixed"
+    assert len(result.decomposition) == 2
+    assert result.decomposition[0].startswith("1. ")
+    assert "order" in result.questions[0]
+
+
+def test_prompt_over_max_chars_is_truncated_with_a_flag() -> None:
+    cfg = _cfg(max_chars=1000)
+    result = score_prompt("fix the parser in src/parse.py " * 200, cfg=cfg)
+    assert result.truncated
+    assert result.to_dict()["truncated"] is True
+
+
+def test_one_megabyte_prompt_scores_in_well_under_a_few_seconds() -> None:
+    # A guard against catastrophic regexes, not a speed target (see benchmarks/).
+    big = ("Refactor `parse_row` in etl/rows.py; tests must pass. " * 20000)[:1_000_000]
+    start = time.perf_counter()
+    result = score_prompt(big)
+    assert time.perf_counter() - start < 20
+    assert 1.0 <= result.score <= 5.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=400), st.one_of(st.none(), st.text(max_size=300)))
+def test_no_input_crashes_the_scorer(prompt: str, prev: str | None) -> None:
+    result = score_prompt(prompt, prev)
+    data = result.to_dict()
+    assert 1.0 <= data["score"] <= 5.0
+    assert len(data["questions"]) <= 3
+    assert data["action"] in ("pass", "note", "ask", "reformulate", "skip")
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            ["fix", "1", "and", "also", "`x`", "a/b.py", "etc.", "(1)", "\n- ", "?", "ok", "*"]
+        ),
+        max_size=40,
+    )
+)
+def test_no_combination_of_trigger_tokens_crashes_the_scorer(tokens: list[str]) -> None:
+    result = score_prompt(" ".join(tokens), "1. one\n2. two")
+    assert result.action in ("pass", "note", "ask", "reformulate", "skip")
