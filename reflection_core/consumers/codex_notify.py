@@ -199,10 +199,11 @@ def _run(argv: list[str]) -> int:
     if not argv:
         _warn("expected one JSON argument (Codex passes it); got none")
         return 0
+    argument = _valid_text(argv[-1])
     try:
-        turn = parse_turn(argv[-1])
+        turn = parse_turn(argument)
     except CodexPayloadError as exc:
-        _warn(f"{exc}; the payload was kept in {_keep_rejected(argv[-1], str(exc))}")
+        _warn(f"{exc}; the payload was kept in {_keep_rejected(argument, str(exc))}")
         return 0
     if turn is None:
         return 0  # another notification type: nothing to judge
@@ -260,6 +261,11 @@ def _written_by_us(root: Path, verdict: dict[str, Any]) -> bool:
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and data.get("source") == SOURCE
+
+
+def _valid_text(argument: str) -> str:
+    """argv decoded by the OS keeps invalid UTF-8 as surrogates; make them U+FFFD."""
+    return argument.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 def _keep_rejected(argument: str, problem: str) -> Path:

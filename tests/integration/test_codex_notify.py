@@ -132,3 +132,25 @@ def test_a_cwd_outside_any_repository_exits_zero(tmp_path: Path) -> None:
     proc = codex_notify(turn(tmp_path, "Done."))
     assert proc.returncode == 0
     assert "not inside a git repository" in proc.stderr
+
+
+def test_non_utf8_bytes_in_the_argument_are_replaced_not_fatal(
+    git_repo: Path, posts: list[dict[str, Any]]
+) -> None:
+    argument = turn(git_repo, "Done X.", thread="bytes-1")
+    raw = argument.encode("utf-8").replace(b"Done X.", b"Done \xff.")
+    proc = subprocess.run(
+        [REFLECTION, "hook", "codex-notify", raw], capture_output=True, timeout=60
+    )
+    assert proc.returncode == 0, proc.stderr
+    verdict = verdict_files.latest_verdict(git_repo, "bytes-1")
+    assert verdict is not None and verdict.complete
+    assert posts[0]["message"] == "Done \ufffd."
+
+
+def test_a_large_final_message_is_handled_and_the_summary_stays_short(
+    git_repo: Path, posts: list[dict[str, Any]]
+) -> None:
+    proc = codex_notify(turn(git_repo, "All done. " + "word " * 20_000, thread="big-1"))
+    assert proc.returncode == 0, proc.stderr
+    assert len(posts) == 1 and len(posts[0]["message"]) <= 281
