@@ -132,3 +132,26 @@ def test_verdict_cli_show_list_and_wait_exit_codes(
     assert waited.exit_code == 0
     timed_out = runner.invoke(verdict_command, ["wait", "--session", "x", "--timeout", "0.2"])
     assert timed_out.exit_code == EXIT_TIMEOUT
+
+
+def test_readers_never_see_a_torn_verdict_while_a_writer_rewrites_it(git_repo: Path) -> None:
+    stop = threading.Event()
+
+    def rewrite() -> None:
+        flip = False
+        while not stop.is_set():
+            write_verdict(git_repo, "busy", complete=flip, missing=["x" * 5000] * (not flip))
+            flip = not flip
+
+    writer = threading.Thread(target=rewrite)
+    writer.start()
+    try:
+        seen = set()
+        for _ in range(300):
+            verdict = vf.latest_verdict(git_repo, "busy")
+            if verdict is not None:
+                seen.add(verdict.complete)
+    finally:
+        stop.set()
+        writer.join()
+    assert seen  # every read parsed; a torn file would have raised VerdictError
