@@ -123,3 +123,26 @@ def test_framework_limit_a_delete_runs_no_hook(
     result = run(repo, env, "git", "push", "origin", "--delete", "release")
     assert result.returncode == 0
     assert git(remote, "rev-parse", "--verify", "-q", "release", check=False).strip() == ""
+
+
+@pytest.mark.slow
+def test_the_manifest_installs_and_runs_through_try_repo(tmp_path: Path) -> None:
+    """`pre-commit try-repo <this checkout>`: pip-installs the package into pre-commit's env."""
+    checkout = Path(__file__).resolve().parents[2]
+    repo = make_repo(tmp_path / "repo")
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "PRE_COMMIT"))}
+    env = {**clean, **GIT_ENV, "PRE_COMMIT_HOME": str(tmp_path / "home")}
+    result = run(
+        repo,
+        env,
+        str(BIN / "pre-commit"),
+        "try-repo",
+        str(checkout),
+        "reflection-protected-commit",
+        "--all-files",
+    )
+    output = result.stdout + result.stderr
+    if result.returncode != 0 and "refusing" not in output:
+        pytest.skip(f"pre-commit could not build its environment here: {output[-300:]}")
+    assert result.returncode == 1
+    assert "refusing to commit on protected branch 'main'" in output
