@@ -32,6 +32,8 @@ _DRIFT = re.compile(
     r"\b(i('ll| will)|we('ll| will)) (now |next |then )?(continue|implement|add|finish|"
     r"handle|tackle|address|work on)\b|\bstill (need|needs|have|has) to\b|"
     r"\b(left|remaining) to (do|implement)\b|\bnot yet (implemented|done|finished)\b|"
+    r"\b(is|are) (up )?next\b|\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b|"
+    r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b|"
     r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b|"
     r"^\s*[-*]?\s*(\[ \]\s*)?TODO\b",
     re.I | re.M,
@@ -45,7 +47,12 @@ _STUCK = re.compile(
     r"access|reach|install|find a way|complete|resolve|fix)|i('m| am) stuck|"
     r"(blocked|blocker) (by|on)|permission denied|no (network|internet) access|"
     r"out of ideas|i('ve| have) (tried|exhausted) .{0,60}(but|without)|"
-    r"cannot be (done|completed) (from|in) (here|this environment))\b",
+    r"cannot be (done|completed) (from|in) (here|this environment)|"
+    r"rate[- ]limit(ed)?\b.{0,40}\b(exceeded|hit|reached|resets?)|(hit|exceeded|reached) "
+    r"(the |its |our |github's |an? )?(hourly |daily )?(api )?(rate[- ]limit|quota)|"
+    r"no space left on device|disk is full|out of (disk|memory)|quota exceeded|"
+    r"(service|server|api|registry|host) (is |was )?(down|unreachable|unavailable)|"
+    r"(a|an) (known |upstream )?bug in [\w.-]+ v?\d+(\.\d+)+|\bupstream (bug|issue|fix)\b)",
     re.I,
 )
 _TEST_CLAIM = re.compile(

@@ -225,17 +225,27 @@ _SECURITY_FIX = {
 }
 
 
-def agent_score(status: str, severity: str, session: Session, progressed: bool) -> int:
-    """0-5: COMPLETE 5, mostly 4, PARTIAL 3, minimal 2, attempted-but-wrong 1, NO_ATTEMPT 0."""
+def agent_score(
+    status: str, severity: str, task: TaskContext, session: Session, *, verified: bool, drift: bool
+) -> int:
+    """0-5: COMPLETE 5, mostly 4, PARTIAL 3, minimal 2, attempted-but-wrong 1, NO_ATTEMPT 0.
+
+    A change that is only unverified, or verified work with more announced, is
+    partial; unverified changes with most of the work announced as remaining are
+    minimal progress; a coding task that changed nothing is at most an attempt.
+    """
     if status == "complete":
         return 5
-    if not session.tool_calls and len(session.last_assistant_message.strip()) < 20:
+    coding = task.task_type == "coding"
+    if not session.tool_calls and (coding or len(session.last_assistant_message.strip()) < 20):
         return 0
     if severity in ("HIGH", "BLOCKER"):
         return 1
     if severity in ("NONE", "LOW"):
         return 4
-    return 3 if progressed else 2
+    if coding and not task.changed_paths:
+        return 1
+    return 2 if drift and not verified else 3
 
 
 def decide(session: Session, ctx: DecisionContext) -> Decision:
@@ -315,9 +325,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     budget_exhausted = pushable and not should_block
     if budget_exhausted:
         report = status_report(gaps, used)
-    progressed = bool(task.changed_paths) or (
-        task.task_type != "coding" and bool(session.tool_calls)
-    )
+    verified = gates["tests"].satisfied and (bool(task.changed_paths) or task.task_type != "coding")
     return Decision(
         status=status,
         complete=status == "complete",
@@ -332,7 +340,9 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         loops=loops,
         feedback=feedback,
         should_block=should_block,
-        agent_score=agent_score(status, severity, session, progressed),
+        agent_score=agent_score(
+            status, severity, task, session, verified=verified, drift=bool(assessment.drift)
+        ),
         attempt=attempt,
         max_attempts=max_attempts,
         patterns=[g.pattern for g in gaps],

@@ -62,7 +62,19 @@ _AGENT_VERBS = re.compile(
     re.I,
 )
 _CHOICE = re.compile(
-    r"\bwhich\b|\bprefer\b|\b(\w+) or (?!not\b|anything\b|something\b|so\b)(\w+)\b.*\?", re.I
+    r"\bwhich\b.*\?|\bprefer\b|\b(\w+) or (?!not\b|anything\b|something\b|so\b)(\w+)\b.*\?",
+    re.I,
+)
+# A punt asks permission for, or hands over, work the agent's own tools can do.
+_PUNT = re.compile(
+    r"\b(should|shall|can|may) i\b|\b(want|like) me to\b|\bme to\b.*\?|"
+    r"\byou (can|could|may want to|might want to|should|need to|'ll need to|will need to|"
+    r"must) (now |then |also )?(run|execute|test|install|commit|push|create|open|fix|"
+    r"implement|edit|update|add|write|build|apply|make|change|refactor|delete|remove|check|"
+    r"verify|try|start|rerun|re-run|use)\b|^please (run|execute|test|install|commit|push|"
+    r"create|open|fix|implement|edit|update|add|write|build|apply|check|verify|try)\b|"
+    r"^(run|execute|install|commit|push|rerun|re-run|check|verify|add|create|open)\b",
+    re.I,
 )
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 
@@ -87,9 +99,7 @@ def requests_in(text: str) -> list[str]:
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue
-        if _REQUEST.search(sentence) or (
-            not _BULLET.match(piece) and _IMPERATIVE.match(sentence)
-        ):
+        if _REQUEST.search(sentence) or (not _BULLET.match(piece) and _IMPERATIVE.match(sentence)):
             out.append(sentence[:300])
     return out
 
@@ -110,7 +120,7 @@ def assess_requests(text: str) -> HumanActionAssessment:
             result.human_only.append((kind, sentence))
         elif _CHOICE.search(sentence):
             result.questions.append(sentence)
-        elif _AGENT_VERBS.search(sentence):
+        elif _PUNT.search(sentence) and _AGENT_VERBS.search(sentence):
             result.agent_actionable.append(sentence)
         elif "?" in sentence:
             result.questions.append(sentence)

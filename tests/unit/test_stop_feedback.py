@@ -95,8 +95,21 @@ def test_severity_levels() -> None:
 
 
 def test_agent_scores() -> None:
-    assert run(0).agent_score == 3  # partial: changed files, tests missing
+    assert run(0).agent_score == 3  # partial: a change, only verification missing
+    scaffold = (
+        SessionBuilder("Implement the webhook receiver")
+        .write("app/webhooks.py")
+        .build("Created the module; the signature check and parsing still need to be written.")
+    )
+    assert decide(scaffold, DecisionContext(config=config.defaults())).agent_score == 2
+    partial = (
+        SessionBuilder("Fix the parser bug and the lexer bug")
+        .edit("src/parser.py")
+        .bash("pytest -q", output="5 passed")
+        .build("Parser fixed and tested. The lexer is next.")
+    )
+    assert decide(partial, DecisionContext(config=config.defaults())).agent_score == 3
     idle = SessionBuilder("Fix the crash in the exporter").build("")
     assert decide(idle, DecisionContext(config=config.defaults())).agent_score == 0
     looked = SessionBuilder("Fix the crash in the exporter").read("a.py").build("I looked.")
-    assert decide(looked, DecisionContext(config=config.defaults())).agent_score == 2
+    assert decide(looked, DecisionContext(config=config.defaults())).agent_score == 1
