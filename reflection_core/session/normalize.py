@@ -15,10 +15,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any, Literal
 
 from reflection_core.session.commands import classify_command, shell_tool_kind
-from reflection_core.session.model import AssistantText, Event, Session, ToolCall, ToolKind
+from reflection_core.session.model import (
+    AssistantText,
+    CommandInfo,
+    Event,
+    Session,
+    ToolCall,
+    ToolKind,
+)
 
 RecordRole = Literal[
     "prompt",
@@ -65,6 +73,9 @@ _BUILTIN_COMMANDS = frozenset(
 )
 _EXIT_CODE = re.compile(r"^\s*(?:<persisted-output>\s*)?Exit code:? (-?\d+)")
 _SPILL_PATH = re.compile(r"Full output saved to: (.+?)\s*$", re.M)
+_MODIFIED_HINT = re.compile(
+    r"\[This command modified \d+ files? you've previously read: (.+?)\. Call Read"
+)
 _BACKGROUND_ID = re.compile(r"running in background with ID: ([\w-]+)")
 _NOTIFICATION_FIELD = re.compile(r"<(task-id|tool-use-id|status|summary)>(.*?)</\1>", re.S)
 _NOTIFICATION_EXIT = re.compile(r"exit code (-?\d+)")
@@ -259,29 +270,53 @@ class _Builder:
                 self._result(call, block, extra)
 
     def _result(self, call: ToolCall, block: dict[str, Any], extra: Any) -> None:
+        details = extra if isinstance(extra, dict) else {}
         text = message_text(block.get("content"))
-        spilled = _SPILL_PATH.search(text) if "<persisted-output>" in text[:200] else None
-        if spilled and self.resolve_spill is not None:
-            text = self.resolve_spill(spilled.group(1), call.tool_use_id) or text
+        if "<persisted-output>" in text[:200] and self.resolve_spill is not None:
+            saved = details.get("persistedOutputPath")
+            spilled = _SPILL_PATH.search(text)
+            path = saved if isinstance(saved, str) else spilled.group(1) if spilled else ""
+            text = (path and self.resolve_spill(path, call.tool_use_id)) or text
         call.output = cap_output(text)
         code = _EXIT_CODE.match(text)
         call.exit_code = int(code.group(1)) if code else None
         call.ok = not block.get("is_error") and (call.exit_code in (None, 0))
-        if isinstance(extra, dict):
-            if extra.get("interrupted") is True:
-                call.ok = False
-            background_id = extra.get("backgroundTaskId")
-            if isinstance(background_id, str) and background_id:
-                self._pending(call, background_id)
-                return
-        elif isinstance(extra, str) and extra.startswith("Error"):
+        stopped = details.get("interrupted") is True or bool(details.get("timedOutAfterMs"))
+        refused = isinstance(extra, str) and extra.startswith(("Error", "User rejected"))
+        if stopped or refused:
             call.ok = False
+        if call.command is not None:
+            self._shell_details(call, call.command, text, details)
+        background_id = details.get("backgroundTaskId")
+        if isinstance(background_id, str) and background_id:
+            self._pending(call, background_id)
+            return
         waiting = _BACKGROUND_ID.search(text[:300])
         if waiting and call.background:
             self._pending(call, waiting.group(1))
             return
-        if call.kind in ("shell", "read", "search") and call.command and call.ok:
-            call.exit_code = 0
+        if call.command is not None and call.ok and not details.get("returnCodeInterpretation"):
+            call.exit_code = 0  # Bash reports no code on success; a benign non-zero has a note
+
+    def _shell_details(
+        self, call: ToolCall, command: CommandInfo, text: str, details: dict[str, Any]
+    ) -> None:
+        """What the host observed about a shell command: files it changed, the branch it pushed."""
+        stale = details.get("staleReadFileStateHint")
+        hint = _MODIFIED_HINT.search(stale if isinstance(stale, str) else text[-2000:])
+        if hint:
+            named = [f.strip() for f in re.split(r",\s*", hint.group(1)) if f.strip()]
+            named[-1:] = [re.sub(r" and \d+ more$", "", named[-1])] if named else []
+            files = tuple(dict.fromkeys((*command.modified_files, *named)))
+            command = replace(command, kinds=command.kinds | {"modify"}, modified_files=files)
+            call.files = tuple(dict.fromkeys((*call.files, *named)))
+            call.kind = "shell"
+        operation = details.get("gitOperation")
+        push = operation.get("push") if isinstance(operation, dict) else None
+        branch = push.get("branch") if isinstance(push, dict) else None
+        if isinstance(branch, str) and branch and command.push_implicit:
+            command = replace(command, push_refs=(branch,), push_implicit=False)
+        call.command = command
 
     def _pending(self, call: ToolCall, background_id: str) -> None:
         """A background command: its real result comes later, in a task notification."""

@@ -282,3 +282,102 @@ def test_cap_output_keeps_head_and_tail() -> None:
     assert capped.startswith("H" * 10) and capped.endswith("T" * 10)
     assert "100 characters omitted" in capped
     assert cap_output("short", head=10, tail=10) == "short"
+
+
+def test_a_command_the_host_says_modified_files_counts_as_a_change() -> None:
+    hint = (
+        "[This command modified 2 files you've previously read: src/a.py, src/b.py."
+        " Call Read before editing.]"
+    )
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="python scripts/fix_imports.py")),
+        result("t1", f"done\n{hint}", extra={"stdout": "done", "staleReadFileStateHint": hint}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.changes_files
+    assert call.command is not None and call.command.modified_files == ("src/a.py", "src/b.py")
+    assert call.files == ("src/a.py", "src/b.py")
+
+
+def test_the_modified_hint_in_the_result_text_alone_is_enough() -> None:
+    hint = (
+        "[This command modified 7 files you've previously read: a.py, b.py and 5 more."
+        " Call Read before editing.]"
+    )
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="cat a.py")),
+        result("t1", f"x\n{hint}"),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert (call.kind, call.files) == ("shell", ("a.py", "b.py"))
+
+
+def test_implicit_push_gets_the_branch_the_host_reports() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="git push")),
+        result("t1", "ok", extra={"stdout": "", "gitOperation": {"push": {"branch": "feat/x"}}}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.command is not None
+    assert (call.command.push_refs, call.command.push_implicit) == (("feat/x",), False)
+
+
+def test_a_timed_out_command_failed() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="pytest")),
+        result("t1", "...", extra={"stdout": "...", "timedOutAfterMs": 120000}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.ok is False
+
+
+def test_a_benign_nonzero_exit_is_ok_with_unknown_code() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="grep -r nothing src")),
+        result("t1", "", extra={"stdout": "", "returnCodeInterpretation": "No matches found"}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert (call.ok, call.exit_code) == (True, None)
+
+
+def test_a_rejected_tool_use_failed() -> None:
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="rm -rf /")),
+        result(
+            "t1",
+            "The user doesn't want to proceed with this tool use.",
+            is_error=True,
+            extra="User rejected tool use",
+        ),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.ok is False
+
+
+def test_persisted_output_path_field_is_preferred_for_spills() -> None:
+    seen: list[str] = []
+
+    def resolve(path: str, tool_id: str) -> str | None:
+        seen.append(path)
+        return "full"
+
+    spilled = (
+        "<persisted-output>\nOutput too large (40KB). Full output saved to: /a/t1.txt\n"
+        "</persisted-output>"
+    )
+    records = [
+        user("Task"),
+        blocks("m1", tool_use("t1", "Bash", command="pytest")),
+        result(
+            "t1", spilled, extra={"stdout": "", "persistedOutputPath": "/b/tool-results/t1.txt"}
+        ),
+    ]
+    (call,) = session_from_records(records, resolve_spill=resolve).tool_calls
+    assert seen == ["/b/tool-results/t1.txt"]
+    assert call.output == "full"
