@@ -8,22 +8,32 @@ restarts finished work nor forgets the gates.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from reflection_core.hookio import HookResponse
 from reflection_core.session.categories import drift_markers
 from reflection_core.session.decide import RepoFacts
-from reflection_core.session.gates import (
-    GateInputs,
-    LedgerEvidence,
-    evaluate_gates,
-    last_change_index,
-    pr_evidence,
-)
+from reflection_core.session.gates import GateInputs, LedgerEvidence, evaluate_gates, pr_evidence
+from reflection_core.session.human_action import assess_requests
 from reflection_core.session.model import Session
 from reflection_core.session.task import build_task_context, required_gates
 
+_PR_NUMBER = re.compile(r"\b(PR|pull request|MR|merge request) ?#\d+", re.I)
+_WAITING = re.compile(
+    r"\b(waiting for (the|an|your) (answer|reply|decision|input)|(has|have) not (yet )?"
+    r"(answered|replied|decided)|not answered yet|(i|we) asked|asked the user|"
+    r"not stated|unclear (what|which|whether)|needs? (a |the )?(user's |your )?decision)\b",
+    re.I,
+)
+_REQUEST = re.compile(r"\b(the )?user (asked|wants|wanted|requested)\b|^\s*task:", re.I)
+_DONE = re.compile(
+    r"\b(everything (requested |asked )?is done|(the )?answer was (already )?given|"
+    r"task is (complete|done)|all (requested )?(work|items) (is |are )?done|"
+    r"already (answered|delivered))\b",
+    re.I,
+)
 NUDGE_KINDS = ("continue_task", "update_pr", "ask_clarification", "task_complete")
 _MAX_PROMPT_CHARS = 600
 
@@ -59,18 +69,48 @@ def nudge_context(
     )
 
 
-def _pushed_after_last_change(session: Session) -> bool:
-    calls = session.tool_calls
-    last_change = last_change_index(session)
+def _unpushed_work(session: Session) -> bool:
+    """A change or a commit after the last successful push."""
+    last_push = -1
+    for pos, call in enumerate(session.tool_calls):
+        if call.ok and call.command is not None and "push" in call.command.kinds:
+            last_push = pos
     return any(
-        pos > last_change and c.ok and c.command is not None and "push" in c.command.kinds
-        for pos, c in enumerate(calls)
+        pos > last_push
+        and call.ok is not False
+        and (call.changes_files or (call.command is not None and "commit" in call.command.kinds))
+        for pos, call in enumerate(session.tool_calls)
+    )
+
+
+def _pr_exists(session: Session) -> bool:
+    if pr_evidence(session) is not None or _PR_NUMBER.search(session.task_prompt):
+        return True
+    return any(
+        call.command is not None and "pr_checks" in call.command.kinds
+        for call in session.tool_calls
     )
 
 
 def _task_text(session: Session) -> str:
     text = session.task_prompt.strip() or session.compaction_summary.strip()
     return text if len(text) <= _MAX_PROMPT_CHARS else text[: _MAX_PROMPT_CHARS - 3] + "..."
+
+
+def _last_words(session: Session) -> str:
+    """What the agent said last: the final message, else its last text before compaction."""
+    if session.last_assistant_message.strip():
+        return session.last_assistant_message
+    texts = session.assistant_texts
+    return texts[-1].text if texts else ""
+
+
+def _awaiting_user(session: Session, last_words: str) -> bool:
+    """The agent asked the user something that is still unanswered, or requirements are missing."""
+    if _WAITING.search(" ".join(session.compaction_summary.split())):
+        return True
+    requests = assess_requests(last_words)
+    return bool(requests.questions or requests.human_only)
 
 
 def compaction_nudge(session: Session, ctx: Any) -> Nudge:
@@ -102,28 +142,44 @@ def compaction_nudge(session: Session, ctx: Any) -> Nudge:
     open_gates = [g.missing or g.evidence for g in gates.values() if g.failing]
     head = f'reflection: the context was compacted. Your task (from the user): "{task_text}"'
     changed = ", ".join(task.changed_paths[:8]) or "none yet"
-    has_pr = pr_evidence(session) is not None
-    if has_pr and task.changed_paths and not _pushed_after_last_change(session):
+    last_words = _last_words(session)
+    # Summary lines that restate the request ("The user asked which services still use
+    # 3.8") are not announcements of remaining work.
+    summary_drift = [m for m in drift_markers(session.compaction_summary) if not _REQUEST.search(m)]
+    remaining = summary_drift + drift_markers(last_words)
+    if not task.changed_paths and _awaiting_user(session, last_words):
+        return Nudge(
+            "ask_clarification",
+            f"{head}\nA question to the user is still open (or the requirements are not "
+            "stated). Do not guess and do not start implementing: ask the user, briefly "
+            "restating the options, and wait for the answer.",
+        )
+    if _pr_exists(session) and (_unpushed_work(session) or remaining):
+        todo = "; ".join(remaining[:3]) or "local changes and commits are not pushed yet"
         return Nudge(
             "update_pr",
-            f"{head}\nA pull request exists, but changes made since the last push are not in "
-            f"it (files changed this task: {changed}). Run the tests, push the branch to update "
-            "the pull request, then check CI.",
+            f"{head}\nA pull request exists but is not up to date ({todo}). Run the tests, "
+            "push the branch to update the pull request, finish the follow-ups, then check CI.",
             open_gates,
         )
-    answered = task.task_type != "coding" and len(session.last_assistant_message.strip()) > 80
+    answered = task.task_type != "coding" and len(last_words.strip()) > 80
     worked = bool(task.changed_paths) or (bool(session.tool_calls) and answered)
-    drift = drift_markers(session.last_assistant_message)
-    if worked and not open_gates and not drift:
+    claimed_done = bool(_DONE.search(" ".join(session.compaction_summary.split())))
+    hard_gaps = [g for g in gates.values() if g.failing and g.severity in ("HIGH", "BLOCKER")]
+    if not remaining and (
+        (worked and not open_gates) or (claimed_done and session.tool_calls and not hard_gaps)
+    ):
         return Nudge(
             "task_complete",
-            f"{head}\nThe evidence says this task is done (files changed: {changed}; every "
-            "required gate is satisfied). Do not redo it: confirm the result to the user in a "
-            "short summary.",
+            f"{head}\nThe task looks done (files changed: {changed}). Do not redo it: check "
+            "that nothing is left, then confirm the result to the user in a short summary.",
+            open_gates,
         )
     lines = [head, f"Files changed so far: {changed}."]
     if open_gates:
         lines.append("Still open: " + "; ".join(open_gates) + ".")
+    if remaining:
+        lines.append("Announced as remaining: " + "; ".join(remaining[:3]) + ".")
     lines.append("Continue from where you left off; do not start over.")
     return Nudge("continue_task", "\n".join(lines), open_gates)
 

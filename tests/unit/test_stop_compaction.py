@@ -46,3 +46,38 @@ def test_lost_task_asks_for_clarification() -> None:
 def test_a_config_dict_is_accepted_as_context() -> None:
     session = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("")
     assert compaction_nudge(session, config.defaults()).kind == "continue_task"
+
+
+def test_an_open_question_to_the_user_asks_again_instead_of_guessing() -> None:
+    session = (
+        SessionBuilder("Add multi-currency support to invoices")
+        .read("billing/invoice.py")
+        .say("Should amounts convert at the invoice date's rate or the payment date's?")
+        .build("")
+    )
+    session.compaction_summary = "I asked which exchange rate to use. No code changed."
+    assert compaction_nudge(session, nudge_context(None)).kind == "ask_clarification"
+
+
+def test_a_commit_not_yet_pushed_to_an_open_pr_needs_a_pr_update() -> None:
+    session = (
+        SessionBuilder("Get PR #198 green: CI is failing on lint")
+        .bash("gh pr checks 198", exit=1, output="lint fail")
+        .bash("ruff check --fix .")
+        .bash("git commit -am 'Remove unused import'")
+        .build("")
+    )
+    assert compaction_nudge(session, nudge_context(None)).kind == "update_pr"
+
+
+def test_summary_restating_the_request_is_not_remaining_work() -> None:
+    session = (
+        SessionBuilder("Which services still use Python 3.8? Just list them.")
+        .bash("grep -rl python:3.8 .", output="./services/mailer/Dockerfile")
+        .build("")
+    )
+    session.compaction_summary = (
+        "The user asked which services still use Python 3.8. Found one: mailer.\n"
+        "The answer was already given to the user."
+    )
+    assert compaction_nudge(session, nudge_context(None)).kind == "task_complete"
