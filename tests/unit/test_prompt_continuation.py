@@ -1,0 +1,104 @@
+"""Continuation (mode 1): selections and go-aheads skip scoring; unclear referents get asked."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.prompt.continuation import detect, resolve
+from reflection_core.prompt.score import score_prompt
+
+MENU = (
+    "Three ways to fix it:\n\n1. Add `select_related`.\n2. Add `prefetch_related`.\n"
+    "3. Annotate the totals.\n\nWhich of these do you want?"
+)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "1",
+        "1 and 2",
+        "a and c",
+        "2, 3 y 4",
+        "option 2",
+        "dale, la opción 2",
+        "do the plan",
+        "go ahead",
+        "haz el plan",
+        "looks good, go ahead with the plan",
+        "yes please",
+        "👍",
+        "ok fix that too",
+        "go with what you recommended",
+        "fix all of them",
+        "the second one",
+    ],
+)
+def test_continuations_bypass_scoring(prompt: str) -> None:
+    result = score_prompt(prompt)
+    assert result.skipped
+    assert result.action == "pass"
+    assert result.smells == ()
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "do it for the payments table and the orders table too",  # > 6 words around "do it"
+        "please do it in src/api/users.py without touching the tests",
+        "none of these, just revert a91f3e0 for now",
+        "the first one, plus a unit test for get_by_id when the id doesn't exist",
+        "add retries",
+    ],
+)
+def test_new_instructions_are_not_continuations(prompt: str) -> None:
+    assert not detect(prompt).is_continuation
+    assert not score_prompt(prompt).skipped
+
+
+def test_selection_of_an_option_that_was_never_offered_asks_which_one() -> None:
+    result = score_prompt("option 4", MENU)
+    assert result.skipped
+    assert result.action == "ask"
+    assert "no 4" in result.questions[0]
+
+
+def test_selection_of_offered_options_passes() -> None:
+    assert score_prompt("1 and 3", MENU).action == "pass"
+
+
+def test_bare_yes_to_an_either_or_question_asks_for_the_choice() -> None:
+    prev = "I can either (1) upgrade in place or (2) replicate and cut over. Which do you prefer?"
+    result = score_prompt("yes", prev)
+    assert result.action == "ask"
+
+
+def test_go_ahead_after_a_diagnosis_without_a_proposal_asks_what_to_do() -> None:
+    prev = "Tokens live in localStorage and the refresh logic exists in two places."
+    assert score_prompt("go for it", prev).action == "ask"
+
+
+def test_go_ahead_after_a_single_proposal_passes() -> None:
+    prev = "I can add `timeout=(3.05, 30)` to every call. Want me to do that?"
+    assert score_prompt("go for it", prev).action == "pass"
+
+
+def test_choice_with_a_recommendation_resolves_a_go_ahead() -> None:
+    prev = "1. Debounce the observer.\n2. Drop the observer.\n\nI'd recommend 1."
+    found = resolve(detect("go with what you recommended"), prev)
+    assert found.unresolved is None
+
+
+def test_without_a_previous_message_a_continuation_just_passes() -> None:
+    assert score_prompt("option 9").action == "pass"
+
+
+def test_taking_all_items_of_a_list_of_unrelated_fixes_yields_a_task_table() -> None:
+    prev = (
+        "I noticed:\n1. `scripts/old.py` is unused.\n2. `.github/workflows/lint.yml` runs "
+        "Node 16.\n3. `README.md` documents a removed flag."
+    )
+    result = score_prompt("do all three", prev)
+    assert result.skipped
+    assert not result.scope.atomic
+    assert len(result.scope.tasks) == 3
