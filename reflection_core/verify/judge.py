@@ -499,6 +499,8 @@ def _second_opinion(
         return None
     merged = aggregate(valid)
     diff = evidence.get("diff")
+    if cfg.get("judge.committee") and not isinstance(diff, str) and cfg.root is not None:
+        diff = working_diff(cfg.root)
     committee = None
     if cfg.get("judge.committee") and isinstance(diff, str) and diff.strip():
         committee = _committee(judge, models[0], context, diff)
@@ -527,6 +529,24 @@ def _second_opinion(
         calls=log.calls,
     )
     return merged
+
+
+def working_diff(root: Any) -> str:
+    """The uncommitted changes (`git diff HEAD`) for the committee, capped; '' when unknown."""
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "diff", "HEAD", "--no-color", "--no-ext-diff"],
+            cwd=root,
+            capture_output=True,
+            timeout=20,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    if proc.returncode != 0:
+        return ""
+    return proc.stdout[:MAX_CONTEXT_CHARS].decode("utf-8", errors="replace")
 
 
 def _record_calls(log: CallLog) -> None:

@@ -29,7 +29,14 @@ from reflection_core import paths
 from reflection_core.config import Config
 from reflection_core.verify import signature as sig_mod
 from reflection_core.verify.quick_fix import plan_fixes
-from reflection_core.verify.tracker import FAILED, SUCCESS, Escalation, Tracker, escalation
+from reflection_core.verify.tracker import (
+    FAILED,
+    SUCCESS,
+    Attempt,
+    Escalation,
+    Tracker,
+    escalation,
+)
 
 _SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?~\n]|\[\[|\{")
 _PYTEST_COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
@@ -192,7 +199,8 @@ def _cap(text: str) -> str:
 def pytest_counts(output: str) -> dict[str, int] | None:
     """Counts from a pytest-style summary line ('3 passed, 1 failed'), if there is one."""
     counts: dict[str, int] = {}
-    for number, word in _PYTEST_COUNTS.findall(output):
+    tail = "\n".join(output.strip().splitlines()[-3:])  # the summary is the last line
+    for number, word in _PYTEST_COUNTS.findall(tail):
         key = "errors" if word.startswith("error") else word
         counts[key] = int(number)
     return counts or None
@@ -393,7 +401,7 @@ def format_failure(result: GateResult) -> str:
 
 
 def escalation_question(
-    decision: Escalation, failing: list[GateResult], attempts: list[Any]
+    decision: Escalation, failing: list[GateResult], attempts: list[Attempt]
 ) -> str:
     """The blocked verdict's question: the error, the fixes tried and their outcomes."""
     main = next((r for r in failing if r.signature == decision.signature), failing[0])

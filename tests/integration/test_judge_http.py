@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,6 +15,7 @@ import pytest
 from reflection_core.config import Config, validate
 from reflection_core.verify import providers
 from reflection_core.verify.judge import recent_calls, second_opinion
+from tests.gitutil import git
 
 Reply = tuple[int, Any, dict[str, str], float]  # status, body, headers, delay seconds
 
@@ -333,3 +335,21 @@ def test_secrets_in_the_evidence_never_reach_the_judge(api: Loopback) -> None:
     evidence = {**TESTED, "last_assistant_message": f"deployed with OPENAI_API_KEY={secret}"}
     assert second_opinion(DECISION, evidence, cfg_for(api)) is not None
     assert secret not in json.dumps(api.requests[0]["json"])
+
+
+def test_committee_reads_the_working_diff_when_none_is_given(api: Loopback, git_repo: Path) -> None:
+    (git_repo / "calc.py").write_text("def half(x):\n    return x / 2\n", encoding="utf-8")
+    git(git_repo, "add", "calc.py")
+    api.respond = lambda req: openai_reply(
+        json.dumps({"approve": True, "comments": [], "agree": True, "dissent": []})
+        if "committee" in req["json"]["messages"][0]["content"]
+        else json.dumps(verdict())
+    )
+    cfg = cfg_for(api, committee=True)
+    cfg = Config(data=cfg.data, root=git_repo)
+    result = second_opinion(DECISION, TESTED, cfg)
+    assert result is not None and result["committee"]["approved"] is True
+    reviewer = next(
+        r for r in api.requests if "You are the reviewer" in r["json"]["messages"][0]["content"]
+    )
+    assert "+def half(x):" in reviewer["json"]["messages"][1]["content"]
