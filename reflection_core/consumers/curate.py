@@ -271,8 +271,10 @@ def _records(root: Path, session_id: str, warnings: list[str]) -> list[dict[str,
 
 
 def _transcript_from_records(records: list[dict[str, Any]]) -> Path | None:
+    """The transcript path the stop hook kept in its record (`hook.transcript_path`)."""
     for record in reversed(records):
-        value = record.get("transcript_path")
+        hook = record.get("hook")
+        value = hook.get("transcript_path") if isinstance(hook, dict) else None
         if isinstance(value, str) and value:
             return Path(value)
     return None

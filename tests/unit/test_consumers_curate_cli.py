@@ -61,7 +61,7 @@ def session_repo(git_repo: Path, tmp_path: Path) -> Path:
                 "verdict": {"created_at": iso_utc(seconds_ago), "session_id": SESSION},
                 "decision": {"gates": TESTS_OPEN},
                 "session": {"task_started_at": iso_utc(600)},
-                "transcript_path": str(transcript),
+                "hook": {"transcript_path": str(transcript)},
             },
         )
     (git_repo / "cache.py").write_text("CACHE = {}\n", "utf-8")
@@ -134,3 +134,65 @@ def test_repeated_prompt_smells_from_history_become_a_proposal(
 def test_no_session_means_no_proposals(git_repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     output = run(git_repo, monkeypatch, "--dry-run")
     assert "No proposals for CLAUDE.md (session: no session found)" in output
+
+
+def test_curate_learns_from_records_the_real_stop_hook_wrote(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two real stops on an edit without a test run, after a user correction."""
+    import subprocess
+    import sys
+
+    (git_repo / "util.py").write_text("def f():\n    return 1\n", "utf-8")
+    (git_repo / "tests").mkdir()
+    (git_repo / "tests" / "test_util.py").write_text("from util import f\n", "utf-8")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "Add util")
+    util = str(git_repo / "util.py")
+    records = [
+        {"type": "user", "message": {"role": "user", "content": "Make f return 2 in util.py"}},
+        {"type": "assistant", "message": {"id": "m1", "role": "assistant", "content": [
+            {"type": "text", "text": "Editing."}]}},
+        {"type": "user", "message": {"role": "user",
+                                     "content": "no, use pathlib instead of os.path"}},
+        {"type": "assistant", "message": {"id": "m2", "role": "assistant", "content": [
+            {"type": "tool_use", "id": "t1", "name": "Edit", "input": {
+                "file_path": util, "old_string": "return 1", "new_string": "return 2"}}]}},
+        {"type": "user", "message": {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": "t1", "content": "The file was updated."}]}},
+        {"type": "assistant", "message": {"id": "m3", "role": "assistant", "content": [
+            {"type": "text", "text": "Done: f returns 2."}]}},
+    ]  # fmt: skip
+    for number, record in enumerate(records):
+        record.update(
+            sessionId="real-1",
+            uuid=f"r{number}",
+            cwd=str(git_repo),
+            timestamp=f"2026-01-01T00:00:0{number}Z",
+        )
+    transcript = tmp_path / "real.jsonl"
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
+    (git_repo / "util.py").write_text("def f():\n    return 2\n", "utf-8")  # what the Edit did
+    reflection = str(Path(sys.executable).with_name("reflection"))
+    for active in (False, True):
+        payload = {
+            "session_id": "real-1",
+            "transcript_path": str(transcript),
+            "cwd": str(git_repo),
+            "hook_event_name": "Stop",
+            "stop_hook_active": active,
+            "last_assistant_message": "Done: f returns 2.",
+        }
+        stop = subprocess.run(
+            [reflection, "hook", "stop"],
+            cwd=git_repo,
+            input=json.dumps(payload),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert stop.returncode == 0, stop.stderr
+    output = run(git_repo, monkeypatch, "--yes")
+    text = (git_repo / "CLAUDE.md").read_text("utf-8")
+    assert "- Use pathlib instead of os.path." in text, output
+    assert "- Run the full test suite" in text, output
