@@ -122,3 +122,17 @@ def test_concurrent_writers_lose_no_lesson(tmp_path: Path) -> None:
     conn = state.connect()
     assert conn.execute("SELECT COUNT(*) FROM memory_lessons").fetchone()[0] == 40
     assert "lesson 3-7" in (recall_lesson(tmp_path, "topic3 subject7 migration") or "")
+
+
+def test_recall_imports_nothing_heavy() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; import reflection_core.verify.memory as m; "
+        "m.recall_lesson(__import__('pathlib').Path('.'), 'fix the login test'); "
+        "print(sorted(x for x in ('yaml', 'click', 'requests', 'git', 'reflection_core.config')"
+        " if x in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
