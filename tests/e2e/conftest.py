@@ -112,7 +112,11 @@ class Run:
 
     def stop_feedback(self) -> list[str]:
         """The Stop hook's block reasons as the model received them, in order."""
-        return [t for t in self.texts_seen() if t.startswith(STOP_FEEDBACK_PREFIX)]
+        return [
+            STOP_FEEDBACK_PREFIX + piece.split("</system-reminder>", 1)[0].rstrip()
+            for text in self.texts_seen()
+            for piece in text.split(STOP_FEEDBACK_PREFIX)[1:]
+        ]
 
     @property
     def blocks(self) -> int:
@@ -121,7 +125,7 @@ class Run:
     def prompt_context(self) -> list[str]:
         """UserPromptSubmit additionalContext as it reached the model."""
         return [
-            t.split(PROMPT_CONTEXT_PREFIX, 1)[1].replace("</system-reminder>", "").strip()
+            t.split(PROMPT_CONTEXT_PREFIX, 1)[1].split("</system-reminder>", 1)[0].strip()
             for t in self.texts_seen()
             if PROMPT_CONTEXT_PREFIX in t
         ]
@@ -229,6 +233,9 @@ class Project:
         run = Run(proc.returncode, proc.stdout, proc.stderr, result, requests, exhausted, self.root)
         if run.session_id:
             run.result.setdefault("transcript_path", str(self._transcript_for(run.session_id)))
+        save_dir = os.environ.get("REFLECTION_E2E_SAVE_TRANSCRIPTS")
+        if save_dir and run.transcript.is_file():
+            save_transcript(run.transcript, Path(save_dir))
         return run
 
     def _transcript_for(self, session_id: str) -> Path:
@@ -243,6 +250,47 @@ class Project:
         (self.root / ".reflection.yaml").write_text(text, encoding="utf-8")
         git(self.root, "add", ".reflection.yaml")
         git(self.root, "commit", "-q", "-m", "reflection config")
+
+
+# Records that only copy the CLI's own request shape and system prompt: large, and
+# nothing a transcript reader needs. They carry no uuid, so dropping them breaks no chain.
+_BULKY_RECORDS = ("api-request-blob", "api-request-shape")
+SNAPSHOT_OMITTED = "(system prompt omitted from this fixture)"
+
+
+def fixture_lines(lines: list[str]) -> list[str]:
+    """A transcript made fixture-sized: bulky records dropped, system prompt copies blanked."""
+    out = []
+    for line in lines:
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError:
+            out.append(line)
+            continue
+        if not isinstance(record, dict) or record.get("type") in _BULKY_RECORDS:
+            continue
+        attachment = record.get("attachment")
+        if isinstance(attachment, dict) and attachment.get("type") == "prompt_snapshot":
+            attachment["systemPrompt"] = [SNAPSHOT_OMITTED]
+            if "tools" in attachment:
+                attachment["tools"] = [SNAPSHOT_OMITTED]
+            line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+        out.append(line)
+    return out
+
+
+def save_transcript(transcript: Path, directory: Path) -> Path:
+    """Keep a run's transcript as a fixture, named for the test that produced it.
+
+    Set REFLECTION_E2E_SAVE_TRANSCRIPTS=DIR to refresh `tests/e2e/fixtures/`.
+    """
+    test = os.environ.get("PYTEST_CURRENT_TEST", "run").split("::")[-1].split(" ")[0]
+    directory.mkdir(parents=True, exist_ok=True)
+    taken = len(list(directory.glob(f"{test}*.jsonl")))
+    target = directory / (f"{test}.jsonl" if not taken else f"{test}_{taken + 1}.jsonl")
+    lines = transcript.read_text(encoding="utf-8").splitlines(keepends=True)
+    target.write_text("".join(fixture_lines(lines)), encoding="utf-8")
+    return target
 
 
 def install_claude_hooks(root: Path, env: dict[str, str]) -> None:

@@ -43,8 +43,7 @@ def test_questions_for_a_vague_prompt_reach_the_model(project: Project) -> None:
         VAGUE_PROMPT,
         [say("What should I improve: calc.py's behaviour, its tests, or its docs?")],
     )
-    first_request = run.main_requests[0]
-    context = [t for t in first_request.all_texts() if "UserPromptSubmit hook" in t]
+    context = run.prompt_context()
     assert context, f"no prompt context reached the model\n{run.describe()}"
     for question in expected["questions"]:
         assert question in context[0], (question, context[0])
