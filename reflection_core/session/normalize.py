@@ -135,16 +135,16 @@ def record_role(record: Any, *, sidechain_file: bool = False) -> RecordRole:
         return "other"
     if record.get("isCompactSummary") is True:
         return "compact_summary"
-    if record.get("isMeta") is True:
-        return "meta"
     content = _content(record)
     if isinstance(content, list) and any(
         isinstance(b, dict) and b.get("type") == "tool_result" for b in content
     ):
         return "tool_result"
     text = message_text(content).strip()
-    if _HOOK_FEEDBACK.match(text):
+    if _HOOK_FEEDBACK.match(text):  # the CLI marks it isMeta: check before meta
         return "hook_feedback"
+    if record.get("isMeta") is True:
+        return "meta"
     if text.startswith("<task-notification>"):
         return "task_notification"
     if prompt_text(record) is None:

@@ -381,3 +381,11 @@ def test_persisted_output_path_field_is_preferred_for_spills() -> None:
     (call,) = session_from_records(records, resolve_spill=resolve).tool_calls
     assert seen == ["/b/tool-results/t1.txt"]
     assert call.output == "full"
+
+
+def test_meta_marked_stop_hook_feedback_is_collected() -> None:
+    feedback = "Stop hook feedback:\nreflection (attempt 1/3): the task is not done yet."
+    records = [user("Task"), blocks("m1", text("Done.")), user(feedback, isMeta=True)]
+    session = session_from_records(records)
+    assert session.hook_feedback == [feedback]
+    assert session.task_prompt == "Task"
