@@ -1,0 +1,125 @@
+"""`reflection score` and `reflection stats` through the console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REFLECTION = str(Path(sys.executable).parent / "reflection")
+CONTRACT = {
+    "score",
+    "action",
+    "skipped",
+    "dimensions",
+    "smells",
+    "classification",
+    "questions",
+    "reformulation",
+    "scope",
+    "live_context_bonus",
+}
+
+
+def _cli(
+    *args: str, stdin: bytes = b"", cwd: Path | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    return subprocess.run(
+        [REFLECTION, *args], input=stdin, capture_output=True, cwd=cwd, timeout=60
+    )
+
+
+def test_score_json_has_the_contract_fields(tmp_path: Path) -> None:
+    proc = _cli("score", "add pagination to the API", "--json", cwd=tmp_path)
+    assert proc.returncode == 0
+    data = json.loads(proc.stdout)
+    assert set(data) >= CONTRACT
+    assert data["action"] == "ask"
+
+
+def test_score_reads_stdin_when_prompt_is_omitted(tmp_path: Path) -> None:
+    proc = _cli("score", "--json", stdin="make everything better".encode(), cwd=tmp_path)
+    assert json.loads(proc.stdout)["action"] == "reformulate"
+
+
+def test_score_prev_assistant_enables_live_context(tmp_path: Path) -> None:
+    prev = "Options:\n1. cache\n2. replica\n3. index"
+    proc = _cli("score", "revert a91f3e0", "--prev-assistant", prev, "--json", cwd=tmp_path)
+    assert json.loads(proc.stdout)["live_context_bonus"] is True
+
+
+def test_score_human_report_is_compact_and_shows_questions(tmp_path: Path) -> None:
+    proc = _cli("score", "the tests fail sometimes in CI", cwd=tmp_path)
+    text = proc.stdout.decode()
+    assert proc.returncode == 0
+    assert text.startswith("reflection: prompt ")
+    assert "smell bug_without_repro" in text
+    assert "To do this well I need" in text
+
+
+def test_score_jsonl_yields_one_result_per_line_and_errors_for_bad_lines(tmp_path: Path) -> None:
+    batch = tmp_path / "batch.jsonl"
+    batch.write_bytes(
+        b'{"prompt": "add caching"}\n'
+        b"not json\n"
+        b"\n"
+        b'{"prompt": "1 and 3", "prev_assistant": "1. a\\n2. b\\n3. c", "id": "x"}\n'
+        b'{"prompt": 5}\n'
+        b'{"prompt": "fix \xff bytes in src/a.py"}\n'
+    )
+    proc = _cli("score", "--jsonl", str(batch), cwd=tmp_path)
+    assert proc.returncode == 0
+    lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
+    assert len(lines) == 5
+    assert lines[0]["action"] == "ask"
+    assert lines[1] == {"line": 2, "error": lines[1]["error"]}
+    assert "not valid JSON" in lines[1]["error"]
+    assert lines[2]["id"] == "x" and lines[2]["skipped"] is True
+    assert lines[3]["line"] == 5
+    assert set(lines[4]) >= CONTRACT
+
+
+def test_score_jsonl_reads_stdin_with_dash(tmp_path: Path) -> None:
+    proc = _cli("score", "--jsonl", "-", stdin=b'{"prompt": "go ahead"}\n', cwd=tmp_path)
+    assert json.loads(proc.stdout)["skipped"] is True
+
+
+def test_score_jsonl_missing_file_is_a_usage_error(tmp_path: Path) -> None:
+    proc = _cli("score", "--jsonl", str(tmp_path / "nope.jsonl"), cwd=tmp_path)
+    assert proc.returncode == 2
+
+
+def test_stats_with_no_history_says_so_and_creates_nothing(isolated_state: Path) -> None:
+    proc = _cli("stats")
+    assert proc.returncode == 0
+    assert "no prompts scored yet" in proc.stdout.decode()
+    assert not (isolated_state / "state.db").exists()
+
+
+def test_stats_json_and_html_page(isolated_state: Path, tmp_path: Path) -> None:
+    from reflection_core.prompt import history
+
+    conn = history.connect()
+    try:
+        for index, score in enumerate([2.0, 2.1, 2.4, 2.2, 2.0, 3.5, 3.9, 4.2, 4.4, 4.6, 4.8]):
+            smells = ["vague_improvement"] if index < 4 else []
+            history.record(conn, "s", score, "pass", "backend", smells, now=1_700_000_000 + index)
+    finally:
+        conn.close()
+    page = tmp_path / "stats.html"
+    proc = _cli("stats", "--json", "--html", str(page))
+    data = json.loads(proc.stdout)
+    assert data["total"] == 11
+    assert len(data["last_scores"]) == 10
+    assert data["trend"] == "rising"
+    assert data["smell_histogram"] == {"vague_improvement": 4}
+    html = page.read_text(encoding="utf-8")
+    assert html.count("<svg") == 2
+    assert "<polyline" in html
+    assert "vague_improvement" in html
+    assert "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")  # self-contained
+
+    text = _cli("stats").stdout.decode()
+    assert "trend: rising" in text
+    assert "vague_improvement" in text

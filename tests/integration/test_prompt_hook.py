@@ -1,0 +1,219 @@
+"""`reflection hook user-prompt-submit` through the installed console script, real payloads."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.gitutil import make_repo
+
+REFLECTION = shutil.which("reflection", path=str(Path(sys.executable).parent)) or "reflection"
+MENU = "Three options:\n\n1. Raise the ALB timeout.\n2. Make the export async.\n3. Stream it."
+
+
+def _run(
+    stdin: bytes, env_extra: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, **(env_extra or {})}
+    return subprocess.run(
+        [REFLECTION, "hook", "user-prompt-submit"],
+        input=stdin,
+        capture_output=True,
+        env=env,
+        timeout=60,
+    )
+
+
+def _payload(prompt: object, cwd: Path, **extra: Any) -> dict[str, Any]:
+    return {
+        "session_id": "c0ffee-1234",
+        "transcript_path": str(cwd / "missing-transcript.jsonl"),
+        "cwd": str(cwd),
+        "hook_event_name": "UserPromptSubmit",
+        "permission_mode": "default",
+        "prompt": prompt,
+        **extra,
+    }
+
+
+def _hook(payload: dict[str, Any]) -> dict[str, Any]:
+    proc = _run(json.dumps(payload).encode())
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
+def _write_transcript(path: Path, assistant_text: str) -> None:
+    records = [
+        {"type": "user", "message": {"role": "user", "content": "why do reports 502?"}},
+        {
+            "type": "assistant",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "content": [{"type": "text", "text": assistant_text}],
+            },
+        },
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+
+
+def test_good_prompt_gets_one_line_and_context_with_the_event_name(git_repo: Path) -> None:
+    out = _hook(
+        _payload(
+            "In src/billing/invoice.py, `compute_tax` rounds each line before summing. Sum the "
+            "Decimal amounts and round once. Add a test to tests/billing/test_invoice.py.",
+            git_repo,
+        )
+    )
+    assert out["systemMessage"].startswith("reflection: prompt ")
+    assert "· backend" in out["systemMessage"]
+    assert "\n" not in out["systemMessage"]
+    specific = out["hookSpecificOutput"]
+    assert specific["hookEventName"] == "UserPromptSubmit"
+    assert "class backend" in specific["additionalContext"]
+    assert "decision" not in out
+
+
+def test_vague_prompt_hands_the_agent_concrete_questions(git_repo: Path) -> None:
+    out = _hook(_payload("the tests fail sometimes in CI", git_repo))
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert "To do this well I need" in context
+    assert "1. " in context
+    assert "question" in out["systemMessage"]
+
+
+def test_menu_in_the_transcript_gives_the_live_context_bonus(git_repo: Path) -> None:
+    transcript = git_repo / "session.jsonl"
+    _write_transcript(transcript, MENU)
+    prompt = "none of these, just revert a91f3e0 for now"
+    with_menu = _hook(_payload(prompt, git_repo, transcript_path=str(transcript)))
+    without = _hook(_payload(prompt, git_repo, session_id="other-session"))
+    score_with = float(with_menu["systemMessage"].split("prompt ")[1].split("/")[0])
+    score_without = float(without["systemMessage"].split("prompt ")[1].split("/")[0])
+    assert score_with == pytest.approx(min(5.0, score_without + 1.0))
+
+
+def test_unresolved_option_number_asks_which_option(git_repo: Path) -> None:
+    transcript = git_repo / "session.jsonl"
+    _write_transcript(transcript, MENU)
+    out = _hook(_payload("option 4", git_repo, transcript_path=str(transcript)))
+    assert out["systemMessage"] == "reflection: continuation · 1 question"
+    assert "no 4" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_continuation_is_one_quiet_line(git_repo: Path) -> None:
+    out = _hook(_payload("go ahead", git_repo))
+    assert out == {"systemMessage": "reflection: continuation · not scored"}
+
+
+def test_bypass_prefix_and_slash_command_produce_no_output(git_repo: Path) -> None:
+    for prompt in ("* whatever, no check", "/compact"):
+        proc = _run(json.dumps(_payload(prompt, git_repo)).encode())
+        assert proc.returncode == 0
+        assert proc.stdout.strip() == b""
+
+
+def test_block_mode_blocks_a_very_vague_prompt(git_repo: Path) -> None:
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  mode: block\n  block_below: 2.0\n")
+    out = _hook(_payload("make everything better", git_repo))
+    assert out["decision"] == "block"
+    assert "below 2.0" in out["reason"]
+    assert "`*`" in out["reason"]
+
+
+def test_block_mode_never_blocks_in_plan_mode(git_repo: Path) -> None:
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  mode: block\n")
+    out = _hook(_payload("make everything better", git_repo, permission_mode="plan"))
+    assert "decision" not in out
+
+
+def test_bad_config_fails_open_with_a_visible_warning(git_repo: Path) -> None:
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  mode: shout\n")
+    out = _hook(_payload("add caching", git_repo))
+    assert "configuration error" in out["systemMessage"]
+    assert "prompt.mode" in out["systemMessage"]
+
+
+@pytest.mark.parametrize(
+    "stdin",
+    [
+        b"",
+        b"not json at all",
+        b'{"prompt": "unterminated',
+        b"[1, 2, 3]",
+        b'{"session_id": "x"}',
+        b'{"prompt": 42, "cwd": 7, "transcript_path": ["x"], "session_id": {"a": 1}}',
+        b'{"prompt": "fix the \xff\xfe parser in src/p\xc3.py", "session_id": "../../etc/passwd"}',
+    ],
+)
+def test_malformed_input_exits_zero_with_valid_json(stdin: bytes, tmp_path: Path) -> None:
+    proc = _run(stdin)
+    assert proc.returncode == 0
+    out = json.loads(proc.stdout)
+    assert out["systemMessage"].startswith("reflection:")
+
+
+def test_huge_prompt_is_scored_and_exits_zero(git_repo: Path) -> None:
+    prompt = "Fix `parse_row` in etl/rows.py so tests/test_rows.py passes. " * 40000  # ~2.4 MB
+    out = _hook(_payload(prompt, git_repo))
+    assert out["systemMessage"].startswith("reflection: prompt ")
+
+
+def test_same_question_is_not_asked_twice_in_a_session(git_repo: Path) -> None:
+    first = _hook(_payload("add caching", git_repo))
+    second = _hook(_payload("add caching", git_repo))
+    assert "To do this well" in first["hookSpecificOutput"]["additionalContext"]
+    assert "already asked" in second["hookSpecificOutput"]["additionalContext"]
+
+
+def test_scores_land_in_stats(git_repo: Path) -> None:
+    _hook(_payload("add caching", git_repo))
+    _hook(_payload("make everything better", git_repo, session_id="s2"))
+    proc = subprocess.run([REFLECTION, "stats", "--json"], capture_output=True, timeout=60)
+    data = json.loads(proc.stdout)
+    assert data["total"] == 2
+    assert data["smell_histogram"] == {"vague_improvement": 1, "total_system": 1}
+
+
+def test_a_lesson_from_memory_is_appended_to_the_context(git_repo: Path) -> None:
+    from reflection_core.verify import memory
+
+    memory.store_lesson(
+        git_repo,
+        "add a retry with backoff to the payment webhook handler",
+        {"text": "the webhook tests need REDIS_URL set"},
+    )
+    out = _hook(_payload("add a retry with backoff to the payment webhook handler", git_repo))
+    assert "REDIS_URL" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_hook_works_outside_any_git_repo(tmp_path: Path) -> None:
+    out = _hook(_payload("add caching", tmp_path))
+    assert out["systemMessage"].startswith("reflection: prompt ")
+
+
+def test_hook_path_imports_no_click_yaml_git_or_requests(git_repo: Path) -> None:
+    code = (
+        "import sys, io, json;"
+        "from reflection_core.prompt.hook import handle;"
+        f"handle({{'prompt': 'add caching', 'cwd': {str(git_repo)!r}, 'session_id': 's'}});"
+        "bad = [m for m in ('click', 'yaml', 'git', 'requests') if m in sys.modules];"
+        "print(json.dumps(bad))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, timeout=60)
+    assert json.loads(proc.stdout) == []
+
+
+def test_make_repo_is_used_for_a_nested_cwd(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "r")
+    (repo / "pkg" / "sub").mkdir(parents=True)
+    (repo / ".reflection.yaml").write_text('prompt:\n  bypass_prefix: ["!!"]\n')
+    proc = _run(json.dumps(_payload("!! skip me", repo / "pkg" / "sub")).encode())
+    assert proc.stdout.strip() == b""
