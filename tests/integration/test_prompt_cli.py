@@ -39,7 +39,7 @@ def test_score_json_has_the_contract_fields(tmp_path: Path) -> None:
 
 
 def test_score_reads_stdin_when_prompt_is_omitted(tmp_path: Path) -> None:
-    proc = _cli("score", "--json", stdin="make everything better".encode(), cwd=tmp_path)
+    proc = _cli("score", "--json", stdin=b"make everything better", cwd=tmp_path)
     assert json.loads(proc.stdout)["action"] == "reformulate"
 
 
