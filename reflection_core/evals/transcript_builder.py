@@ -16,7 +16,7 @@ Step forms (one key names the step; `note` adds assistant text before a tool):
     - tool: Name                       any other tool; input, output, is_error
     - say: "text"                      assistant text with no tool call
     - prompt: "text"                   a new real user prompt (earlier tasks)
-    - hook_feedback: "text"            Stop-hook feedback as the CLI injects it
+    - hook_feedback: "text"            Stop-hook feedback as the CLI records it
     - compact: "summary"               compaction boundary + the summary message
 """
 
@@ -33,7 +33,7 @@ from typing import Any
 CLI_VERSION = "2.1.328"
 MODEL = "claude-sonnet-4-5"
 DEFAULT_CWD = "/home/dev/project"
-HOOK_FEEDBACK_PREFIX = "Stop hook blocking error from command: "
+HOOK_FEEDBACK_PREFIX = "Stop hook feedback:\n"
 COMPACT_PREFIX = (
     "This session is being continued from a previous conversation that ran out of context. "
     "The conversation is summarized below:\n"
@@ -159,7 +159,9 @@ def build_records(spec: dict[str, Any], *, session_id: str | None = None) -> lis
     for earlier in _str_list(spec.get("history"), "history"):
         writer.user_text(earlier)
         writer.assistant_blocks([{"type": "text", "text": "Done."}], "end_turn")
-    writer.user_text(task)
+    prompt_id = writer.uuid()
+    mode = str(spec.get("permission_mode") or "default")
+    writer.user_text(task, promptId=prompt_id, permissionMode=mode)
     for index, step in enumerate(steps):
         try:
             _add_step(writer, step)
@@ -218,7 +220,7 @@ def _add_step(writer: _Writer, step: Any) -> None:
         writer.user_text(str(value))
         return
     if kind == "hook_feedback":
-        writer.user_text(HOOK_FEEDBACK_PREFIX + str(value))
+        _add_hook_feedback(writer, str(value))
         return
     if kind == "compact":
         _add_compaction(writer, str(value))
@@ -231,6 +233,23 @@ def _add_step(writer: _Writer, step: Any) -> None:
     blocks.append({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input})
     writer.assistant_blocks(blocks, "tool_use")
     writer.tool_result(tool_id, content, is_error, result)
+
+
+def _add_hook_feedback(writer: _Writer, reason: str) -> None:
+    """A blocking Stop hook, as the CLI records it: the agent's next input, then a summary."""
+    writer.user_text(HOOK_FEEDBACK_PREFIX + reason, isMeta=True)
+    summary = writer.base(
+        "system",
+        subtype="stop_hook_summary",
+        hookCount=1,
+        hookInfos=[{"command": "reflection hook stop"}],
+        hookErrors=[reason],
+        preventedContinuation=False,
+        stopReason="",
+        hasOutput=True,
+        level="suggestion",
+    )
+    writer.add(summary)
 
 
 def _add_compaction(writer: _Writer, summary: str) -> None:
@@ -273,18 +292,10 @@ def _tool_call(
         path = _abs(cwd, value)
         old = str(step.get("old", "old_line = 1"))
         new = str(step.get("new", "new_line = 2"))
-        content = (
-            f"The file {path} has been updated. Here's the result of running `cat -n` on a "
-            f"snippet of the edited file:\n     1\u2192{new}"
-        )
+        content = f"The file {path} has been updated successfully."
         result = {"filePath": path, "oldString": old, "newString": new, "replaceAll": False}
-        return (
-            "Edit",
-            {"file_path": path, "old_string": old, "new_string": new},
-            content,
-            False,
-            result,
-        )
+        tool_input = {"replace_all": False, "file_path": path, "old_string": old, "new_string": new}
+        return "Edit", tool_input, content, False, result
     if kind == "write":
         path = _abs(cwd, value)
         body = str(step.get("content", "# new file\n"))
@@ -338,7 +349,13 @@ def _bash(value: Any, step: dict[str, Any]) -> tuple[str, dict[str, Any], str, b
     if exit_code != 0:
         content = f"Exit code {exit_code}\n{output}".rstrip("\n")
         return "Bash", tool_input, content, True, f"Error: {content}"
-    result = {"stdout": output, "stderr": "", "interrupted": False, "isImage": False}
+    result = {
+        "stdout": output,
+        "stderr": "",
+        "interrupted": False,
+        "isImage": False,
+        "noOutputExpected": False,
+    }
     return "Bash", tool_input, output, False, result
 
 

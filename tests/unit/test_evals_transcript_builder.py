@@ -60,6 +60,7 @@ def test_task_is_the_first_user_record_with_string_content() -> None:
     assert first["message"] == {"role": "user", "content": SPEC["task"]}
     assert first["parentUuid"] is None
     assert first["gitBranch"] == "fix/paging"
+    assert first["permissionMode"] == "default"
 
 
 def test_records_form_one_parent_chain_with_session_and_timestamps() -> None:
@@ -117,9 +118,13 @@ def test_compaction_writes_a_boundary_and_a_summary_that_is_not_a_prompt() -> No
     assert summary["message"]["content"] == COMPACT_PREFIX + "Two left."
 
 
-def test_hook_feedback_is_a_user_message_with_the_cli_prefix() -> None:
+def test_hook_feedback_is_a_meta_user_message_then_a_stop_hook_summary() -> None:
     records = build_records({"task": "t", "steps": [{"hook_feedback": "run the tests"}]})
-    assert records[-1]["message"]["content"] == HOOK_FEEDBACK_PREFIX + "run the tests"
+    feedback, summary = records[-2], records[-1]
+    assert feedback["message"]["content"] == HOOK_FEEDBACK_PREFIX + "run the tests"
+    assert feedback["isMeta"] is True
+    assert summary["subtype"] == "stop_hook_summary"
+    assert summary["hookErrors"] == ["run the tests"]
 
 
 def test_background_command_returns_a_shell_id_not_output() -> None:
@@ -169,6 +174,20 @@ def test_the_session_reader_sees_the_built_session() -> None:
     assert calls[4].ok is True
     assert "test" in calls[4].command.kinds
     assert session.last_assistant_message == "Fixed; 5 passed."
+
+
+def test_the_session_reader_takes_hook_feedback_as_feedback_not_a_new_task() -> None:
+    normalize = pytest.importorskip(
+        "reflection_core.session.normalize", reason="the transcript normalizer has not landed"
+    )
+    spec = {
+        "task": "Add sub() to calc.py",
+        "steps": [{"edit": "calc.py"}, {"hook_feedback": "Run `python -m pytest`"}],
+        "final": "Done.",
+    }
+    session = normalize.session_from_records(build_records(spec))
+    assert session.task_prompt == "Add sub() to calc.py"
+    assert any("python -m pytest" in text for text in session.hook_feedback)
 
 
 def test_the_session_reader_sees_a_compaction() -> None:
