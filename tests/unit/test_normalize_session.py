@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reflection_core.session.model import AssistantText, ToolCall
 from reflection_core.session.normalize import (
@@ -389,3 +391,59 @@ def test_meta_marked_stop_hook_feedback_is_collected() -> None:
     session = session_from_records(records)
     assert session.hook_feedback == [feedback]
     assert session.task_prompt == "Task"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: (
+        st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
+    max_leaves=8,
+)
+FIELD_VALUES = st.one_of(JSON, st.sampled_from(["tool_result", "tool_use", "text", "t1", "Bash"]))
+
+
+@st.composite
+def shaped_record(draw: st.DrawFn) -> dict[str, Any]:
+    """Records with the right keys but any values: what a future CLI might write."""
+    block = draw(
+        st.fixed_dictionaries(
+            {},
+            optional={
+                "type": FIELD_VALUES,
+                "id": FIELD_VALUES,
+                "tool_use_id": FIELD_VALUES,
+                "name": FIELD_VALUES,
+                "input": JSON,
+                "text": JSON,
+                "content": JSON,
+                "is_error": JSON,
+            },
+        )
+    )
+    content = draw(st.one_of(JSON, st.just([block])))
+    return draw(
+        st.fixed_dictionaries(
+            {"type": st.sampled_from(["user", "assistant", "system", "x"])},
+            optional={
+                "message": st.one_of(JSON, st.just({"id": "m", "content": content})),
+                "toolUseResult": JSON,
+                "isMeta": JSON,
+                "isSidechain": JSON,
+                "subtype": FIELD_VALUES,
+                "timestamp": JSON,
+                "cwd": JSON,
+            },
+        )
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(shaped_record(), max_size=8), st.one_of(st.none(), st.text(max_size=10)))
+def test_records_of_any_shape_never_break_normalization(
+    records: list[dict[str, Any]], final: str | None
+) -> None:
+    session = session_from_records(
+        [{"type": "user", "message": {"content": "Task"}}, *records], last_assistant_message=final
+    )
+    assert all(isinstance(e, (ToolCall, AssistantText)) for e in session.events)
