@@ -278,6 +278,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         not planning
         and task.task_type == "coding"
         and not task.changed_paths
+        and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
     )

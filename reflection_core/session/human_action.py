@@ -76,6 +76,7 @@ _PUNT = re.compile(
     r"^(run|execute|install|commit|push|rerun|re-run|check|verify|add|create|open)\b",
     re.I,
 )
+_INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 
 
@@ -95,7 +96,9 @@ class HumanActionAssessment:
 def requests_in(text: str) -> list[str]:
     """Sentences (and bullet lines) of `text` that ask something of the user."""
     out = []
-    for piece in _SENTENCE.split(text or ""):
+    # "Plan: 1. add x; 2. run y." is one enumeration, not sentences addressed to the user.
+    text = _INLINE_NUMBER.sub(r"\1) ", text or "")
+    for piece in _SENTENCE.split(text):
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue

@@ -60,6 +60,11 @@ _PLAN_ONLY = re.compile(
     r"\bplan (only|first, don't)\b|\bwithout (making|implementing) (any )?changes\b",
     re.I,
 )
+_CONTINUATION = re.compile(
+    r"^\s*(continue|carry on|go on|go ahead|keep going|proceed|resume|yes|ok(ay)?|do it|"
+    r"next|please continue|continue please)\b[\s.!]*$",
+    re.I,
+)
 _PR_REQUEST = re.compile(
     r"\b(open|create|raise|submit|make|send)\b.{0,30}\b(pr|pull request)\b", re.I
 )
@@ -75,6 +80,7 @@ class TaskContext:
     changed_paths: list[str] = field(default_factory=list)
     wants_pr: bool = False
     wants_ci: bool = False
+    continuation: bool = False  # "Carry on.": earlier work belongs to this task too
     reasons: list[str] = field(default_factory=list)
 
 
@@ -165,16 +171,25 @@ def _is_docs_request(words: str) -> bool:
     return not (_CODING_WORDS.search(residual) or _ERROR_NOUNS.search(residual))
 
 
+def effective_prompt(session: Session) -> str:
+    """The words that define the task: "Carry on." after a compaction means the prompt before."""
+    prompt = session.task_prompt or ""
+    if _CONTINUATION.match(prompt) and session.earlier_prompts:
+        return f"{session.earlier_prompts[-1]}\n{prompt}"
+    return prompt
+
+
 def build_task_context(session: Session, base: str | None = None) -> TaskContext:
     paths = changed_paths(session, base)
-    task_type, reasons = classify_task_type(session.task_prompt, session, paths)
-    prompt = session.task_prompt or ""
+    prompt = effective_prompt(session)
+    task_type, reasons = classify_task_type(prompt, session, paths)
     return TaskContext(
         task_type=task_type,
         plan_only=is_plan_only(prompt),
         changed_paths=paths,
         wants_pr=bool(_PR_REQUEST.search(prompt)),
         wants_ci=bool(_CI_REQUEST.search(prompt)),
+        continuation=prompt != (session.task_prompt or ""),
         reasons=reasons,
     )
 
