@@ -143,15 +143,16 @@ def test_readers_never_see_a_torn_verdict_while_a_writer_rewrites_it(git_repo: P
             write_verdict(git_repo, "busy", complete=flip, missing=["x" * 5000] * (not flip))
             flip = not flip
 
+    write_verdict(git_repo, "busy", complete=True)
     writer = threading.Thread(target=rewrite)
     writer.start()
     try:
-        seen = set()
+        seen = []
         for _ in range(300):
             verdict = vf.latest_verdict(git_repo, "busy")
-            if verdict is not None:
-                seen.add(verdict.complete)
+            assert verdict is not None
+            seen.append(verdict.complete)
     finally:
         stop.set()
         writer.join()
-    assert seen  # every read parsed; a torn file would have raised VerdictError
+    assert len(seen) == 300  # every read parsed; a torn file would have raised VerdictError
