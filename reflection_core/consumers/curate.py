@@ -324,7 +324,7 @@ def _prompt_smells(session_id: str, warnings: list[str]) -> list[list[str]]:
         except (TypeError, ValueError):
             continue
         if isinstance(smells, list):
-            out.append([s if isinstance(s, str) else str(s.get("id", "")) for s in smells])
+            out.append([str(smell) for smell in smells])
     return out
 
 
