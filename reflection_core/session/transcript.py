@@ -29,6 +29,7 @@ DEFAULT_MAX_TASK_BYTES = 64 * 1024 * 1024
 LOOKBACK_BYTES = 512 * 1024  # after the task start: room for earlier prompts and compaction
 SPILL_READ_CHARS = normalize.OUTPUT_HEAD_CHARS + normalize.OUTPUT_TAIL_CHARS
 _SNIFF_BYTES = 64 * 1024
+_SNIFF_LIMIT = 8 * 1024 * 1024  # Codex puts AGENTS.md into its first record
 
 RoleOf = Callable[[Any], str]
 
@@ -103,8 +104,13 @@ def _head_records(handle: BinaryIO) -> list[Any]:
     """The first complete records of the file, to tell the formats apart."""
     handle.seek(0)
     chunk = handle.read(_SNIFF_BYTES)
+    while b"\n" not in chunk and len(chunk) < _SNIFF_LIMIT:  # a long first record
+        more = handle.read(_SNIFF_BYTES)
+        if not more:
+            break
+        chunk += more
     lines = chunk.split(b"\n")
-    if len(chunk) == _SNIFF_BYTES:
+    if len(lines) > 1:
         lines = lines[:-1]  # the last one may be cut by the sniff window
     return [r for r in (_parse(line) for line in lines[:20]) if r is not None]
 

@@ -106,3 +106,23 @@ def test_function_call_with_unparseable_arguments_is_kept() -> None:
     (call,) = session_from_rollout_records(records).tool_calls
     assert call.kind == "shell"
     assert call.output == "x"
+
+
+def test_a_rollout_with_a_huge_first_record_is_still_detected(tmp_path: Path) -> None:
+    meta = line("session_meta", id="s1", cwd="/r", instructions="I" * 300_000)
+    records = [
+        meta,
+        line("event_msg", type="user_message", message="Task"),
+        line(
+            "response_item",
+            type="function_call",
+            name="shell",
+            arguments=json.dumps({"command": ["bash", "-lc", "pytest"]}),
+            call_id="c1",
+        ),
+    ]
+    path = tmp_path / "rollout.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    session = read_session(path)
+    assert session.task_prompt == "Task"
+    assert [c.kind for c in session.tool_calls] == ["shell"]
