@@ -353,3 +353,23 @@ def test_committee_reads_the_working_diff_when_none_is_given(api: Loopback, git_
         r for r in api.requests if "You are the reviewer" in r["json"]["messages"][0]["content"]
     )
     assert "+def half(x):" in reviewer["json"]["messages"][1]["content"]
+
+
+def test_azure_style_url_keeps_its_query_and_uses_the_api_key_header(
+    api: Loopback, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("JUDGE_TEST_KEY", "azure-key")
+    api.respond = lambda req: openai_reply(json.dumps(verdict()))
+    base = api.url + "/openai/deployments/judge?api-version=2024-06-01"
+    assert second_opinion(DECISION, TESTED, cfg_for(api, base_url=base)) is not None
+    (request,) = api.requests
+    assert request["path"] == "/openai/deployments/judge/chat/completions?api-version=2024-06-01"
+    assert request["headers"]["api-key"] == "azure-key"
+    assert "authorization" not in {k.lower() for k in request["headers"]}
+
+
+def test_servers_without_usage_get_estimated_tokens(api: Loopback) -> None:
+    api.respond = lambda req: openai_reply(json.dumps(verdict()), usage=False)
+    result = second_opinion(DECISION, TESTED, cfg_for(api))
+    assert result is not None
+    assert result["cost"]["input_tokens"] > 100 and result["cost"]["output_tokens"] > 20

@@ -136,3 +136,32 @@ def test_recall_imports_nothing_heavy() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+PARAPHRASES = [
+    ("Fix the failing login test in the auth module", "login tests in auth are failing"),
+    ("Add pagination to the orders API endpoint", "orders endpoint API needs pagination"),
+    (
+        "Upgrade the postgres driver and run migrations",
+        "run the migrations after the postgres driver upgrade",
+    ),
+    ("Refactor the invoice PDF renderer", "refactoring invoice pdf rendering"),
+    ("Speed up the search indexer batch job", "the search indexer batch job is slow, speed it up"),
+    ("Make the CSV export handle unicode names", "unicode names break the csv export"),
+]
+UNRELATED = [
+    ("Fix the failing login test in the auth module", "add a test for the payment module"),
+    ("Add pagination to the orders API endpoint", "document the API for partners"),
+    ("Upgrade the postgres driver and run migrations", "write the release notes"),
+    ("Refactor the invoice PDF renderer", "refactor the email template loader"),
+    ("Speed up the search indexer batch job", "add dark mode to the settings page"),
+    ("Make the CSV export handle unicode names", "rename the export button"),
+]
+
+
+def test_recall_finds_paraphrases_and_ignores_unrelated_prompts(tmp_path: Path) -> None:
+    for i, (task, _) in enumerate(PARAPHRASES):
+        store_lesson(tmp_path, task, {"note": f"lesson {i}"}, cfg())
+    found = [recall_lesson(tmp_path, prompt) for _, prompt in PARAPHRASES]
+    assert [f"lesson {i}" in (text or "") for i, text in enumerate(found)] == [True] * 6
+    assert [recall_lesson(tmp_path, prompt) for _, prompt in UNRELATED] == [None] * 6
