@@ -43,6 +43,14 @@ def _evals_dir(option: str | None) -> Path:
 @click.option(
     "--report", type=click.Path(dir_okay=False), default=None, help="Also write JSON here."
 )
+@click.option(
+    "--keep",
+    "keep_dir",
+    type=click.Path(file_okay=False),
+    default=None,
+    help="Keep the built transcripts here (DIR/<suite>/<case>.jsonl) to replay them "
+    "with `reflection analyze`.",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the suites and their cases.")
 def command(
     suites: tuple[str, ...],
@@ -51,6 +59,7 @@ def command(
     evals_dir: str | None,
     case_ids: tuple[str, ...],
     report: str | None,
+    keep_dir: str | None,
     list_only: bool,
 ) -> None:
     """Run eval suites (judge, stop, post-compaction, agent, prompts) against the core.
@@ -87,7 +96,13 @@ def command(
         if progress is None and not as_json:
             click.echo(f"running {suite.name} ({len(suite.cases)} cases)...", err=True)
         reports.append(
-            run_suite(suite, progress=progress, threshold_overrides=overrides, case_ids=wanted)
+            run_suite(
+                suite,
+                progress=progress,
+                threshold_overrides=overrides,
+                case_ids=wanted,
+                keep_dir=Path(keep_dir) if keep_dir else None,
+            )
         )
     payload = {
         "ok": all(r.status == "pass" for r in reports),

@@ -88,8 +88,13 @@ def run_suite(
     progress: Progress | None = None,
     threshold_overrides: dict[str, float] | None = None,
     case_ids: set[str] | None = None,
+    keep_dir: Path | None = None,
 ) -> SuiteReport:
-    """All (or the selected) cases of one suite, scored against its thresholds."""
+    """All (or the selected) cases of one suite, scored against its thresholds.
+
+    `keep_dir`: write the built transcripts to `<keep_dir>/<suite>/` and keep them,
+    so a failing case can be replayed with `reflection analyze`.
+    """
     started = time.monotonic()
     report = SuiteReport(suite.name, str(suite.path), suite.target, "error")
     try:
@@ -101,8 +106,10 @@ def run_suite(
         return report
     cases = [c for c in suite.cases if case_ids is None or c.id in case_ids]
     with tempfile.TemporaryDirectory(prefix=f"reflection-eval-{suite.name}-") as scratch:
+        workdir = Path(scratch) if keep_dir is None else keep_dir / suite.name
+        workdir.mkdir(parents=True, exist_ok=True)
         for done, case in enumerate(cases, start=1):
-            report.results.append(run_case(target, case, Path(scratch), suite.path.parent))
+            report.results.append(run_case(target, case, workdir, suite.path.parent))
             if progress is not None:
                 progress(suite.name, done, len(cases))
     report.metrics = suite_metrics(report.results)

@@ -208,3 +208,17 @@ def test_a_tests_gate_that_always_passes_makes_the_judge_run_fail(
     suite = json.loads(result.output)["suites"][0]
     assert suite["metrics"]["false_complete_rate"] > baseline["false_complete_rate"]
     assert "false_complete_max" in {t["key"] for t in suite["thresholds"] if not t["ok"]}
+
+
+def test_keep_writes_the_built_transcripts_for_replay(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "reflection_core.session.analyze", reason="the session analysis has not landed"
+    )
+    keep = tmp_path / "kept"
+    result = CliRunner().invoke(
+        eval_command, ["--dir", str(EVALS), "--case", "judge-001", "--keep", str(keep)]
+    )
+    assert result.exit_code in (0, 1), result.output
+    kept = keep / "judge" / "judge-001.jsonl"
+    first = json.loads(kept.read_text(encoding="utf-8").splitlines()[0])
+    assert first["message"]["content"].startswith("Fix the off-by-one")
