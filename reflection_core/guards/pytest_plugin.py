@@ -107,7 +107,9 @@ class _LedgerRecorder:
         from reflection_core import paths
         from reflection_core.guards.fingerprint import worktree_tree
 
-        root = paths.find_repo_root(config.invocation_params.dir)
+        root = paths.find_repo_root(config.rootpath) or paths.find_repo_root(
+            config.invocation_params.dir
+        )
         if root is None:
             return None
         cfg = config_mod.load(root)
