@@ -739,10 +739,8 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         facts.kinds.add("typecheck")
     elif prog in ("tsc", "vue-tsc"):
         facts.kinds.add("typecheck" if "--noEmit" in args else "build")
-    elif prog == "docker":
-        words = [a for a in args if not a.startswith("-")]
-        if words[:1] in (["build"], ["buildx"]) or words[:2] == ["compose", "build"]:
-            facts.kinds.add("build")
+    elif prog in ("docker", "podman", "docker-compose"):
+        _container(["compose", *args] if prog == "docker-compose" else args, heredoc, facts)
     elif _builds(prog, args):
         facts.kinds.add("build")
     elif prog == "sed":
@@ -774,6 +772,33 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
     ):
         facts.test(prog if prog not in _SHELLS else _program(args[0]))
+
+
+_CONTAINER_VALUE_OPTIONS = frozenset(
+    {"-e", "--env", "-v", "--volume", "-w", "--workdir", "--name", "--network", "--entrypoint"}
+    | {"-u", "--user", "--env-file", "-l", "--label", "--mount", "--platform", "-f", "--file"}
+    | {"-p", "--publish", "--project-name", "--profile", "--context", "-H", "--host", "-c"}
+    | {"--cpus", "-m", "--memory", "--add-host", "--gpus", "--hostname", "--pull", "-t", "--tag"}
+)
+
+
+def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
+    """`docker build` builds; `docker run IMG cmd`, `docker compose exec svc cmd` run cmd."""
+    i = _skip_options(args, 0, _CONTAINER_VALUE_OPTIONS)
+    if args[i : i + 1] == ["compose"]:
+        i = _skip_options(args, i + 1, _CONTAINER_VALUE_OPTIONS)
+    sub = args[i] if i < len(args) else ""
+    if sub in ("build", "buildx"):
+        facts.kinds.add("build")
+        return
+    if sub not in ("run", "exec"):
+        return
+    target = _skip_options(args, i + 1, _CONTAINER_VALUE_OPTIONS)
+    inner, scripts = _unwrap(args[target + 1 :])
+    for script in scripts:
+        _merge(facts, _classify_line(script, 1)[0])
+    if inner:
+        _dispatch(_program(inner[0]), inner[1:], heredoc, facts)
 
 
 def _builds(prog: str, args: list[str]) -> bool:
