@@ -18,6 +18,7 @@ import os
 import re
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -319,7 +320,9 @@ class Judge:
     budget: Budget
     log: CallLog
 
-    def ask(self, model: str, role: str, system: str, user: str, parse: Any) -> Any:
+    def ask(
+        self, model: str, role: str, system: str, user: str, parse: Callable[[str], Any]
+    ) -> Any:
         """One judged answer: call, parse, one repair on a malformed reply; None on failure."""
         messages = [{"role": "user", "content": user}]
         for attempt in ("first", "repair"):
