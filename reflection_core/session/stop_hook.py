@@ -114,7 +114,7 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
         },
     )
     if decision.complete or decision.budget_exhausted:
-        _optional(_store_lesson, root, session.task_prompt, decision, cfg)
+        _optional(_store_lesson, root, session.task_prompt, decision, state, cfg)
     return render_decision(decision)
 
 
@@ -184,7 +184,8 @@ def _second_opinion(decision: Any, sources: dict[str, Any], cfg: Any) -> dict[st
     return dict(opinion) if isinstance(opinion, dict) else None
 
 
-def _store_lesson(root: Path, task_prompt: str, decision: Any, cfg: Any) -> None:
+def _store_lesson(root: Path, task_prompt: str, decision: Any, state: Any, cfg: Any) -> None:
+    """A finished or escalated task: remember which gates it had to be pushed on."""
     if not cfg.get("memory.enabled") or not task_prompt:
         return
     try:
@@ -196,10 +197,11 @@ def _store_lesson(root: Path, task_prompt: str, decision: Any, cfg: Any) -> None
         task_prompt,
         {
             "outcome": "complete" if decision.complete else "escalated",
-            "task_type": decision.task_type,
             "missing": decision.missing,
-            "status_report": decision.status_report,
+            "failed_gates": sorted({p.split(":")[0] for p in state.sent_patterns}),
+            "note": decision.status_report,
         },
+        cfg,
     )
 
 
