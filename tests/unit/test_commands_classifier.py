@@ -62,6 +62,10 @@ FULL_TEST_RUNS = [
     ("deno test", "deno test"),
     ("python manage.py test", "django test"),
     ("./run_tests.sh", "run_tests.sh"),
+    ("docker compose run --rm web pytest", "pytest"),
+    ("docker exec -it app python -m pytest", "pytest"),
+    ("docker run --rm -v $PWD:/src -w /src python:3.11 pytest", "pytest"),
+    ("docker-compose exec web bash -c 'npm test'", "npm test"),
 ]
 
 
@@ -158,6 +162,8 @@ KINDS = [
     ("make", {"build"}),
     ("python -m build", {"build"}),
     ("docker build -t app .", {"build"}),
+    ("docker compose build web", {"build"}),
+    ("docker compose up -d", set()),
     ("gh pr create --fill", {"pr_create"}),
     ("gh pr view 12 --json state", {"pr_view"}),
     ("gh pr status", {"pr_view"}),
