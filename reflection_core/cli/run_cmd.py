@@ -21,6 +21,8 @@ from reflection_core import paths
 from reflection_core.cli.common import load_config_or_exit
 from reflection_core.config import Config
 
+_OFF = ("0", "false", "no", "off")  # REFLECTION_LEDGER values that switch recording off
+
 
 @click.command("run", context_settings={"ignore_unknown_options": True})
 @click.argument("args", nargs=-1, type=click.UNPROCESSED, required=True)
@@ -31,7 +33,8 @@ def command(args: tuple[str, ...]) -> None:
         argv = argv[1:]
     if not argv:
         raise click.UsageError("expected a command after --, e.g. reflection run -- npm test")
-    root = paths.find_repo_root()
+    recording_off = os.environ.get("REFLECTION_LEDGER", "").strip().lower() in _OFF
+    root = None if recording_off else paths.find_repo_root()
     tree = None
     cfg = None
     if root is not None:
@@ -62,7 +65,7 @@ def command(args: tuple[str, ...]) -> None:
     duration = time.monotonic() - started
     if root is not None and cfg is not None and tree is not None:
         _record(root, cfg, argv, code, duration, tree, interrupted)
-    elif root is None:
+    elif root is None and not recording_off:
         click.echo("reflection: not inside a git repository; the run was not recorded.", err=True)
     raise SystemExit(code if code >= 0 else 128 - code)  # killed by signal N: 128 + N
 

@@ -170,6 +170,18 @@ def test_unparseable_input_fails_closed(pushed_repo: tuple[Path, Path]) -> None:
     assert "fails closed" in result.stderr
 
 
+def test_non_utf8_input_fails_closed(pushed_repo: tuple[Path, Path]) -> None:
+    repo, _ = pushed_repo
+    result = subprocess.run(
+        [str(REFLECTION), "hook", "pre-push", "origin", "/dev/null"],
+        cwd=repo,
+        input=b"refs/heads/\xff\xfe " + b"\xff" * 40 + b" refs/heads/main " + b"0" * 40 + b"\n",
+        capture_output=True,
+    )
+    assert result.returncode == 1
+    assert b"fails closed" in result.stderr
+
+
 def test_a_broken_config_fails_closed(pushed_repo: tuple[Path, Path]) -> None:
     repo, _ = pushed_repo
     (repo / ".reflection.yaml").write_text("protected_branches: [main, '']\n")
