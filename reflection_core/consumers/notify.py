@@ -69,11 +69,14 @@ def notice_kind(verdict: dict[str, Any]) -> str:
     return ATTENTION
 
 
-def should_send(kind: str, *, on: str, attention: bool) -> bool:
+def should_send(kind: str, *, on: str, attention: bool, agent_continues: bool = False) -> bool:
     """`notify.on`: complete -> done and needs_input (attention only when `notify.attention`);
-    incomplete -> needs_input and attention; always -> everything."""
+    incomplete -> needs_input and attention; always -> everything. While the stop hook
+    pushes the agent on, an unfinished verdict is no news (except with `always`)."""
     if on == "always":
         return True
+    if agent_continues and kind != DONE:
+        return False
     if on == "incomplete":
         return kind != DONE
     return kind in (DONE, NEEDS_INPUT) or (kind == ATTENTION and attention)
@@ -87,10 +90,11 @@ def choose_notice(
     last_message: str = "",
     project: str = "",
     speak_max_chars: int = 400,
+    agent_continues: bool = False,
 ) -> Notice | None:
     """The notice for this verdict, or None when the gating says stay quiet."""
     kind = notice_kind(verdict)
-    if not should_send(kind, on=on, attention=attention):
+    if not should_send(kind, on=on, attention=attention, agent_continues=agent_continues):
         return None
     where = f" · {project}" if project else ""
     said = speech.clean_for_speech(redact(last_message or ""), SUMMARY_CHARS)
@@ -204,6 +208,7 @@ def notify_for_verdict(
         last_message=last_message,
         project=root.name,
         speak_max_chars=int(notify_cfg.get("speak_max_chars", 400)),
+        agent_continues=agent_continues(root, verdict),
     )
     if notice is None:
         outcome = NotifyOutcome(None, reason=f"verdict is {verdict.get('status')}; not notifying")
@@ -212,6 +217,19 @@ def notify_for_verdict(
         outcome = NotifyOutcome(notice, deliver(notice, notify_cfg), sequence)
     log_outcome(root, str(verdict.get("session_id") or ""), outcome)
     return outcome
+
+
+def agent_continues(root: Path, verdict: dict[str, Any]) -> bool:
+    """Did the stop hook push the agent on? Its full record says (`decision.should_block`)."""
+    record = verdict.get("record")
+    if verdict.get("complete") is True or not isinstance(record, str):
+        return False
+    try:
+        data = json.loads((root / record).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    decision = data.get("decision") if isinstance(data, dict) else None
+    return isinstance(decision, dict) and decision.get("should_block") is True
 
 
 def log_outcome(root: Path, session_id: str, outcome: NotifyOutcome) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from reflection_core.atomic import write_json_atomic
 from tests.verdictutil import iso_utc, write_verdict
 
 REFLECTION = str(Path(sys.executable).with_name("reflection"))
@@ -136,6 +137,20 @@ def test_attention_sends_the_missing_items_when_configured(
     assert proc.returncode == 0, proc.stderr
     assert received.posts[0]["title"].startswith("reflection: needs attention")
     assert "tests did not run after the latest edit" in received.posts[0]["message"]
+
+
+@pytest.mark.parametrize(("should_block", "sent"), [(True, False), (False, True)])
+def test_attention_waits_until_the_agent_really_stopped(
+    git_repo: Path, receiver: tuple[Receiver, int], should_block: bool, sent: bool
+) -> None:
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"], attention=True)
+    path = write_verdict(git_repo, "sess-10", complete=False)
+    record = json.loads(path.read_text("utf-8"))["record"]
+    write_json_atomic(git_repo / record, {"decision": {"should_block": should_block}})
+    proc = run_notify(git_repo, stop_payload(git_repo, "sess-10"))
+    assert proc.returncode == 0, proc.stderr
+    assert bool(received.posts) is sent
 
 
 def test_stale_verdict_is_ignored(git_repo: Path, receiver: tuple[Receiver, int]) -> None:

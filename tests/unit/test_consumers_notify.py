@@ -96,3 +96,12 @@ def test_speech_argv_keeps_the_text_as_one_argument() -> None:
     assert argv == ["espeak-ng", "-s", "150", "done; rm -rf / $(x)"]
     with pytest.raises(SpeechError, match="cannot be parsed"):
         speech_argv("say 'unterminated", "x")
+
+
+def test_unfinished_work_the_hook_pushes_on_is_no_news() -> None:
+    verdict = verdict_data("s", complete=False)
+    quiet = notify.choose_notice(verdict, on="incomplete", attention=True, agent_continues=True)
+    assert quiet is None
+    loud = notify.choose_notice(verdict, on="incomplete", attention=True, agent_continues=False)
+    assert loud is not None and loud.kind == notify.ATTENTION
+    assert notify.choose_notice(verdict, on="always", attention=False, agent_continues=True)
