@@ -47,6 +47,7 @@ _OPERATOR_CHARS = frozenset(";&|<>()")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "|&", "&", "(", ")", ";;"})
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+_SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 
@@ -232,8 +233,12 @@ class _Facts:
         self.partial = partial
 
     def modify(self, *files: str) -> None:
+        """A change to the work tree; writes only to scratch dirs (/tmp, ...) are none."""
+        named = [f for f in files if f and not f.startswith("-")]
+        if named and all(f.startswith(_SCRATCH_DIRS) for f in named):
+            return
         self.kinds.add("modify")
-        self.files.extend(f for f in files if f and not f.startswith("-"))
+        self.files.extend(f for f in named if not f.startswith(_SCRATCH_DIRS))
 
 
 # --- wrappers: programs that run another program --------------------------------
@@ -866,14 +871,12 @@ _DECORATION = re.compile(
 
 def _keep_captures(pipeline: _Facts) -> None:
     """Output written to a file by a check (`pytest > log`) is kept output, not an edit."""
-    captures = [c for c in pipeline.captures if not c.startswith(_SCRATCH_DIRS)]
-    if captures and not pipeline.kinds & _CHECK_KINDS:
-        pipeline.modify(*captures)
+    if pipeline.captures and not pipeline.kinds & _CHECK_KINDS:
+        pipeline.modify(*pipeline.captures)
     pipeline.captures = []
 
 
 _CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck"})
-_SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
 
 
 def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[_Segment, bool]]]:

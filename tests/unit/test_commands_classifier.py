@@ -237,6 +237,8 @@ NOT_MODIFICATIONS = [
     "git checkout -b feature",
     "git log > /tmp/log.txt",
     "mkdir -p build",
+    "rm -rf /tmp/scratch",
+    "cp report.txt /tmp/report.txt",
     "npm install",
     "sed 's/a/b/' a.py",
 ]
