@@ -281,3 +281,19 @@ def test_check_tests_reports_evidence_as_json(project: Path) -> None:
         [str(REFLECTION), "check", "tests"], cwd=project, env=env(), capture_output=True, text=True
     )
     assert stale.returncode == 1 and "src/calc.py" in stale.stderr
+
+
+def test_concurrent_recorders_lose_no_stamps(project: Path) -> None:
+    procs = [
+        subprocess.Popen(
+            [str(REFLECTION), "run", "--", "sh", "-c", f"exit {n}"],
+            cwd=project,
+            env=env(),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        for n in range(6)
+    ]
+    assert sorted(p.wait(timeout=120) for p in procs) == list(range(6))
+    stamps = ledger.read(project)
+    assert sorted(s.exit_code for s in stamps) == list(range(6))
