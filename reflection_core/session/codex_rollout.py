@@ -17,7 +17,12 @@ from typing import Any
 
 from reflection_core.session.commands import classify_command, shell_tool_kind
 from reflection_core.session.model import AssistantText, Event, Session, ToolCall, ToolKind
-from reflection_core.session.normalize import EARLIER_PROMPTS_KEPT, cap_output, prompt_text
+from reflection_core.session.normalize import (
+    EARLIER_PROMPTS_KEPT,
+    cap_output,
+    is_hook_feedback,
+    prompt_text,
+)
 
 ROLLOUT_TYPES = frozenset(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}
@@ -297,17 +302,24 @@ def _apply(builder: _RolloutBuilder, session: Session, record: dict[str, Any]) -
         elif item == "message" and payload.get("role") == "assistant":
             builder.text(_message_text(payload).strip(), stamp)
         elif item == "message" and payload.get("role") in ("user", "developer"):
-            text = _message_text(payload).strip()
-            if prompt_text({"message": {"content": text}}) is None and "hook" in text[:80].lower():
-                session.hook_feedback.append(text)
+            _feedback(session, _message_text(payload))
     elif kind == "event_msg":
         if item in ("exec_command_end", "patch_apply_end"):
             builder.exec_end(payload)
         elif item == "agent_message":
             builder.text(str(payload.get("message") or "").strip(), stamp)
+        elif item == "user_message":
+            _feedback(session, str(payload.get("message") or ""))
     elif kind == "compacted":
         session.compacted = True
         session.compaction_summary = str(payload.get("message") or "")
+
+
+def _feedback(session: Session, text: str) -> None:
+    """Hook feedback Codex injected as a user turn (once, though it is logged twice)."""
+    stripped = text.strip()
+    if is_hook_feedback(stripped) and stripped not in session.hook_feedback[-1:]:
+        session.hook_feedback.append(stripped)
 
 
 def _str(value: Any) -> str | None:

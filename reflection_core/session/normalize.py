@@ -49,6 +49,8 @@ EARLIER_PROMPTS_KEPT = 3
 _HOOK_FEEDBACK = re.compile(
     r"^\s*[\w:.-]+(?: \[[^\]]*\])? hook (?:blocking error|feedback|error|returned)\b", re.I
 )
+# The first line of every block reason session/feedback.py writes.
+_OWN_BLOCK_REASON = re.compile(r"reflection (?:\(attempt \d+/\d+\)|— FINAL attempt)")
 _REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|$)", re.S)
 _NOT_A_PROMPT_PREFIXES = (
     "<local-command-stdout>",
@@ -141,7 +143,7 @@ def record_role(record: Any, *, sidechain_file: bool = False) -> RecordRole:
     ):
         return "tool_result"
     text = message_text(content).strip()
-    if _HOOK_FEEDBACK.match(text):  # the CLI marks it isMeta: check before meta
+    if is_hook_feedback(text):  # the CLI marks it isMeta: check before meta
         return "hook_feedback"
     if record.get("isMeta") is True:
         return "meta"
@@ -152,11 +154,21 @@ def record_role(record: Any, *, sidechain_file: bool = False) -> RecordRole:
     return "prompt"
 
 
+def is_hook_feedback(text: str) -> bool:
+    """Hook output fed back to the agent: the host's wrapper, or our own block reason bare.
+
+    Claude Code wraps it (`Stop hook feedback:` ...); a host that injects the
+    block reason as the next prompt (Codex) passes our text as is.
+    """
+    stripped = text.lstrip()
+    return bool(_HOOK_FEEDBACK.match(stripped) or _OWN_BLOCK_REASON.match(stripped))
+
+
 def prompt_text(record: dict[str, Any]) -> str | None:
     """The task text of a real user prompt record, or None when it is plumbing."""
     content = _content(record)
     text = _REMINDER.sub("", message_text(content)).strip()
-    if text.startswith(_NOT_A_PROMPT_PREFIXES) or _HOOK_FEEDBACK.match(text):
+    if text.startswith(_NOT_A_PROMPT_PREFIXES) or is_hook_feedback(text):
         return None
     if text.startswith(("<command-name>", "<command-message>")):
         name = _COMMAND_NAME.search(text)

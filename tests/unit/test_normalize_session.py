@@ -447,3 +447,10 @@ def test_records_of_any_shape_never_break_normalization(
         [{"type": "user", "message": {"content": "Task"}}, *records], last_assistant_message=final
     )
     assert all(isinstance(e, (ToolCall, AssistantText)) for e in session.events)
+
+
+def test_our_own_block_reason_as_a_bare_prompt_is_feedback() -> None:
+    reason = "reflection — FINAL attempt (3/3): the task is still not done."
+    session = session_from_records([user("Task"), blocks("m1", text("Done.")), user(reason)])
+    assert session.task_prompt == "Task"
+    assert session.hook_feedback == [reason]

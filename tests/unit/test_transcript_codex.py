@@ -126,3 +126,26 @@ def test_a_rollout_with_a_huge_first_record_is_still_detected(tmp_path: Path) ->
     session = read_session(path)
     assert session.task_prompt == "Task"
     assert [c.kind for c in session.tool_calls] == ["shell"]
+
+
+def test_a_block_reason_injected_as_a_user_turn_is_feedback_not_a_task() -> None:
+    reason = "reflection (attempt 1/3): the task is not done yet.\nMissing:\n- tests"
+    records = [
+        line("event_msg", type="user_message", message="Fix the bug"),
+        line(
+            "response_item",
+            type="message",
+            role="assistant",
+            content=[{"type": "output_text", "text": "Done."}],
+        ),
+        line(
+            "response_item",
+            type="message",
+            role="user",
+            content=[{"type": "input_text", "text": reason}],
+        ),
+        line("event_msg", type="user_message", message=reason),
+    ]
+    session = session_from_rollout_records(records)
+    assert session.task_prompt == "Fix the bug"
+    assert session.hook_feedback == [reason]
