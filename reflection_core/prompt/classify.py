@@ -9,10 +9,8 @@ test" stays with X's area. Several tasks in different areas are "mixed".
 
 from __future__ import annotations
 
-import re
-
 from reflection_core.prompt.scope import Scope
-from reflection_core.prompt.signals import CHANGE_VERBS, compile_words
+from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
 
 CLASSES = (
     "architectural",
@@ -71,46 +69,46 @@ _AREA_PHRASES: dict[str, tuple[str, ...]] = {
         "message bus",
     ),
 }
-_ARCH_SHAPES = re.compile(
+_ARCH_SHAPES = LazyPattern(
     r"\bsplit \S+ into|\binto a \S+ package|\bswitch \w+ from|\bmigrate (?:\w+ )?from"
     r"|\bfrom \w+ to \w+\b|\bevent[- ]driven|\bmulti[- ]tenant"
 )
-_TOKEN = re.compile(r"[a-z0-9]+")
-_REVIEW = compile_words(
+_TOKEN = LazyPattern(r"[a-z0-9]+")
+_REVIEW = lazy_words(
     r"^\s*(?:please\s+)?(?:\w+\s+)?(?:review|audit)\b|\b(?:code|security|design|pr) review\b"
     r"|\breview (?:the|this|my|our|all)\b|\blook for (?:\w+ )?(?:issues|bugs|problems|race"
     r"|vulnerabilit|path traversal)",
     _I,
 )
 _EXPLICIT_AREA = {
-    "frontend": re.compile(r"\b(?:frontend|front-end|front end|client side)\b", _I),
-    "backend": re.compile(r"\b(?:backend|back-end|back end|server side)\b", _I),
+    "frontend": LazyPattern(r"\b(?:frontend|front-end|front end|client side)\b", _I),
+    "backend": LazyPattern(r"\b(?:backend|back-end|back end|server side)\b", _I),
 }
-_RESTRUCTURE = re.compile(
+_RESTRUCTURE = LazyPattern(
     r"^\s*(?:please\s+)?(?:split|restructure|reorgani[sz]e|decompose|modulari[sz]e)\b[^\n]{0,120}?"
     r"\binto\b",
     _I,
 )
-_DOCS = re.compile(r"\b(?:docs?|documentation|readme|changelog|docstrings?|wiki)\b", _I)
-_QUESTION_START = re.compile(
+_DOCS = LazyPattern(r"\b(?:docs?|documentation|readme|changelog|docstrings?|wiki)\b", _I)
+_QUESTION_START = LazyPattern(
     r"^\s*(?:what|why|how|where|when|which|who|is|are|does|do|did|should|would|could|can)\b"
     r"(?!\s+you\s+(?:please\s+)?(?:add|fix|make|implement|write|create|remove|update|change|"
     r"improve|refactor|help))",
     _I,
 )
-_EXPLAIN = compile_words(
+_EXPLAIN = lazy_words(
     r"(?:^\s*|\b(?:just|please|can you|could you)\s+)explain\b|\bjust tell\b"
     r"|\bdon'?t change anything|\bno changes|\bwhat do you think"
     r"|\bdifference between|\bthoughts on\b",
     _I,
 )
-_TEST_OBJECT = re.compile(
+_TEST_OBJECT = LazyPattern(
     r"^\s*(?:please\s+)?(?:write|add|create|fix|stabili[sz]e|extend|update)\s+"
     r"(?:\w+\s+){0,3}(?:tests?|test cases?|cases|specs?|coverage)\b|\btests? (?:fail|are failing"
     r"|break|is failing|flak)|^\s*\S*tests?/\S+ has no",
     _I,
 )
-_WORD = re.compile(r"[A-Za-z']+")
+_WORD = LazyPattern(r"[A-Za-z']+")
 
 
 def _area_scores(text: str) -> dict[str, int]:

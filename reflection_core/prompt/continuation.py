@@ -11,18 +11,19 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reflection_core.prompt.signals import compile_words
+from reflection_core.prompt.signals import LazyPattern
 
 _MAX_WORDS = 12
+_MAX_CHARS = 240  # twelve words never need more; longer prompts skip the patterns
 
 _SEP = r"(?:\s*(?:,|;|&|\+|/|\band\b|\by\b|\be\b|\bet\b|\bor\b|\bo\b|\bplus\b)\s*)"
 _ITEM = r"(?:\d{1,2}|[a-h])"
-_SELECTION = re.compile(
+_SELECTION = LazyPattern(
     rf"^(?:(?:the|la|el|las|los)\s+)?(?:(?:option|options|opci[oó]n|opciones|number|numbers|item|items|choice|no\.?|#)\s*)?"
     rf"\(?({_ITEM})\)?(?:{_SEP}\(?({_ITEM})\)?)*$",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
-_ITEMS_IN_SELECTION = re.compile(rf"(?<![\w]){_ITEM}(?![\w])", re.IGNORECASE)
+_ITEMS_IN_SELECTION = LazyPattern(rf"(?<![\w]){_ITEM}(?![\w])")
 _ORDINALS = {
     "first": "1",
     "second": "2",
@@ -35,15 +36,15 @@ _ORDINALS = {
 }
 
 # Whole-part phrases: every comma/and-separated part of a continuation matches one.
-_APPROVAL = re.compile(
+_APPROVAL = LazyPattern(
     r"^(?:(?:ok(?:ay)?|yes|yeah|yep|yup|sure|sí|si|vale|dale|perfect|great|cool|alright|right"
     r"|please|thanks|thank you|lgtm|looks good|sounds good|good|fine|agreed|correct|exactly"
     r"|go|go ahead|go on|go for it|proceed|continue|carry on|ship it|do it|do that|do this"
     r"|make it so|let'?s do it|let'?s go|hazlo|adelante|haz(?:lo)? el plan|sigue|contin[uú]a"
     r"|venga|de acuerdo|claro|👍|✅|🚀|👌)\s*)+[.!]*$",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
-_ANAPHORIC_ACTION = re.compile(
+_ANAPHORIC_ACTION = LazyPattern(
     r"^(?:(?:ok(?:ay)?|yes|sure|then|now|please|and|so)\s+)*"
     r"(?:do|fix|apply|implement|make|go(?: ahead)?(?: with)?|use|try|run|execute|start|take"
     r"|haz|aplica|implementa|sigue con)\s+"
@@ -54,37 +55,37 @@ _ANAPHORIC_ACTION = re.compile(
     r"|recommendation|proposal|fix)|(?:el|la|lo) \w+|like you say|as you say(?:id)?"
     r"|as (?:suggested|proposed|planned))"
     r"(?:\s+(?:too|as well|also|then|please|now|first|one|plan))*[.!]*$",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
-_ORDINAL_PICK = re.compile(
+_ORDINAL_PICK = LazyPattern(
     r"^(?:(?:ok(?:ay)?|yes|sure|then|let'?s go with|go with|i'?ll take|take|use)\s+)*"
     r"(?:the|la|el)\s+(first|second|third|fourth|fifth|last|primera|segunda|tercera)(?:\s+one)?"
     r"(?:\s+(?:option|opci[oó]n))?[.!]*$",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
-_PARTS = re.compile(r"\s*(?:,|;|\band then\b|\bthen\b|\band\b|\by\b)\s*", re.IGNORECASE)
+_PARTS = LazyPattern(r"\s*(?:,|;|\band then\b|\bthen\b|\band\b|\by\b)\s*")
 
 # Markers in the previous assistant message.
-_LIST_ITEM = re.compile(r"^\s*(?:(\d{1,2})[.)]|\(?([a-h])[.)]|[-*•])\s+(.*)$", re.MULTILINE)
-_ALL = re.compile(r"\b(?:all|both|every|everything|todos?|todas?|ambos|ambas)\b", re.IGNORECASE)
-_INLINE_ITEM = re.compile(r"\((\d{1,2}|[a-h])\)\s")
-_PROPOSAL = re.compile(
+_LIST_ITEM = LazyPattern(r"^\s*(?:(\d{1,2})[.)]|\(?([a-h])[.)]|[-*•])\s+(.*)$", re.MULTILINE)
+_ALL = LazyPattern(r"\b(?:all|both|every|everything|todos?|todas?|ambos|ambas)\b")
+_INLINE_ITEM = LazyPattern(r"\((\d{1,2}|[a-h])\)\s")
+_PROPOSAL = LazyPattern(
     r"\b(?:i can|i could|i'?d|i would|i'?ll|i will|i recommend|i suggest|want me to|shall i"
     r"|should i|the (?:simplest|best|easiest|cleanest|safest) (?:fix|option|way) is|the fix is"
     r"|my recommendation|i lean towards|here'?s the plan|plan:|next step|let me know if you want)"
     r"\b",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
-_CHOICE = re.compile(
+_CHOICE = LazyPattern(
     r"\b(?:which (?:one|of these|option|approach|do you|would you|should)|either\b[^.?!]{0,300}\bor"
     r"|options?:|(?:a few|several|two|three|four|some) (?:ways|options|directions|approaches"
     r"|alternatives)|depending on|do you prefer|let me know which)",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
-_RECOMMENDATION = compile_words(
+_RECOMMENDATION = LazyPattern(
     r"\b(?:i'?d recommend|i recommend|i lean towards|i'?d go with|i suggest|i'?d pick"
     r"|is (?:cleaner|simpler|safer|better)|my recommendation)\b",
-    re.IGNORECASE,
+    0,  # matched against lower-cased text
 )
 
 
@@ -133,7 +134,9 @@ def classify_part(part: str) -> tuple[str, tuple[str, ...]] | None:
 
 def detect(prompt: str) -> Continuation:
     """Pure: is `prompt` only an answer to the previous turn (selection or go-ahead)?"""
-    text = _normalize(prompt)
+    if len(prompt) > _MAX_CHARS:
+        return Continuation(False)
+    text = _normalize(prompt).lower()
     if not text or _word_count(text) > _MAX_WORDS or "\n" in prompt.strip():
         return Continuation(False)
     whole = classify_part(text)
@@ -170,7 +173,7 @@ def selected_tasks(prompt: str, found: Continuation, prev_assistant: str | None)
     if found.selected:
         wanted = set(found.selected)
         return [text for marker, text in items if marker in wanted]
-    if _ALL.search(prompt):
+    if _ALL.search(prompt.lower()):
         return [text for _, text in items]
     return []
 
@@ -190,7 +193,8 @@ def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
     """Pure: check the continuation's referent against the previous assistant message."""
     if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
         return found
-    offered = offered_items(prev_assistant)
+    prev = prev_assistant.lower()
+    offered = offered_items(prev)
     if found.kind == "selection":
         picked = [i for i in found.selected if i != "last"]
         missing = [i for i in picked if i not in offered]
@@ -204,9 +208,9 @@ def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
         return found
     if found.kind == "anaphoric":
         return found
-    has_choice = _CHOICE.search(prev_assistant) is not None
-    has_proposal = _PROPOSAL.search(prev_assistant) is not None
-    has_recommendation = _RECOMMENDATION.search(prev_assistant) is not None
+    has_choice = _CHOICE.search(prev) is not None
+    has_proposal = _PROPOSAL.search(prev) is not None
+    has_recommendation = _RECOMMENDATION.search(prev) is not None
     if has_choice and not has_recommendation:
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"

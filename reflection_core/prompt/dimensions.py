@@ -11,13 +11,13 @@ import re
 from dataclasses import dataclass
 
 from reflection_core.prompt.scope import Scope
-from reflection_core.prompt.signals import Signals
+from reflection_core.prompt.signals import LazyPattern, Signals
 
-_REQUEST = re.compile(
+_REQUEST = LazyPattern(
     r"\b(?:we need|i need|i want|need to|should|would like|let'?s|please|can you|could you)\b",
     re.IGNORECASE,
 )
-_TARGET_VALUE = re.compile(
+_TARGET_VALUE = LazyPattern(
     r"\b(?:to|from|with|as|=)\s+[`\"']?[\w./<>=-]*\d[\w./<>=-]*|\b(?:to|into)\s+`", re.IGNORECASE
 )
 LONG_PROMPT_WORDS = 400

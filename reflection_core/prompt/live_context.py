@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import re
 
+from reflection_core.prompt.signals import LazyPattern
+
 TAIL_CHARS = 1024
 MAX_PROMPT_WORDS = 15
 BONUS = 1.0
 
-_LIST_MARKER = re.compile(r"^[ \t]*(?:\d{1,3}[.)]|\(?[a-hA-H][.)]|[-*•+]|\[[ xX]\])[ \t]+\S", re.M)
-_TABLE_ROW = re.compile(r"^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)
-_TABLE_RULE = re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+_LIST_MARKER = LazyPattern(r"^[ \t]*(?:\d{1,3}[.)]|\(?[a-hA-H][.)]|[-*•+]|\[[ xX]\])[ \t]+\S", re.M)
+_TABLE_ROW = LazyPattern(r"^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)
+_TABLE_RULE = LazyPattern(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
 
 
 def ends_with_menu(prev_assistant: str | None) -> bool:

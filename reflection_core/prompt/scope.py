@@ -11,39 +11,39 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from reflection_core.prompt.signals import CHANGE_VERBS, compile_words
+from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
 
 MAX_TASKS = 20
-_LIST_LINE = re.compile(r"^[ \t]*(?:\d{1,2}[.)]|[-*•+]|\[[ xX]\])[ \t]+(\S[^\n]*)$", re.MULTILINE)
-_INLINE_ENUM = re.compile(r"\((?:\d{1,2}|[a-h])\)\s+|(?:^|\s)(?:\d{1,2}|[a-h])\)\s+")
-_RANGE = re.compile(
+_LIST_LINE = LazyPattern(r"^[ \t]*(?:\d{1,2}[.)]|[-*•+]|\[[ xX]\])[ \t]+(\S[^\n]*)$", re.MULTILINE)
+_INLINE_ENUM = LazyPattern(r"\((?:\d{1,2}|[a-h])\)\s+|(?:^|\s)(?:\d{1,2}|[a-h])\)\s+")
+_RANGE = LazyPattern(
     r"\b(items?|tasks?|steps?|tickets?|issues?|points?|todos?|stories|story|bugs?)\s+"
     r"(\d{1,3})\s*(?:-|–|to|through|thru|until|a|al|hasta)\s*(\d{1,3})\b",
     re.IGNORECASE,
 )
-_OVERRIDE = re.compile(
+_OVERRIDE = LazyPattern(
     r"\b(?:all together|altogether|in one go|all at once|at once|in (?:a single|one) "
     r"(?:pr|pull request|commit|pass|session|change)|todo junto|de una vez)\b",
     re.IGNORECASE,
 )
-_CREEP = compile_words(
+_CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_CLAUSE_SPLIT = re.compile(r"[.!?;\n]+\s*|,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+")
-_FILLER = re.compile(
+_CLAUSE_SPLIT = LazyPattern(r"[.!?;\n]+\s*|,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+")
+_FILLER = LazyPattern(
     r"^(?:(?:please|pls|plz|can you|could you|would you|will you|kindly|also|and|then|just"
     r"|now|ok|okay|so|hey|first|finally|next|i want you to|i need you to|we need to|you should"
     r"|let'?s|lets|go ahead and|make sure to)\b[\s,]*)+",
     re.IGNORECASE,
 )
-_TEST_ONLY = re.compile(
+_TEST_ONLY = LazyPattern(
     r"^(?:(?:add|write|update|extend)\s+)?(?:a |an |the |some |new |more )?(?:\w+ )?"
     r"(?:unit |regression |integration |e2e )?(?:tests?|test cases?|specs?)\b",
     re.IGNORECASE,
 )
-_WORD = re.compile(r"[A-Za-z']+")
+_WORD = LazyPattern(r"[A-Za-z']+")
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,55 @@ quantifiers over the same characters), so a 1 MB prompt scans in milliseconds.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
+
+
+class LazyPattern:
+    """A regex compiled on first use, so patterns of rare branches cost the hook nothing.
+
+    Compiling is most of the prompt hook's import time; continuation and menu
+    patterns are only needed for short prompts or when a previous message exists.
+    """
+
+    __slots__ = ("_compiled", "_flags", "_source", "_words")
+
+    def __init__(self, source: str, flags: int = 0, *, words: bool = False) -> None:
+        self._source = source
+        self._flags = flags
+        self._words = words
+        self._compiled: re.Pattern[str] | None = None
+
+    @property
+    def pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            compile_ = compile_words if self._words else re.compile
+            self._compiled = compile_(self._source, self._flags)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self.pattern.search(text)
+
+    def match(self, text: str) -> re.Match[str] | None:
+        return self.pattern.match(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self.pattern.finditer(text)
+
+    def findall(self, text: str) -> list[Any]:
+        return self.pattern.findall(text)
+
+    def split(self, text: str) -> list[str]:
+        return self.pattern.split(text)
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self.pattern.sub(replacement, text)
+
+
+def lazy_words(source: str, flags: int = 0) -> LazyPattern:
+    """A LazyPattern compiled with `compile_words`."""
+    return LazyPattern(source, flags, words=True)
 
 
 def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -55,10 +103,10 @@ _FILE_EXT = (
     "less|vue|svelte|tf|tfvars|hcl|proto|graphql|xml|gradle|lock|ipynb|lua|dart|ex|exs|"
     "erl|clj|example|log|db"
 )
-_PATH_RE = re.compile(r"(?<![\w@])[\w.~-]*(?:/[\w.-]+)+/?")
-_FILE_RE = re.compile(rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b", re.IGNORECASE)
-_EXT_RE = re.compile(rf"\.(?:{_FILE_EXT})$", re.IGNORECASE)
-_NAMED_FILE_RE = re.compile(
+_PATH_RE = LazyPattern(r"(?<![\w@])[\w.~-]*(?:/[\w.-]+)+/?")
+_FILE_RE = LazyPattern(rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b", re.IGNORECASE)
+_EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$", re.IGNORECASE)
+_NAMED_FILE_RE = LazyPattern(
     r"\b(?:Dockerfile|Makefile|Jenkinsfile|Procfile|Gemfile|README|CHANGELOG|CONTRIBUTING)\b"
 )
 _NAMED_FILE_WORDS = frozenset(
@@ -73,11 +121,11 @@ _NAMED_FILE_WORDS = frozenset(
         "CONTRIBUTING",
     ]
 )
-_DIGIT_RE = re.compile(r"\d")
+_DIGIT_RE = LazyPattern(r"\d")
 _METRIC_WORDS = frozenset({"explain", "index", "flame", "flamegraph", "benchmark"})
-_CODE_SPAN_RE = re.compile(r"`[^`\n]{1,300}`")
-_FENCE_RE = re.compile(r"^\s*```", re.MULTILINE)
-_IDENT_RE = compile_words(
+_CODE_SPAN_RE = LazyPattern(r"`[^`\n]{1,300}`")
+_FENCE_RE = LazyPattern(r"^\s*```", re.MULTILINE)
+_IDENT_RE = lazy_words(
     r"\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b"  # snake_case
     r"|\b[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]*)+\b"  # CamelCase
     r"|\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b"  # ENV_VARS
@@ -86,21 +134,21 @@ _IDENT_RE = compile_words(
     r"|\bv?\d+\.\d+\.(?:\d+|x)\b"  # versions 1.8.0, 1.34.x
     r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/"  # HTTP route
 )
-_ERROR_RE = re.compile(
+_ERROR_RE = LazyPattern(
     r"\b\w*(?:Error|Exception|Warning)\b|\bTraceback\b|\bpanic:|\bsegfault\b|\bstack ?trace\b"
     r"|\bexit(?:s|ed)? (?:with )?(?:code|status) \d+|\bline \d+|\b[A-Z]{1,3}\d{3,4}\b"
     r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b"
 )
-_METRIC_RE = compile_words(
+_METRIC_RE = lazy_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
     r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bO\([^()\n]{1,20}\)"
     r"|\bEXPLAIN\b|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",
     re.IGNORECASE,
 )
-_NUMBER_RE = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
-_HASH_RE = re.compile(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
-_QUOTED_RE = re.compile(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
-_CRITERION_RE = compile_words(
+_NUMBER_RE = LazyPattern(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
+_HASH_RE = LazyPattern(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+_QUOTED_RE = LazyPattern(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
+_CRITERION_RE = lazy_words(
     r"\btests?\b|\bpytest\b|\bjest\b|\bspec\b|\bxfail\b|\bassert"
     r"|\b(?:must|should|will) (?:return|raise|pass|be|print|exit|show|stay|keep|render|fail|log)"
     r"|\bexpected\b|\bexpect\b|->|=>|\bso that\b|\buntil\b|\bgoal is\b|\bdone when\b"
@@ -108,13 +156,13 @@ _CRITERION_RE = compile_words(
     r"|\b(?:under|below|at most|at least|less than) \d|\binstead of\b|\bexample\b|\bexit with\b",
     0,  # run on lower-cased text
 )
-_RESTRICTION_RE = re.compile(
+_RESTRICTION_RE = LazyPattern(
     r"\b(?:don'?t|do not|never|must not|mustn'?t|without|only|keep|leave|instead of|rather than"
     r"|not the|preserve|avoid|as a fallback|for now|one commit each|no (?:new|breaking|code|tag"
     r"|behaviou?r|changes?)|unchanged|use|using)\b",
     0,  # run on lower-cased text
 )
-_WORD_RE = re.compile(r"[^\W_]+(?:['’][^\W_]+)?")
+_WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
 
 # Verbs that open a unit of work; verification and constraint verbs are not here.
 _CHANGE_VERBS_TEXT = """
@@ -181,7 +229,7 @@ def find_paths(text: str) -> list[str]:
                 found.append(token)
     if "." in text:
         found.extend(m.group(0) for m in _FILE_RE.finditer(text) if "/" not in m.group(0))
-    if _NAMED_FILE_WORDS & set(words(text)):
+    if any(name in text for name in _NAMED_FILE_WORDS):
         found.extend(m.group(0) for m in _NAMED_FILE_RE.finditer(text))
     return found
 

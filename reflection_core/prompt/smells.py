@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from reflection_core.prompt.scope import Scope
-from reflection_core.prompt.signals import Signals, compile_words, has_anchor
+from reflection_core.prompt.signals import LazyPattern, Signals, has_anchor, lazy_words
 
 SMELL_IDS = (
     "magic_words",
@@ -27,7 +27,7 @@ SMELL_IDS = (
 )
 
 _I = 0  # patterns are lower-case and run on lower-cased text (much faster)
-_MAGIC = re.compile(
+_MAGIC = LazyPattern(
     r"\betc\b\.?|\band so (?:on|forth)\b|\bas (?:appropriate|needed|necessary|required|you see fit)"
     r"|\bhowever you (?:think|see fit|like|want|prefer)\b|\bwhatever (?:you think|works|is best"
     r"|makes sense|needs)|\byou (?:should|must|probably) know\b|\bdo the needful\b"
@@ -36,12 +36,12 @@ _MAGIC = re.compile(
     r"|\bhandle it\b(?! the same)|\bmagic(?:ally)?\b|\bjust works\b",
     _I,
 )
-_SOFT_MAGIC = compile_words(
+_SOFT_MAGIC = lazy_words(
     r"\b(?:properly|robust(?:ly)?|seamless(?:ly)?|production[- ]ready|bulletproof|best practices?"
     r"|clean(?:ly)?|smart(?:ly)?|perfect(?:ly)?|nice(?:ly)?)\b",
     _I,
 )
-_IMPLICIT = compile_words(
+_IMPLICIT = lazy_words(
     r"\b(?:the|our) usual(?: \w+)?\b|\bas (?:we |you |i )?(?:discussed|agreed|talked about|planned"
     r"|mentioned|before|usual|always|last time)\b|\blike (?:last time|before|we discussed|usual)\b"
     r"|\b(?:do )?the same (?:way|thing|as before|as last time|approach|pattern|fix|for)\b"
@@ -52,24 +52,24 @@ _IMPLICIT = compile_words(
     r"|mentioned|talked)|\bthat (?:thing|one) from\b|\byou know (?:the|which|what)\b",
     _I,
 )
-_VAGUE_VERB = re.compile(
+_VAGUE_VERB = LazyPattern(
     r"\b(?:improve|refactor|optimi[sz]e|clean(?:\s+\w+)?\s+up|clean|tidy(?: up)?|polish|enhance"
     r"|moderni[sz]e|simplify|rework|streamline|revamp)\b",
     _I,
 )
-_VAGUE_GOAL = re.compile(
+_VAGUE_GOAL = LazyPattern(
     r"\b(?:make|get) (?:\w+ ){0,3}(?:better|nicer|prettier|cleaner|more readable|more maintainable"
     r"|easier|more elegant|look good|look better|more modern)\b|\b(?:prettier|nicer|messy|a bit"
     r"|easier to (?:work with|read|maintain|understand))\b",
     _I,
 )
-_CONCRETE_GOAL = compile_words(
+_CONCRETE_GOAL = lazy_words(
     r"\bby \w+ing\b|\binstead of\b|\bso that\b(?! it'?s (?:easier|nicer|better|cleaner))"
     r"|\bgoal is\b|\bdone when\b|\bzero\b|\bmust\b|\bexpected\b|->|\binto (?:a|two|three|one)\b"
     r"|\bno behaviou?r change\b|\bunchanged\b|:\s*\S",
     _I,
 )
-_TOTAL = re.compile(
+_TOTAL = LazyPattern(
     r"\beverything\b(?! else)|\ball (?:the |of the |our )?(?:code|codebase|files|modules|screens"
     r"|pages|components|endpoints|services|functions|classes|repos|projects|apps|views|tables"
     r"|queries)\b|\b(?:the |our )?(?:whole|entire) (?:app|application|codebase|code base|system"
@@ -78,7 +78,7 @@ _TOTAL = re.compile(
     r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
     _I,
 )
-_BUG = re.compile(
+_BUG = LazyPattern(
     r"\b(?:broken|doesn'?t work|does not work|not working|isn'?t working|stopped working|won'?t"
     r" (?:work|load|start)|fails?|failing|failed|crash(?:es|ing|ed)?|bugs?|buggy|flaky|flakiness"
     r"|choking|chokes|hangs?|hanging|freez(?:es|ing)|spins? forever|wrong|glitch(?:y|es)?"
@@ -87,7 +87,7 @@ _BUG = re.compile(
     r"\b",
     _I,
 )
-_PERF = re.compile(
+_PERF = LazyPattern(
     r"\b(?:faster|slow(?:er|ly|ness)?|sluggish|speed (?:\w+ )?up|speedup|performance|performant"
     r"|latency|laggy|lag(?:s|ging)?|takes? (?:forever|ages|too long)|optimi[sz]e|optimi[sz]ation"
     r"|(?:more |less )?efficien(?:t|cy)|scalab(?:le|ility)|throughput"
@@ -96,7 +96,7 @@ _PERF = re.compile(
     r"|cpu usage|load time|snappier|smoother|heavy|bloated)\b",
     _I,
 )
-_SENTENCE_END = re.compile(r"[.!?\n]")
+_SENTENCE_END = LazyPattern(r"[.!?\n]")
 
 QUESTION_TEMPLATES: dict[str, str] = {
     "magic_words": (
@@ -158,7 +158,7 @@ def _sentence_around(text: str, start: int, end: int, limit: int = 160) -> str:
 
 
 def _first_unresolved(
-    pattern: re.Pattern[str], low: str, shown: str, resolved: Callable[[re.Match[str]], bool]
+    pattern: LazyPattern, low: str, shown: str, resolved: Callable[[re.Match[str]], bool]
 ) -> str | None:
     for match in pattern.finditer(low):
         if not resolved(match):

@@ -1,0 +1,166 @@
+"""Prompt hook speed, measured side by side in one run (never a timed test).
+
+Prints:
+  1. `reflection hook user-prompt-submit` end to end (installed console script, realistic
+     payload with a transcript to tail) vs bare `python -c pass`, interleaved; target <= 3.5x.
+  2. `reflection score --jsonl` throughput on a batch of prompts; target >= 2,000 prompts/s.
+  3. Scoring a 1 MB prompt vs a 100 KB prompt in-process (linearity: ~10x expected).
+
+Usage: python benchmarks/bench_prompt.py [--runs N] [--batch N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / "tests" / "data" / "prompts-dev.jsonl"
+PROMPT = (
+    "In src/billing/invoice.py, `compute_tax` rounds every line item before summing, so "
+    "invoices are sometimes off by a cent. Sum the unrounded Decimal amounts and round once at "
+    "the end with ROUND_HALF_UP. Add a test to tests/billing/test_invoice.py."
+)
+
+
+def _console_script() -> str:
+    found = shutil.which("reflection", path=str(Path(sys.executable).parent))
+    return found or "reflection"
+
+
+def _transcript(directory: Path) -> Path:
+    """A ~300 KB Claude Code transcript ending with an assistant menu."""
+    lines = []
+    for index in range(400):
+        lines.append({"type": "user", "message": {"role": "user", "content": f"step {index}"}})
+        text = "Ran the tests; " + "details " * 80
+        lines.append(
+            {
+                "type": "assistant",
+                "message": {"id": f"m{index}", "content": [{"type": "text", "text": text}]},
+            }
+        )
+    menu = "Options:\n1. Round once.\n2. Round per line.\n3. Use banker's rounding."
+    lines.append(
+        {
+            "type": "assistant",
+            "message": {"id": "last", "content": [{"type": "text", "text": menu}]},
+        }
+    )
+    path = directory / "transcript.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    return path
+
+
+def _time(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, input=stdin, capture_output=True, env=env, check=True)
+    return time.perf_counter() - start
+
+
+def _cpu(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
+    """CPU seconds (user + system) of one run: less disturbed by a busy machine than wall time."""
+    before = os.times()
+    subprocess.run(cmd, input=stdin, capture_output=True, env=env, check=True)
+    after = os.times()
+    return (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+
+
+def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> None:
+    payload = json.dumps(
+        {
+            "session_id": "bench",
+            "transcript_path": str(_transcript(workdir)),
+            "cwd": str(ROOT),
+            "hook_event_name": "UserPromptSubmit",
+            "permission_mode": "default",
+            "prompt": PROMPT,
+        }
+    ).encode()
+    hook_cmd = [_console_script(), "hook", "user-prompt-submit"]
+    bare_cmd = [sys.executable, "-c", "pass"]
+    _time(hook_cmd, payload, env)  # warm the config cache and the OS file cache
+    for label, measure in (("wall", _time), ("cpu", _cpu)):
+        hook, bare = [], []
+        for _ in range(runs):  # interleaved so both see the same machine load
+            bare.append(measure(bare_cmd, b"", env))
+            hook.append(measure(hook_cmd, payload, env))
+        h, b = statistics.median(hook), statistics.median(bare)
+        print(f"[{label}] hook end to end  median {h * 1000:7.1f} ms  (min {min(hook) * 1000:.1f})")
+        print(f"[{label}] python -c pass   median {b * 1000:7.1f} ms  (min {min(bare) * 1000:.1f})")
+        best = min(hook) / min(bare)
+        print(f"[{label}] ratio  median {h / b:5.2f}x  min/min {best:.2f}x  target <= 3.5x")
+
+
+def bench_jsonl(batch: int, workdir: Path, env: dict[str, str]) -> None:
+    rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line]
+    path = workdir / "batch.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for index in range(batch):
+            row = rows[index % len(rows)]
+            item = {
+                "prompt": f"{row['prompt']} (#{index})",
+                "prev_assistant": row["prev_assistant"],
+            }
+            handle.write(json.dumps(item) + "\n")
+    cmd = [_console_script(), "score", "--jsonl", str(path)]
+    before = os.times()
+    wall = _time(cmd, b"", env)
+    after = os.times()
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    print(
+        f"score --jsonl     {batch} prompts: {batch / wall:8.0f} prompts/s wall, "
+        f"{batch / cpu:8.0f} prompts/s per CPU second   target >= 2000"
+    )
+
+
+def bench_linearity() -> None:
+    from reflection_core.prompt.score import score_prompt
+
+    unit = (
+        "Refactor `parse_row` in etl/rows.py; tests/test_rows.py must pass. Traceback: "
+        "ValueError at line 3. Also see https://example.invalid/x and the usual way.\n"
+    )
+    timings = {}
+    for size in (100_000, 1_000_000):
+        text = (unit * (size // len(unit) + 1))[:size]
+        start = time.process_time()
+        score_prompt(text)
+        timings[size] = time.process_time() - start
+    ratio = timings[1_000_000] / timings[100_000]
+    print(
+        f"1 MB prompt       {timings[1_000_000] * 1000:7.0f} ms CPU vs 100 KB "
+        f"{timings[100_000] * 1000:.0f} ms: {ratio:.1f}x for 10x input (linear ~10x)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    parser.add_argument("--batch", type=int, default=5000)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        workdir = Path(tmp)
+        env = {**os.environ, "REFLECTION_STATE_DIR": str(workdir / "state")}
+        load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+        print(f"load average at start: {load:.2f} on {os.cpu_count()} CPUs")
+        bench_hook(args.runs, workdir, env)
+        bench_jsonl(args.batch, workdir, env)
+        bench_linearity()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
