@@ -29,7 +29,9 @@ class CommandInfo:
     programs: tuple[str, ...] = ()  # the programs the command runs, wrappers stripped, in order
     push_implicit: bool = False  # `git push [remote]` / `HEAD`: the target is the current branch
     push_all: bool = False  # `git push --all` / `--mirror`: every local branch is a target
-    exit_masked: bool = False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
+    exit_masked: bool = (
+        False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
+    )
 
 
 @dataclass
@@ -38,9 +40,7 @@ class ToolCall:
 
     index: int
     tool_use_id: str
-    name: (
-        str  # host tool name: Bash, Edit, Write, Read, TodoWrite, Task, ...
-    )
+    name: str  # host tool name: Bash, Edit, Write, Read, TodoWrite, Task, ...
     kind: ToolKind
     input: dict[str, Any] = field(default_factory=dict)
     files: tuple[str, ...] = ()  # paths this call reads or changes
@@ -84,6 +84,7 @@ class Session:
     earlier_prompts: list[str] = field(default_factory=list)  # previous prompts (most recent last)
     cwd: str | None = None
     git_branch: str | None = None
+    permission_mode: str | None = None  # as recorded with the task ("plan", "default", ...)
     warnings: list[str] = field(default_factory=list)  # truncated lines, unknown records, ...
 
     @property

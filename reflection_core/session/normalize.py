@@ -379,9 +379,12 @@ def session_from_records(
     session.earlier_prompts = [p for p in earlier if p][-EARLIER_PROMPTS_KEPT:]
     if start < 0:
         session.warnings.append("no user prompt found: the whole read window is taken as the task")
+        session.task_prompt = _recorded_last_prompt(items)
     else:
         session.task_prompt = prompt_text(items[start]) or ""
         session.task_started_at = _timestamp(items[start])
+    for record in items[max(start, 0) :]:
+        session.permission_mode = _str(record.get("permissionMode")) or session.permission_mode
     for i, role in enumerate(roles[: max(start, 0)]):
         if role == "compact_boundary":
             session.compacted = True
@@ -404,6 +407,14 @@ def session_from_records(
     session.events = builder.events
     _finish_last_message(session, last_assistant_message)
     return session
+
+
+def _recorded_last_prompt(items: list[dict[str, Any]]) -> str:
+    """The CLI's own note of the last prompt (`last-prompt` records), when the prompt is gone."""
+    for record in reversed(items):
+        if record.get("type") == "last-prompt" and isinstance(record.get("lastPrompt"), str):
+            return str(record["lastPrompt"])
+    return ""
 
 
 def _finish_last_message(session: Session, from_hook: str | None) -> None:

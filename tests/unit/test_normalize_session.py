@@ -454,3 +454,19 @@ def test_our_own_block_reason_as_a_bare_prompt_is_feedback() -> None:
     session = session_from_records([user("Task"), blocks("m1", text("Done.")), user(reason)])
     assert session.task_prompt == "Task"
     assert session.hook_feedback == [reason]
+
+
+def test_permission_mode_is_taken_from_the_task_records() -> None:
+    records = [user("Earlier", permissionMode="default"), user("Plan it", permissionMode="plan")]
+    assert session_from_records(records).permission_mode == "plan"
+    assert session_from_records([user("No mode")]).permission_mode is None
+
+
+def test_a_task_whose_prompt_is_out_of_reach_uses_the_clis_last_prompt_note() -> None:
+    records = [
+        blocks("m1", text("working")),
+        {"type": "last-prompt", "lastPrompt": "Refactor the parser", "leafUuid": "x"},
+    ]
+    session = session_from_records(records)
+    assert session.task_prompt == "Refactor the parser"
+    assert session.warnings

@@ -85,3 +85,8 @@ def test_searches_by_bash_count_as_reads_and_searches() -> None:
     kinds = [c.kind for c in session.tool_calls]
     assert kinds.count("search") >= 2
     assert kinds[-2:] == ["edit", "shell"]
+
+
+def test_plan_mode_is_read_from_the_prompt_record() -> None:
+    assert recorded("claude_plan_mode.jsonl").permission_mode == "plan"
+    assert recorded("claude_direct_push_to_main.jsonl").permission_mode == "bypassPermissions"
