@@ -22,6 +22,7 @@ from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import TaskContext, build_task_context, required_gates, task_id
 
 SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
+MESSAGE_LIMIT = 20_000  # a final message longer than this is read as its start and its end
 _NO_CHANGE_NEEDED = re.compile(
     r"\b(no (code )?changes? (is |are |was |were )?(needed|required|necessary)|already "
     r"(fixed|implemented|works|working|in place|handled|supported|done)|nothing to (fix|change)|"
@@ -124,6 +125,14 @@ class Decision:
             "task_reasons": list(self.task_reasons),
             "changed_paths": list(self.changed_paths),
         }
+
+
+def clip_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """The part of a huge final message worth reading: its start and, mostly, its end."""
+    if len(text) <= limit:
+        return text
+    head = limit // 4
+    return text[:head] + "\n...\n" + text[-(limit - head) :]
 
 
 def _worst(severities: list[str]) -> str:
@@ -272,7 +281,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         [] if planning else detect_loops(session, task.task_type, LoopThresholds.from_config(cfg))
     )
     findings = security_findings(session)
-    message = session.last_assistant_message
+    message = clip_message(session.last_assistant_message)
     requests: HumanActionAssessment = assess_requests(message)
     no_change = (
         not planning

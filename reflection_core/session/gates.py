@@ -30,6 +30,7 @@ _FLAKY = re.compile(
     r"not (related|caused by) (to )?(my|the|these) change)",
     re.I,
 )
+_TEXT_TAIL = 20_000
 _PR_URL = re.compile(r"https?://\S+/pull/\d+|https?://\S+/merge_requests/\d+")
 
 
@@ -116,7 +117,7 @@ def dismissed_as_flaky(session: Session, after_index: int) -> bool:
     """The agent waved a failure away as flaky/unrelated after tool call `after_index`."""
     texts = [t.text for t in session.assistant_texts if t.index > after_index]
     texts.append(session.last_assistant_message)
-    return any(_FLAKY.search(text) for text in texts)
+    return any(_FLAKY.search(text[-_TEXT_TAIL:]) for text in texts)
 
 
 def tests_gate(session: Session, inputs: GateInputs) -> GateResult:

@@ -68,6 +68,30 @@ _TEST_DISABLE = re.compile(
     r"@pytest\.mark\.skip\b|@unittest\.skip\b|\bpytest\.skip\(|\b(it|describe|test)\.skip\(|"
     r"\bx(it|describe)\(|@Disabled\b|\bt\.Skip\(|#\[ignore\]"
 )
+# Cheap substring checks before the regexes: Python's `re` is slow on multi-MB writes.
+_SECRET_HINTS = (
+    "private key",
+    "sk-",
+    "rk-",
+    "ghp_",
+    "gho_",
+    "ghu_",
+    "ghs_",
+    "ghr_",
+    "github_pat_",
+    "xox",
+    "akia",
+    "asia",
+    "aiza",
+    "password",
+    "passwd",
+    "secret",
+    "api_key",
+    "apikey",
+    "token",
+)
+_SKIP_HINTS = ("skip", "xit(", "xdescribe(", "@disabled", "#[ignore]")
+_SCAN_LIMIT = 256 * 1024  # head and tail of a huge write are scanned, not the middle
 _TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$)")
 
 
@@ -88,6 +112,25 @@ def _written_text(call: ToolCall) -> str:
         if isinstance(edit, dict):
             parts.append(str(edit.get("new_string", "")))
     return "\n".join(part for part in parts if part)
+
+
+def _window(text: str) -> str:
+    if len(text) <= _SCAN_LIMIT:
+        return text
+    half = _SCAN_LIMIT // 2
+    return text[:half] + "\n" + text[-half:]
+
+
+def has_secret(text: str) -> bool:
+    lowered = text.lower()
+    return any(hint in lowered for hint in _SECRET_HINTS) and bool(_SECRET.search(_window(text)))
+
+
+def has_skip_marker(text: str) -> bool:
+    lowered = text.lower()
+    return any(hint in lowered for hint in _SKIP_HINTS) and bool(
+        _TEST_DISABLE.search(_window(text))
+    )
 
 
 def _removed_text(call: ToolCall) -> str:
@@ -114,15 +157,15 @@ def security_findings(session: Session) -> list[SecurityFinding]:
             continue
         written = _written_text(call)
         target = call.files[0] if call.files else "a file"
-        if "secret_in_code" not in found and _SECRET.search(written):
+        if "secret_in_code" not in found and has_secret(written):
             found["secret_in_code"] = SecurityFinding(
                 "secret_in_code", f"wrote a credential into {target}"
             )
         if (
             "tests_disabled" not in found
             and _TEST_PATH.search(target)
-            and _TEST_DISABLE.search(written)
-            and not _TEST_DISABLE.search(_removed_text(call))
+            and has_skip_marker(written)
+            and not has_skip_marker(_removed_text(call))
         ):
             found["tests_disabled"] = SecurityFinding(
                 "tests_disabled", f"added a skip marker to {target}"

@@ -140,3 +140,9 @@ def test_research_answer_is_complete() -> None:
     builder = SessionBuilder("How does the cache expire entries?").read("src/cache.py")
     d = run("Entries expire after ttl seconds via a heap ordered by deadline.", builder)
     assert d.task_type == "research" and d.complete
+
+
+def test_a_huge_final_message_is_judged_by_its_end() -> None:
+    final = "Here is the full log of what I did.\n" + "step done\n" * 300_000
+    d = run(final + "I updated the parser. Should I run the tests?", UNTESTED)
+    assert d.stop_category == "tool_available_punt"

@@ -66,3 +66,9 @@ def test_a_finding_blocks_an_otherwise_complete_task() -> None:
     d = decide(session, DecisionContext(config=config.defaults()))
     assert d.severity == "BLOCKER" and not d.complete and d.should_block
     assert d.feedback is not None and "--no-verify" in d.feedback
+
+
+def test_a_credential_at_the_end_of_a_huge_write_is_found() -> None:
+    body = "x = 1\n" * 500_000 + 'TOKEN = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"\n'
+    session = SessionBuilder("Generate the table").write("src/table.py", body).build()
+    assert [f.rule for f in security_findings(session)] == ["secret_in_code"]
