@@ -27,6 +27,8 @@ from reflection_core.guards.ledger import Stamp
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
+MAX_PUSH_COMMITS = 50
+MAX_REPORTED_COMMITS = 3
 _DIFF_HEADER = re.compile(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
@@ -289,30 +291,40 @@ def check_push_refs(
 ) -> int:
     """pre-push stage: every pushed commit's tree needs a passing run. 1 when refused.
 
-    `refs` holds (local sha, remote sha) for each non-delete ref.
+    `refs` holds (local sha, remote sha) for each non-delete ref. A push of more than
+    MAX_PUSH_COMMITS new commits (a first push of an existing history) checks each
+    ref's tip only, and says so.
     """
     tip_only = cfg.get("tests.push_commits") == "tip"
     commits: dict[str, str] = {}
     for local_sha, remote_sha in refs:
         for commit, tree in pushed_commits(root, local_sha, remote, remote_sha, tip_only):
             commits.setdefault(commit, tree)
+    if len(commits) > MAX_PUSH_COMMITS:
+        sys.stderr.write(
+            f"reflection: note: {len(commits)} new commits in this push; "
+            "checking the tip of each pushed ref only.\n"
+        )
+        commits = {}
+        for local_sha, remote_sha in refs:
+            for commit, tree in pushed_commits(root, local_sha, remote, remote_sha, True):
+                commits.setdefault(commit, tree)
     if not commits:
         return 0
     trees = list(dict.fromkeys(commits.values()))
     by_tree = {e.tree: e for e in evidence_for_trees(root, trees, cfg)}
-    status = 0
-    for commit, tree in commits.items():
-        evidence = by_tree[tree]
-        if not evidence.passed:
-            subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
-            status |= _report(evidence, f"refusing the push of {commit[:12]} ({subject[:60]})")
-    return status
+    unproven = [(c, by_tree[t]) for c, t in commits.items() if not by_tree[t].passed]
+    for commit, evidence in unproven[:MAX_REPORTED_COMMITS]:
+        subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
+        _report(evidence, f"refusing the push of {commit[:12]} ({subject[:60]})")
+    if len(unproven) > MAX_REPORTED_COMMITS:
+        more = len(unproven) - MAX_REPORTED_COMMITS
+        sys.stderr.write(f"reflection: ... and {more} more pushed commits without test evidence.\n")
+    return 1 if unproven else 0
 
 
 def _report(evidence: TreeEvidence, headline: str) -> int:
     if evidence.passed:
-        if not evidence.exact and not evidence.ignorable_only:
-            sys.stderr.write(f"reflection: note: {evidence.reason}.\n")
         return 0
     sys.stderr.write(refusal_text(evidence, headline) + "\n")
     return 1

@@ -297,3 +297,43 @@ def test_concurrent_recorders_lose_no_stamps(project: Path) -> None:
     assert sorted(p.wait(timeout=120) for p in procs) == list(range(6))
     stamps = ledger.read(project)
     assert sorted(s.exit_code for s in stamps) == list(range(6))
+
+
+def push_feature(project: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["git", "push", "-q", "origin", "feature"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+
+
+def commit_untested(project: Path, count: int) -> None:
+    for n in range(count):
+        (project / "src" / f"m{n}.py").write_text(f"N = {n}\n")
+        git(project, "add", "-A")
+        git(project, "commit", "-q", "--no-verify", "-m", f"untested {n}")
+
+
+def test_a_push_names_a_few_unproven_commits_and_counts_the_rest(
+    project: Path, tmp_path: Path
+) -> None:
+    make_bare_remote(tmp_path / "remote.git", project)
+    git(project, "push", "-q", "origin", "main")
+    install_native_hooks(project)
+    commit_untested(project, 5)
+    refused = push_feature(project)
+    assert refused.returncode != 0
+    assert refused.stderr.count("refusing the push of") == 3
+    assert "... and 2 more pushed commits without test evidence" in refused.stderr
+
+
+def test_a_first_push_of_a_long_history_checks_the_tips_only(project: Path, tmp_path: Path) -> None:
+    make_bare_remote(tmp_path / "remote.git", project)
+    install_native_hooks(project)
+    commit_untested(project, 55)
+    assert run_pytest(project) == 0
+    result = push_feature(project)
+    assert result.returncode == 0, result.stderr
+    assert "56 new commits in this push; checking the tip of each pushed ref only" in result.stderr
