@@ -214,3 +214,19 @@ def test_sha256_repositories_are_guarded(tmp_path: Path) -> None:
     deleted = push(repo, "--delete", "main")
     assert deleted.returncode != 0 and "refusing to delete protected branch" in deleted.stderr
     assert push(repo, "--delete", "feat").returncode == 0
+
+
+def test_the_console_script_reads_stdin_like_the_native_hook(
+    pushed_repo: tuple[Path, Path],
+) -> None:
+    repo, _ = pushed_repo
+    script = str(Path(sys.executable).parent / "reflection-protected-push")
+    line = f"HEAD {'a' * 40} refs/heads/master {'b' * 40}\n"
+    refused = subprocess.run(
+        [script, "origin", "/dev/null"], cwd=repo, input=line, capture_output=True, text=True
+    )
+    assert refused.returncode == 1 and "protected branch 'master'" in refused.stderr
+    nothing = subprocess.run(
+        [script], cwd=repo, stdin=subprocess.DEVNULL, capture_output=True, text=True
+    )
+    assert nothing.returncode == 0 and "no pushed refs to check" in nothing.stderr
