@@ -319,3 +319,30 @@ def test_subagent_stop_records_without_touching_the_session_verdict(tmp_path: Pa
     assert len(records) == 2
     events = {json.loads(r.read_text())["verdict"]["event"] for r in records}
     assert events == {"stop", "subagent-stop"}
+
+
+def test_garbage_truncated_and_non_utf8_transcripts_still_get_a_verdict(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    good = transcript(repo, UNTESTED, "I changed the parser.").read_bytes()
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b"\xff\xfe not json\n" + good + b'{"type": "assistant", "mess')
+    code, out, _ = hook("stop", stop_payload(repo, broken))
+    assert code == 0 and out is not None and out.get("decision") == "block"
+    record = json.loads((repo / read_verdict(repo)["record"]).read_text())
+    assert record["session"]["warnings"], "the reader's warnings belong in the record"
+
+
+def test_malformed_payloads_fail_open(tmp_path: Path) -> None:
+    for raw in ("", "not json", "[1, 2]", '{"session_id": 5, "cwd": 7}'):
+        proc = subprocess.run(
+            [REFLECTION, "hook", "stop"],
+            input=raw,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            cwd=tmp_path,  # a payload without a usable cwd is judged where the hook runs
+        )
+        assert proc.returncode == 0, (raw, proc.stderr)
+        out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+        assert "decision" not in out, raw
+    assert (tmp_path / ".reflection").is_dir()
