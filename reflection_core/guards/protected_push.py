@@ -39,12 +39,10 @@ def read_stdin_refs() -> list[PushedRef]:
     return parse_push_lines(raw.decode("utf-8", errors="surrogateescape"))
 
 
-def push_refs(env: Mapping[str, str]) -> tuple[list[PushedRef], str]:
-    """The refs being pushed and where they came from ("pre-commit", "stdin")."""
+def push_refs(env: Mapping[str, str]) -> list[PushedRef]:
+    """The refs being pushed: the pre-commit framework's one ref, else git's stdin lines."""
     from_env = refs_from_pre_commit_env(env)
-    if from_env is not None:
-        return from_env, "pre-commit"
-    return read_stdin_refs(), "stdin"
+    return from_env if from_env is not None else read_stdin_refs()
 
 
 def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote: str) -> int:
@@ -76,7 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except config.ConfigError as exc:
         return fail_closed(f"configuration error: {exc}")
     try:
-        refs, _ = push_refs(os.environ)
+        refs = push_refs(os.environ)
     except PushParseError as exc:
         return fail_closed(str(exc))
     remote = args.remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
