@@ -62,6 +62,7 @@ class DecisionContext:
     event: str = "stop"
     root: str | None = None
     gate_failures: list[ExternalGateFailure] = field(default_factory=list)
+    gate_escalation: str | None = None  # the runner gave up: its question for the user
 
 
 @dataclass
@@ -313,6 +314,11 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         severity = "LOW"
     if findings and status == "waiting_for_user":
         status = "incomplete"  # a security problem outranks a polite question
+    escalated = ctx.gate_escalation is not None and status != "complete" and not planning
+    if escalated:
+        # The gate runner tried its fixes and the same failure persists: pushing the
+        # agent again would repeat it. Stop, and put the runner's question to the user.
+        status, category = "blocked", "genuinely_stuck"
 
     max_attempts = int(cfg.get("stop", {}).get("max_attempts", 3))
     used = ctx.attempts.attempts
@@ -342,8 +348,13 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         severity="NONE" if status == "complete" else severity,
         stop_category=category,
         missing=[g.missing for g in gaps],
-        next_actions=list(dict.fromkeys(g.action for g in gaps if g.action)),
-        requires_human_action=requires_human,
+        next_actions=list(
+            dict.fromkeys(
+                ([f"Answer: {ctx.gate_escalation}"] if escalated else [])
+                + [g.action for g in gaps if g.action]
+            )
+        ),
+        requires_human_action=requires_human or escalated,
         gates=gates,
         task_type=task.task_type,
         task_id=task_id(session),

@@ -132,6 +132,8 @@ def render_decision(decision: Any) -> HookResponse:
         line = "reflection: waiting for you" + (
             f" ({decision.human_actions[0]})" if decision.human_actions else "."
         )
+    elif decision.status == "blocked" and decision.next_actions:
+        line = f"reflection: blocked ({decision.stop_category}). {decision.next_actions[0]}"
     else:
         line = f"reflection: {decision.status} ({decision.stop_category})."
         if decision.missing:
@@ -159,17 +161,25 @@ def _run_configured_gates(root: Path, cfg: Any, task_key: str, ctx: Any) -> dict
 
     outcome = run_for_stop(root, cfg, task_key)
     for failure in getattr(outcome, "failures", None) or []:
+        text = failure if isinstance(failure, str) else str(getattr(failure, "message", ""))
+        name = getattr(failure, "name", None) or text.partition(":")[0] or "gate"
         ctx.gate_failures.append(
             ExternalGateFailure(
-                name=str(getattr(failure, "name", "gate")),
-                message=str(getattr(failure, "message", "") or getattr(failure, "summary", ""))[
-                    :300
-                ],
+                name=str(name),
+                message=text.strip()[:300],
                 escalate=bool(getattr(failure, "escalate", False)),
             )
         )
-    to_dict = getattr(outcome, "to_dict", None)
-    return to_dict() if callable(to_dict) else {"failures": len(ctx.gate_failures)}
+    if getattr(outcome, "escalate", False):
+        question = getattr(outcome, "question", None)
+        ctx.gate_escalation = str(question or "the configured gates keep failing")[:1000]
+    return {
+        "ok": bool(getattr(outcome, "ok", False)),
+        "failures": [f.message for f in ctx.gate_failures],
+        "escalation": ctx.gate_escalation,
+        "fixed": list(getattr(outcome, "fixed", []) or []),
+        "events": list(getattr(outcome, "events", []) or [])[:50],
+    }
 
 
 def _second_opinion(decision: Any, sources: dict[str, Any], cfg: Any) -> dict[str, Any] | None:

@@ -346,3 +346,20 @@ def test_malformed_payloads_fail_open(tmp_path: Path) -> None:
         out = json.loads(proc.stdout) if proc.stdout.strip() else {}
         assert "decision" not in out, raw
     assert (tmp_path / ".reflection").is_dir()
+
+
+def test_configured_gates_run_from_the_stop_hook_feed_the_decision(tmp_path: Path) -> None:
+    yaml = (
+        "tests:\n  ledger: false\n"
+        "stop:\n  run_gates: true\n"
+        "gates:\n"
+        '  - {name: lint, run: "python3 -c \'import sys; print(\\"E501 too long\\"); '
+        "sys.exit(1)'\", kind: lint}\n"
+    )
+    repo = project(tmp_path, yaml=yaml)
+    path = transcript(repo, TESTED, "Fixed; the suite passes.")
+    code, out, _ = hook("stop", stop_payload(repo, path))
+    assert code == 0 and out is not None and out.get("decision") == "block", out
+    assert "configured gate `lint` failed" in out["reason"]
+    record = json.loads((repo / read_verdict(repo)["record"]).read_text())
+    assert record["sources"]["gate_run"]["ok"] is False

@@ -113,3 +113,31 @@ def test_agent_scores() -> None:
     assert decide(idle, DecisionContext(config=config.defaults())).agent_score == 0
     looked = SessionBuilder("Fix the crash in the exporter").read("a.py").build("I looked.")
     assert decide(looked, DecisionContext(config=config.defaults())).agent_score == 1
+
+
+def test_failing_configured_gates_become_gaps_in_the_feedback() -> None:
+    from reflection_core.session.decide import ExternalGateFailure
+
+    tested = (
+        SessionBuilder("Fix the parser bug")
+        .edit("src/parser.py")
+        .bash("pytest -q", output="4 passed")
+        .build("Done.")
+    )
+    failure = ExternalGateFailure("lint", "lint: `ruff check .` exit 1\n  F401 unused import")
+    d = decide(tested, DecisionContext(config=config.defaults(), gate_failures=[failure]))
+    assert d.should_block and d.feedback is not None and "ruff check" in d.feedback
+
+
+def test_an_escalated_gate_run_stops_pushing_and_asks_the_user() -> None:
+    from reflection_core.session.decide import ExternalGateFailure
+
+    failure = ExternalGateFailure("tests", "tests: `pytest` exit 1", escalate=True)
+    ctx = DecisionContext(
+        config=config.defaults(),
+        gate_failures=[failure],
+        gate_escalation="The same failure persisted 3 times. Is the fixture data current?",
+    )
+    d = decide(UNTESTED, ctx)
+    assert d.status == "blocked" and not d.should_block and d.requires_human_action
+    assert d.next_actions[0].startswith("Answer: The same failure persisted")
