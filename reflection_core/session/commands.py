@@ -485,12 +485,23 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         return
     kind = _script_kind(head)
     if kind == "test":
-        extra = rest[1:] if rest[:1] == ["--"] else rest
-        facts.test(f"{prog} {head}" if head != "test" else f"{prog} test", bool(extra))
+        facts.test(f"{prog} {head}", _filters_tests(rest))
     elif kind == "modify":
         facts.modify()
     elif kind:
         facts.kinds.add(kind)
+
+
+_JS_FILTER_OPTIONS = frozenset(
+    {"-t", "--testNamePattern", "-g", "--grep", "--testPathPattern", "--onlyChanged", "--spec"}
+)
+_JS_VALUE_OPTIONS = frozenset({"-t", "-g", "--config", "-c", "--reporter", "--project"})
+
+
+def _filters_tests(args: list[str]) -> bool:
+    """Arguments passed on to a JS test runner select tests: paths or name filters."""
+    named = any(a.split("=", 1)[0] in _JS_FILTER_OPTIONS for a in args)
+    return named or bool(_positional(args, _JS_VALUE_OPTIONS))
 
 
 def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
@@ -515,12 +526,9 @@ def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
 def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
     if any(a in ("--listTests", "--help", "-h", "--version", "list") for a in args):
         return
-    filters = {"-t", "--testNamePattern", "-g", "--grep", "--testPathPattern", "--onlyChanged"}
-    subcommands = {"run", "watch", "related"}
-    positional = [p for p in _positional(args, frozenset({"-t", "-g", "--config", "-c"}))]
-    positional = [p for p in positional if p not in subcommands]
-    partial = bool(positional) or any(a.split("=", 1)[0] in filters for a in args)
-    facts.test(prog, partial)
+    if args[:1] and args[0] in ("run", "watch", "related"):
+        args = args[1:]
+    facts.test(prog, _filters_tests(args))
 
 
 def _go(args: list[str], facts: _Facts) -> None:

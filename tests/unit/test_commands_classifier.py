@@ -108,6 +108,21 @@ def test_filtered_test_runs_are_partial(command: str) -> None:
     assert info.partial
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm test -- --watch=false",
+        "npm run test:unit -- --coverage",
+        "npx jest --ci",
+        "npx vitest run",
+    ],
+)
+def test_runner_options_that_select_nothing_keep_a_run_full(command: str) -> None:
+    info = classify_command(command)
+    assert "test" in info.kinds
+    assert not info.partial
+
+
 def test_a_full_run_after_a_partial_one_makes_the_line_not_partial() -> None:
     assert not classify_command("pytest -k login && pytest").partial
 
