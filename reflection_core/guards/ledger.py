@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core import atomic, paths
+from reflection_core.redact import redact
 
 LEDGER_RELPATH = ("reflection", "ledger.jsonl")
 DEFAULT_MAX_ENTRIES = 5000
@@ -61,7 +62,7 @@ class Stamp:
             tree=tree,
             command=command,
             exit_code=exit_code,
-            passed=bool(data.get("passed", exit_code == 0)),
+            passed=exit_code == 0 and bool(data.get("passed", True)),
             partial=bool(data.get("partial", False)),
             counts={str(k): int(v) for k, v in counts.items()},
             duration_s=float(data.get("duration_s") or 0.0),
@@ -171,6 +172,8 @@ def record_run(
 ) -> Stamp:
     """Record a finished run; fingerprints the working tree now when `tree` is None.
 
+    Secrets in the command (tokens in env assignments or URLs) are redacted.
+
     `exclude` and `max_entries` default to the repo's config (`tests.fingerprint_exclude`,
     `tests.max_entries`).
     """
@@ -186,7 +189,7 @@ def record_run(
         tree = worktree_tree(root, exclude or ())
     stamp = Stamp(
         tree=tree,
-        command=command,
+        command=redact(command),
         exit_code=exit_code,
         passed=exit_code == 0,
         partial=partial,

@@ -115,3 +115,16 @@ def test_concurrent_writers_with_rotation_keep_the_file_whole(git_repo: Path) ->
 def _rotating_writer(root: str, worker: int) -> None:
     for n in range(120):
         ledger.append(Path(root), make_stamp(worker * 1000 + n), max_entries=100)
+
+
+def test_secrets_in_the_command_are_redacted(git_repo: Path) -> None:
+    token = "ghp_" + "a1" * 18
+    ledger.record_run(git_repo, f"GITHUB_TOKEN={token} npm test", 0, 0.1)
+    assert token not in ledger.ledger_path(git_repo).read_text()
+    assert ledger.read(git_repo)[0].command == "GITHUB_TOKEN=[REDACTED] npm test"
+
+
+def test_a_line_claiming_a_pass_with_a_failing_exit_code_is_not_a_pass() -> None:
+    line = b'{"tree": "t", "command": "c", "exit_code": 1, "passed": true}\n'
+    (stamp,), warnings = ledger.parse_lines(line)
+    assert not stamp.passed and warnings == []
