@@ -119,7 +119,9 @@ def _area_scores(text: str) -> dict[str, int]:
         if area:
             scores[area] += 1
     for area, phrases in _AREA_PHRASES.items():
-        scores[area] += sum(text.count(phrase) for phrase in phrases)
+        for phrase in phrases:
+            if phrase in text:
+                scores[area] += text.count(phrase)
     scores["architectural"] += len(_ARCH_SHAPES.findall(text))
     return scores
 
