@@ -41,6 +41,8 @@ SAMPLE_FILES = {
     "pyproject.toml": (
         '[project]\nname = "sample"\nversion = "0.1.0"\n\n'
         '[tool.pytest.ini_options]\ntestpaths = ["tests"]\npythonpath = ["."]\n'
+        # This venv's hypothesis plugin costs seconds per run; the sample has no use for it.
+        'addopts = "-p no:hypothesispytest"\n'
     ),
 }
 TEST_COMMAND = "python -m pytest -q"
@@ -102,7 +104,11 @@ class Run:
 
     @property
     def main_requests(self) -> list[RecordedRequest]:
-        return [r for r in self.requests if r.main_loop]
+        """The main agent's loop requests (not side queries, not subagents)."""
+        return [r for r in self.requests if r.main_loop and r.agent is None]
+
+    def subagent_requests(self, key: str) -> list[RecordedRequest]:
+        return [r for r in self.requests if r.agent == key]
 
     def texts_seen(self) -> list[str]:
         """Every message text the model was sent in its last main-loop request."""
@@ -199,9 +205,10 @@ class Project:
         permission_mode: str = "bypassPermissions",
         extra_args: tuple[str, ...] = (),
         timeout: int = RUN_TIMEOUT,
+        subagents: dict[str, list[Turn]] | None = None,
     ) -> Run:
         """Drive one headless session through the scripted model."""
-        with ModelServer(turns) as server:
+        with ModelServer(turns, subagents) as server:
             env = {
                 **self.env,
                 "ANTHROPIC_BASE_URL": server.base_url,

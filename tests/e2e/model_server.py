@@ -72,6 +72,22 @@ def read(path: str, note: str = "") -> Turn:
     return _with_note(note, ToolUse("Read", {"file_path": path}))
 
 
+def delegate(prompt: str, description: str = "delegated task") -> Turn:
+    """Start a subagent in the foreground; `prompt` should hold a key of the server's
+    `subagents` scripts so the subagent's requests are answered from that script."""
+    return [
+        ToolUse(
+            "Agent",
+            {
+                "description": description,
+                "prompt": prompt,
+                "subagent_type": "general-purpose",
+                "run_in_background": False,
+            },
+        )
+    ]
+
+
 def _with_note(note: str, call: ToolUse) -> Turn:
     return [Text(note), call] if note else [call]
 
@@ -84,8 +100,9 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]
     body: Any
-    main_loop: bool = False
+    main_loop: bool = False  # an agent-loop request (main agent or subagent), not a side query
     turn: int | None = None
+    agent: str | None = None  # the subagent script that answered it; None: the main agent
 
     def messages(self) -> list[dict[str, Any]]:
         if isinstance(self.body, dict) and isinstance(self.body.get("messages"), list):
@@ -152,8 +169,14 @@ def assistant_turns_so_far(body: dict[str, Any]) -> int:
 class ScriptedModel:
     """The script plus everything the CLI sent; thread-safe."""
 
-    def __init__(self, turns: list[Turn], model: str = "claude-sonnet-4-5") -> None:
+    def __init__(
+        self,
+        turns: list[Turn],
+        subagents: dict[str, list[Turn]] | None = None,
+        model: str = "claude-sonnet-4-5",
+    ) -> None:
         self.turns = turns
+        self.subagents = subagents or {}
         self.model = model
         self.requests: list[RecordedRequest] = []
         self.exhausted = 0  # main-loop requests beyond the end of the script
@@ -168,15 +191,18 @@ class ScriptedModel:
         with self._lock:
             return f"{prefix}_{next(self._ids):04d}"
 
-    def main_requests(self) -> list[RecordedRequest]:
-        with self._lock:
-            return [r for r in self.requests if r.main_loop]
+    def agent_for(self, body: dict[str, Any]) -> str | None:
+        """The subagent script whose key the conversation's first message holds, if any."""
+        first = RecordedRequest("POST", "", {}, {"messages": body.get("messages", [])[:1]})
+        texts = list(first.all_texts())
+        return next((key for key in self.subagents if any(key in t for t in texts)), None)
 
-    def blocks_for(self, body: dict[str, Any]) -> tuple[int | None, Turn]:
-        """The turn the main loop asks for, by how many assistant messages it already holds."""
+    def blocks_for(self, body: dict[str, Any], agent: str | None) -> tuple[int | None, Turn]:
+        """The turn an agent loop asks for, by how many assistant messages it already holds."""
+        script = self.turns if agent is None else self.subagents[agent]
         index = assistant_turns_so_far(body)
-        if index < len(self.turns):
-            return index, self.turns[index]
+        if index < len(script):
+            return index, script[index]
         with self._lock:
             self.exhausted += 1
         return None, [Text(EXHAUSTED_TEXT)]
@@ -321,7 +347,8 @@ def _make_handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
             model_name = str(body.get("model") or model.model)
             if is_main_loop(body):
                 request.main_loop = True
-                request.turn, blocks = model.blocks_for(body)
+                request.agent = model.agent_for(body)
+                request.turn, blocks = model.blocks_for(body, request.agent)
             elif is_compaction(body):
                 blocks = [Text(COMPACTION_SUMMARY)]
             else:
@@ -345,8 +372,8 @@ def _make_handler(model: ScriptedModel) -> type[BaseHTTPRequestHandler]:
 class ModelServer:
     """`with ModelServer(turns) as server:` serves on `server.base_url` until exit."""
 
-    def __init__(self, turns: list[Turn]) -> None:
-        self.model = ScriptedModel(turns)
+    def __init__(self, turns: list[Turn], subagents: dict[str, list[Turn]] | None = None) -> None:
+        self.model = ScriptedModel(turns, subagents)
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _make_handler(self.model))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
