@@ -101,8 +101,7 @@ def relative_path(path: str, base: str | None) -> str:
 
 
 def changed_paths(session: Session, base: str | None = None) -> list[str]:
-    """Files the task changed, in first-change order, relative to `base` when possible."""
-    base = base or session.cwd
+    """Files the task changed, in first-change order, relative to `base` (else the cwd)."""
     seen: dict[str, None] = {}
     for call in session.tool_calls:
         if not call.changes_files:
@@ -111,7 +110,10 @@ def changed_paths(session: Session, base: str | None = None) -> list[str]:
         if call.command is not None:
             files.extend(call.command.modified_files)
         for path in files:
-            seen.setdefault(relative_path(path, base), None)
+            relative = relative_path(path, base)
+            if relative.startswith("/") and session.cwd:
+                relative = relative_path(relative, session.cwd)
+            seen.setdefault(relative, None)
     return list(seen)
 
 

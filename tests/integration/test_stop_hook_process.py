@@ -363,3 +363,24 @@ def test_configured_gates_run_from_the_stop_hook_feed_the_decision(tmp_path: Pat
     assert "configured gate `lint` failed" in out["reason"]
     record = json.loads((repo / read_verdict(repo)["record"]).read_text())
     assert record["sources"]["gate_run"]["ok"] is False
+
+
+def test_codex_stop_reads_its_rollout_and_records_the_turn(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    rollout = (
+        Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
+    )
+    payload = {
+        "session_id": "0199a213-81c0-7800-8aa1-bbab2a035a53",
+        "turn_id": "turn-2",
+        "transcript_path": str(rollout),
+        "cwd": str(repo),
+        "model": "gpt-5-codex",
+        "permission_mode": "default",
+        "stop_hook_active": False,
+        "last_assistant_message": "Fixed the failing test; the suite passes.",
+    }
+    code, out, _ = hook("stop", payload)
+    assert code == 0 and out is None, out
+    data = read_verdict(repo, payload["session_id"])
+    assert data["complete"] is True and data["prompt_id"] == "turn-2"
