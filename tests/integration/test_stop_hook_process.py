@@ -370,8 +370,9 @@ def test_codex_stop_reads_its_rollout_and_records_the_turn(tmp_path: Path) -> No
     rollout = (
         Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
     )
+    session_id = "0199a213-81c0-7800-8aa1-bbab2a035a53"
     payload = {
-        "session_id": "0199a213-81c0-7800-8aa1-bbab2a035a53",
+        "session_id": session_id,
         "turn_id": "turn-2",
         "transcript_path": str(rollout),
         "cwd": str(repo),
@@ -382,5 +383,5 @@ def test_codex_stop_reads_its_rollout_and_records_the_turn(tmp_path: Path) -> No
     }
     code, out, _ = hook("stop", payload)
     assert code == 0 and out is None, out
-    data = read_verdict(repo, payload["session_id"])
+    data = read_verdict(repo, session_id)
     assert data["complete"] is True and data["prompt_id"] == "turn-2"
