@@ -134,7 +134,7 @@ def _arguments(payload: dict[str, Any]) -> dict[str, Any]:
     if isinstance(raw, str):
         try:
             parsed = json.loads(raw)
-        except ValueError:
+        except (ValueError, RecursionError):
             return {"input": raw}
         return parsed if isinstance(parsed, dict) else {"input": raw}
     action = payload.get("action")
@@ -234,7 +234,7 @@ def _json_output(text: str) -> str | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):
         return None
     return str(data["output"]) if isinstance(data, dict) and "output" in data else None
 

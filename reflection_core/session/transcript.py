@@ -183,7 +183,7 @@ def _parse(line: bytes) -> Any:
         return None
     try:
         record = json.loads(text.decode("utf-8", errors="replace"))
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: absurdly deep nesting
         return None
     return record if isinstance(record, dict) else None
 

@@ -192,6 +192,15 @@ def test_garbage_lines_and_bad_utf8_lose_nothing_else(tmp_path: Path) -> None:
     assert any("malformed" in w for w in session.warnings)
 
 
+def test_absurdly_nested_json_line_is_skipped_not_fatal(tmp_path: Path) -> None:
+    nested = b"[" * 200_000 + b"]" * 200_000
+    path = tmp_path / "n.jsonl"
+    path.write_bytes(json.dumps(user("Task")).encode() + b"\n" + nested + b"\n")
+    session = read_session(path)
+    assert session.task_prompt == "Task"
+    assert any("malformed" in w for w in session.warnings)
+
+
 def test_hook_message_wins_over_a_lagging_file() -> None:
     session = read_session(TASK, last_assistant_message="Final words not yet in the file.")
     assert session.last_assistant_message == "Final words not yet in the file."
