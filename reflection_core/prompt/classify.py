@@ -5,6 +5,7 @@ Classification reads words *and* the action: "fix the Dockerfile build error" is
 devops because the object is the Dockerfile, "write tests for slugify()" is
 testing because tests are the object of the main verb, while "fix X and add a
 test" stays with X's area. Several tasks in different areas are "mixed".
+Patterns are lower-case and run on lower-cased text.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ CLASSES = (
     "mixed",
     "conversational",
 )
-_I = 0  # patterns are lower-case and run on lower-cased text (much faster)
 # Words that point at an area (counted per token), and phrases/suffixes (counted as substrings).
 _AREA_WORDS: dict[str, str] = {
     word: area
@@ -78,35 +78,30 @@ _REVIEW = lazy_words(
     r"^\s*(?:please\s+)?(?:\w+\s+)?(?:review|audit)\b|\b(?:code|security|design|pr) review\b"
     r"|\breview (?:the|this|my|our|all)\b|\blook for (?:\w+ )?(?:issues|bugs|problems|race"
     r"|vulnerabilit|path traversal)",
-    _I,
 )
 _EXPLICIT_AREA = {
-    "frontend": LazyPattern(r"\b(?:frontend|front-end|front end|client side)\b", _I),
-    "backend": LazyPattern(r"\b(?:backend|back-end|back end|server side)\b", _I),
+    "frontend": LazyPattern(r"\b(?:frontend|front-end|front end|client side)\b"),
+    "backend": LazyPattern(r"\b(?:backend|back-end|back end|server side)\b"),
 }
 _RESTRUCTURE = LazyPattern(
     r"^\s*(?:please\s+)?(?:split|restructure|reorgani[sz]e|decompose|modulari[sz]e)\b[^\n]{0,120}?"
     r"\binto\b",
-    _I,
 )
-_DOCS = LazyPattern(r"\b(?:docs?|documentation|readme|changelog|docstrings?|wiki)\b", _I)
+_DOCS = LazyPattern(r"\b(?:docs?|documentation|readme|changelog|docstrings?|wiki)\b")
 _QUESTION_START = LazyPattern(
     r"^\s*(?:what|why|how|where|when|which|who|is|are|does|do|did|should|would|could|can)\b"
     r"(?!\s+you\s+(?:please\s+)?(?:add|fix|make|implement|write|create|remove|update|change|"
     r"improve|refactor|help))",
-    _I,
 )
 _EXPLAIN = lazy_words(
     r"(?:^\s*|\b(?:just|please|can you|could you)\s+)explain\b|\bjust tell\b"
     r"|\bdon'?t change anything|\bno changes|\bwhat do you think"
     r"|\bdifference between|\bthoughts on\b",
-    _I,
 )
 _TEST_OBJECT = LazyPattern(
     r"^\s*(?:please\s+)?(?:write|add|create|fix|stabili[sz]e|extend|update)\s+"
     r"(?:\w+\s+){0,3}(?:tests?|test cases?|cases|specs?|coverage)\b|\btests? (?:fail|are failing"
     r"|break|is failing|flak)|^\s*\S*tests?/\S+ has no",
-    _I,
 )
 _WORD = LazyPattern(r"[A-Za-z']+")
 

@@ -268,7 +268,3 @@ def has_anchor(text: str) -> bool:
         or _ERROR_RE.search(text)
         or _HASH_RE.search(text)
     )
-
-
-def has_metric(text: str) -> bool:
-    return _METRIC_RE.search(text) is not None

@@ -4,7 +4,9 @@ A smell is judged by meaning, not by a trigger word alone: "optimize the query
 so EXPLAIN shows an index scan" names its target, so it is no vague improvement;
 "the same way `read_csv_rows` does it" names its referent, so it is no implicit
 context. Each detector finds a trigger span and then looks for what would
-resolve it (a metric, an anchor, a criterion, a repro).
+resolve it (a metric, an anchor, a criterion, a repro). Trigger patterns are
+lower-case and run on the lower-cased prompt (much faster than IGNORECASE);
+evidence is cut from the original text so it keeps the user's casing.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ SMELL_IDS = (
     "performance_without_metric",
 )
 
-_I = 0  # patterns are lower-case and run on lower-cased text (much faster)
 _MAGIC = LazyPattern(
     r"\betc\b\.?|\band so (?:on|forth)\b|\bas (?:appropriate|needed|necessary|required|you see fit)"
     r"|\bhowever you (?:think|see fit|like|want|prefer)\b|\bwhatever (?:you think|works|is best"
@@ -34,12 +35,10 @@ _MAGIC = LazyPattern(
     r"|\byou know what i mean\b|\bmake it (?:work|nice|good|right|pop)\b|\bsomehow\b"
     r"|\bthe right way\b|\bwhere(?:ver)? (?:it )?makes sense\b|\buse your (?:judg(?:e)?ment|best)"
     r"|\bhandle it\b(?! the same)|\bmagic(?:ally)?\b|\bjust works\b",
-    _I,
 )
 _SOFT_MAGIC = lazy_words(
     r"\b(?:properly|robust(?:ly)?|seamless(?:ly)?|production[- ]ready|bulletproof|best practices?"
     r"|clean(?:ly)?|smart(?:ly)?|perfect(?:ly)?|nice(?:ly)?)\b",
-    _I,
 )
 _IMPLICIT = lazy_words(
     r"\b(?:the|our) usual(?: \w+)?\b|\bas (?:we |you |i )?(?:discussed|agreed|talked about|planned"
@@ -50,24 +49,20 @@ _IMPLICIT = lazy_words(
     r"|\bfrom (?:the )?(?:sprint board|board|ticket|jira|backlog|slack|meeting|call|standup"
     r"|email|chat)\b|\b(?:that|the) (?:bug|issue|problem|error) (?:we|you|i) (?:saw|had|discussed"
     r"|mentioned|talked)|\bthat (?:thing|one) from\b|\byou know (?:the|which|what)\b",
-    _I,
 )
 _VAGUE_VERB = LazyPattern(
     r"\b(?:improve|refactor|optimi[sz]e|clean(?:\s+\w+)?\s+up|clean|tidy(?: up)?|polish|enhance"
     r"|moderni[sz]e|simplify|rework|streamline|revamp)\b",
-    _I,
 )
 _VAGUE_GOAL = LazyPattern(
     r"\b(?:make|get) (?:\w+ ){0,3}(?:better|nicer|prettier|cleaner|more readable|more maintainable"
     r"|easier|more elegant|look good|look better|more modern)\b|\b(?:prettier|nicer|messy|a bit"
     r"|easier to (?:work with|read|maintain|understand))\b",
-    _I,
 )
 _CONCRETE_GOAL = lazy_words(
     r"\bby \w+ing\b|\binstead of\b|\bso that\b(?! it'?s (?:easier|nicer|better|cleaner))"
     r"|\bgoal is\b|\bdone when\b|\bzero\b|\bmust\b|\bexpected\b|->|\binto (?:a|two|three|one)\b"
     r"|\bno behaviou?r change\b|\bunchanged\b|:\s*\S",
-    _I,
 )
 _TOTAL = LazyPattern(
     r"\beverything\b(?! else)|\ball (?:the |of the |our )?(?:code|codebase|files|modules|screens"
@@ -76,7 +71,6 @@ _TOTAL = LazyPattern(
     r"|project|repo|repository|frontend|backend|site|platform|stack|ui|api|database)\b"
     r"|\bevery (?:file|module|screen|page|component|endpoint|service|function|class)\b"
     r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
-    _I,
 )
 _BUG = LazyPattern(
     r"\b(?:broken|doesn'?t work|does not work|not working|isn'?t working|stopped working|won'?t"
@@ -85,7 +79,6 @@ _BUG = LazyPattern(
     r"|randomly|intermittent(?:ly)?|keeps? (?:crashing|failing|growing|breaking|choking|dying"
     r"|timing out|hanging)|memory leak|leaking|fix (?:the|that|this) (?:thing|issue|problem|stuff))"
     r"\b",
-    _I,
 )
 _PERF = LazyPattern(
     r"\b(?:faster|slow(?:er|ly|ness)?|sluggish|speed (?:\w+ )?up|speedup|performance|performant"
@@ -94,7 +87,6 @@ _PERF = LazyPattern(
     r"|memory (?:usage|use|footprint)"
     r"|eats? (?:a lot of |so much |too much )?(?:memory|ram|cpu)|too much (?:memory|ram|cpu)"
     r"|cpu usage|load time|snappier|smoother|heavy|bloated)\b",
-    _I,
 )
 _SENTENCE_END = LazyPattern(r"[.!?\n]")
 
