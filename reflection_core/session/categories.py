@@ -42,6 +42,11 @@ _OPTIONAL = re.compile(
     r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b",
     re.I,
 )
+_NOTHING_LEFT = re.compile(
+    r"\s*[-:\u2014]*\s*(none|nothing|n/a|no (further|more|remaining) (steps|work|action))\b"
+    r"|\s*(list )?is empty\b",
+    re.I,
+)
 _STUCK = re.compile(
     r"\b(i('m| am) (unable|not able) to|i (can(no|')t|could(n't| not)) (proceed|continue|"
     r"access|reach|install|find a way|complete|resolve|fix)|i('m| am) stuck|"
@@ -94,17 +99,22 @@ def unsupported_claims(text: str, tests: GateResult | None) -> list[str]:
 
 
 def drift_markers(text: str) -> list[str]:
-    """Lines announcing work still to do, unless they are offered as optional extras."""
+    """Lines announcing work still to do, unless optional or empty ("Next steps: none")."""
     found = []
-    for line in (text or "").splitlines():
+    lines = (text or "").splitlines()
+    for number, line in enumerate(lines):
         match = _DRIFT.search(line)
         if not match:
             continue
         phase = re.search(r"\b(?:phase|step|part|stage) (\d+) (?:of|/) (\d+)\b", line, re.I)
         if phase and int(phase.group(1)) >= int(phase.group(2)):
             continue  # "Step 3 of 3" is the last step, not drift
-        if _OPTIONAL.search(line):
+        if _OPTIONAL.search(line) or _NOTHING_LEFT.match(line[match.end() :]):
             continue
+        if not line[match.end() :].strip():
+            following = next((n for n in lines[number + 1 :] if n.strip()), "")
+            if _NOTHING_LEFT.match(following.lstrip(" -*")):
+                continue
         found.append(line.strip()[:200])
     return found
 

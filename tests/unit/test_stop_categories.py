@@ -146,3 +146,15 @@ def test_a_huge_final_message_is_judged_by_its_end() -> None:
     final = "Here is the full log of what I did.\n" + "step done\n" * 300_000
     d = run(final + "I updated the parser. Should I run the tests?", UNTESTED)
     assert d.stop_category == "tool_available_punt"
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "## Summary\n- Fixed the parser, tests pass\n\n## Next steps\nNone.",
+        "Fixed and tested. Next steps: none, everything is done.",
+        "Fixed and tested.\nNext steps:\n- None required",
+    ],
+)
+def test_an_explicitly_empty_next_steps_list_is_not_drift(final: str) -> None:
+    assert run(final).status == "complete"
