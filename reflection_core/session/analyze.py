@@ -55,7 +55,6 @@ def ledger_evidence(root: Path | None, cfg: Any) -> tuple[LedgerEvidence | None,
         return None, {"available": False, "reason": type(exc).__name__}
     evidence = LedgerEvidence(
         passed=bool(getattr(tree, "passed", False)),
-        exact=bool(getattr(tree, "exact", True)),
         reason=str(getattr(tree, "reason", "") or ""),
         command_hint=getattr(tree, "command_hint", None),
         ignorable_only=bool(getattr(tree, "ignorable_only", False)),
@@ -63,7 +62,7 @@ def ledger_evidence(root: Path | None, cfg: Any) -> tuple[LedgerEvidence | None,
     return evidence, {
         "available": True,
         "passed": evidence.passed,
-        "exact": evidence.exact,
+        "exact": bool(getattr(tree, "exact", False)),
         "reason": evidence.reason,
         "stamp": str(getattr(tree, "stamp", "") or "") or None,
         "changed_paths": list(getattr(tree, "changed_paths", []) or [])[:50],

@@ -34,12 +34,13 @@ _DONE = re.compile(
     r"already (answered|delivered))\b",
     re.I,
 )
-NUDGE_KINDS = ("continue_task", "update_pr", "ask_clarification", "task_complete")
 _MAX_PROMPT_CHARS = 600
 
 
 @dataclass
 class Nudge:
+    """kind: continue_task | update_pr | ask_clarification | task_complete."""
+
     kind: str
     text: str
     open_gates: list[str] = field(default_factory=list)

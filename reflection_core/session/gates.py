@@ -39,7 +39,6 @@ class LedgerEvidence:
     """What the test-run ledger says about the current tree (converted from TreeEvidence)."""
 
     passed: bool
-    exact: bool = True
     reason: str = ""
     command_hint: str | None = None
     ignorable_only: bool = False

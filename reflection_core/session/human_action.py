@@ -88,10 +88,6 @@ class HumanActionAssessment:
     agent_actionable: list[str] = field(default_factory=list)  # tool-doable asks (punts)
     questions: list[str] = field(default_factory=list)  # choices/information only the user has
 
-    @property
-    def requires_human_action(self) -> bool:
-        return bool(self.human_only)
-
 
 def requests_in(text: str) -> list[str]:
     """Sentences (and bullet lines) of `text` that ask something of the user."""

@@ -114,3 +114,14 @@ def test_subagent_record_leaves_the_session_verdict_alone(tmp_path: Path) -> Non
     before = verdict_file.read_text()
     _, record = write(tmp_path, compact=False, event="subagent-stop")
     assert verdict_file.read_text() == before and record.is_file()
+
+
+def test_schema_enums_match_the_code() -> None:
+    from reflection_core.config import GATE_NAMES
+    from reflection_core.session.categories import CATEGORIES
+    from reflection_core.session.decide import SEVERITIES
+
+    props = schema()["properties"]
+    assert set(props["stop_category"]["enum"]) == set(CATEGORIES)
+    assert set(props["severity"]["enum"]) == set(SEVERITIES)
+    assert set(props["gates"]["propertyNames"]["enum"]) == set(GATE_NAMES)
