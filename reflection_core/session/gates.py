@@ -135,7 +135,10 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
             False,
             f"ledger: {ledger.reason or 'no passing run recorded for the current tree'}",
             missing="no passing test run is recorded for the current tree",
-            next_action=f"Run `{hint}` and fix any failures" if hint else action,
+            next_action=f"Run `{hint}` and fix any failures"
+            if hint
+            else "Run the full test suite so the run is recorded (pytest records itself; "
+            "other runners through `reflection run -- <command>`)",
             severity="MEDIUM",
             pattern="tests:ledger",
         )
