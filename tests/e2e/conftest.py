@@ -30,7 +30,6 @@ DEFAULT_CLAUDE = (
 )
 RUN_TIMEOUT = 120  # seconds per CLI run: a hang fails the scenario instead of wedging CI
 STOP_FEEDBACK_PREFIX = "Stop hook blocking error from command:"
-PROMPT_CONTEXT_PREFIX = "UserPromptSubmit hook additional context:"
 # Variables of an enclosing agent session or test run that must not leak into the CLI.
 _LEAKY_PREFIXES = ("CLAUDE", "ANTHROPIC", "PYTEST_", "OTEL_", "CODEX")
 
@@ -128,13 +127,28 @@ class Run:
     def blocks(self) -> int:
         return len(self.stop_feedback())
 
-    def prompt_context(self) -> list[str]:
-        """UserPromptSubmit additionalContext as it reached the model."""
+    def hook_context(self, event: str) -> list[str]:
+        """`additionalContext` the CLI took from `event`'s hooks, verbatim, per the transcript.
+
+        The request text is no exact copy: the CLI merges several reminders into one
+        block. Check delivery with `model_saw`.
+        """
         return [
-            t.split(PROMPT_CONTEXT_PREFIX, 1)[1].split("</system-reminder>", 1)[0].strip()
-            for t in self.texts_seen()
-            if PROMPT_CONTEXT_PREFIX in t
+            str(item)
+            for attachment in self._attachments()
+            if attachment.get("type") == "hook_additional_context"
+            and attachment.get("hookEvent") == event
+            for item in attachment.get("content") or []
         ]
+
+    def prompt_context(self) -> list[str]:
+        return self.hook_context("UserPromptSubmit")
+
+    def model_saw(self, text: str, request: int = -1) -> bool:
+        """Whether the main agent's request (default: the last) carried `text`."""
+        if not self.main_requests:
+            return False
+        return any(text in t for t in self.main_requests[request].all_texts())
 
     def tool_results(self) -> list[str]:
         """Tool results the model saw (Bash output, edit confirmations), in order."""
@@ -155,19 +169,24 @@ class Run:
     def transcript(self) -> Path:
         return Path(self.result.get("transcript_path") or "")
 
-    def hook_messages(self) -> list[str]:
-        """What the hooks told the user (system messages, errors), from the transcript."""
-        messages: list[str] = []
+    def _attachments(self) -> list[dict[str, Any]]:
+        found: list[dict[str, Any]] = []
         if not self.transcript.is_file():
-            return messages
+            return found
         for line in self.transcript.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 record = json.loads(line)
             except json.JSONDecodeError:
                 continue
             attachment = record.get("attachment") if isinstance(record, dict) else None
-            if not isinstance(attachment, dict):
-                continue
+            if isinstance(attachment, dict):
+                found.append(attachment)
+        return found
+
+    def hook_messages(self) -> list[str]:
+        """What the hooks told the user (system messages, errors), from the transcript."""
+        messages: list[str] = []
+        for attachment in self._attachments():
             kind = str(attachment.get("type", ""))
             if kind == "hook_system_message":
                 messages.append(f"{attachment.get('hookEvent')}: {attachment.get('content')}")

@@ -9,7 +9,6 @@ from tests.e2e.model_server import bash, edit, say
 
 pytestmark = pytest.mark.e2e
 
-NUDGE_PREFIX = "SessionStart hook additional context:"
 TASK = (
     "Add a function sub(a, b) to calc.py that returns a - b. "
     "Done when `python -m pytest -q` passes."
@@ -40,9 +39,10 @@ def test_the_agent_is_reminded_of_the_task_after_compaction(project: Project) ->
         [say("Everything in the task is done and tested.")] * 3,
         extra_args=("--resume", first.session_id),
     )
-    nudges = [t for t in after.main_requests[0].all_texts() if NUDGE_PREFIX in t]
-    assert nudges, f"no post-compaction nudge reached the model\n{after.describe()}"
-    assert "sub" in nudges[0], f"the nudge does not name the task: {nudges[0]}"
+    nudges = after.hook_context("SessionStart")
+    assert nudges, f"no post-compaction nudge\n{after.describe()}"
+    assert after.model_saw(nudges[-1], request=0), "the nudge did not reach the model"
+    assert "sub" in nudges[-1], f"the nudge does not name the task: {nudges[-1]}"
     assert after.blocks == 0, after.describe()
     verdict = after.verdict()
     assert verdict["status"] == "complete", verdict

@@ -44,7 +44,8 @@ def test_questions_for_a_vague_prompt_reach_the_model(project: Project) -> None:
         [say("What should I improve: calc.py's behaviour, its tests, or its docs?")],
     )
     context = run.prompt_context()
-    assert context, f"no prompt context reached the model\n{run.describe()}"
+    assert context, f"the prompt hook gave no context\n{run.describe()}"
+    assert run.model_saw(context[0], request=0), "the context did not reach the model"
     for question in expected["questions"]:
         assert question in context[0], (question, context[0])
     assert run.blocks == 0, run.describe()
@@ -75,6 +76,7 @@ def test_a_good_prompt_gets_one_line_and_no_questions(project: Project) -> None:
     context = run.prompt_context()
     assert len(context) <= 1, context
     if context:
+        assert run.model_saw(context[0], request=0)
         assert "\n" not in context[0].strip(), f"more than one line for a good prompt: {context}"
         assert "?" not in context[0], f"a good prompt got questions: {context}"
     assert any("2 passed" in r for r in run.tool_results()), run.tool_results()
