@@ -134,10 +134,15 @@ def categorize(
     requests: HumanActionAssessment,
     *,
     other_gaps: bool = False,
+    claims_basis: GateResult | None = None,
 ) -> StopAssessment:
-    """The stop category; `other_gaps` says something besides the gates is still open."""
+    """The stop category; `other_gaps` says something besides the gates is still open.
+
+    `claims_basis` is the tests gate as the transcript alone shows it: a claim is
+    false when nothing the agent ran backs it, whatever the ledger recorded.
+    """
     failing = [g for g in gates.values() if g.failing]
-    claims = unsupported_claims(last_message, gates.get("tests"))
+    claims = unsupported_claims(last_message, claims_basis or gates.get("tests"))
     drift = drift_markers(last_message)
     stuck = stuck_reason(last_message)
     open_work = bool(failing or other_gaps or claims)

@@ -8,13 +8,19 @@ result. Tests and the eval runner call it directly with constructed contexts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import StopAssessment, categorize
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
-from reflection_core.session.gates import GateInputs, GateResult, LedgerEvidence, evaluate_gates
+from reflection_core.session.gates import (
+    GateInputs,
+    GateResult,
+    LedgerEvidence,
+    evaluate_gates,
+    tests_gate,
+)
 from reflection_core.session.human_action import HumanActionAssessment, assess_requests
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
 from reflection_core.session.model import Session
@@ -293,7 +299,10 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         and not _NO_CHANGE_NEEDED.search(message)
     )
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change)
-    assessment = categorize(message, gates, requests, other_gaps=other_gaps)
+    transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
+    assessment = categorize(
+        message, gates, requests, other_gaps=other_gaps, claims_basis=transcript_tests
+    )
     if planning:
         assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
     gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change)

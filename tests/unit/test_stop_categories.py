@@ -158,3 +158,13 @@ def test_a_huge_final_message_is_judged_by_its_end() -> None:
 )
 def test_an_explicitly_empty_next_steps_list_is_not_drift(final: str) -> None:
     assert run(final).status == "complete"
+
+
+def test_a_claim_backed_by_the_transcript_is_not_false_when_the_ledger_lacks_the_run() -> None:
+    from reflection_core.session.gates import LedgerEvidence
+
+    session = DONE.build("Fixed. All tests pass.")
+    ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
+    d = decide(session, DecisionContext(config=config.defaults(), ledger=ledger))
+    assert d.gates["tests"].failing and d.severity == "MEDIUM"
+    assert not any("claimed" in m for m in d.missing)
