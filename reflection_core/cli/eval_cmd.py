@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -22,6 +23,18 @@ def _evals_dir(option: str | None) -> Path:
         return Path(option)
     root = paths.find_repo_root()
     return (root or Path.cwd()) / "evals"
+
+
+def _read_baseline(path: str) -> dict[str, Any]:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        click.echo(f"reflection eval: cannot read baseline {path}: {exc}", err=True)
+        raise SystemExit(2) from None
+    if not isinstance(data, dict):
+        click.echo(f"reflection eval: baseline {path} is not a --report JSON object", err=True)
+        raise SystemExit(2)
+    return data
 
 
 @click.command("eval")
@@ -51,6 +64,12 @@ def _evals_dir(option: str | None) -> Path:
     help="Keep the built transcripts here (DIR/<suite>/<case>.jsonl) to replay them "
     "with `reflection analyze`.",
 )
+@click.option(
+    "--baseline",
+    type=click.Path(dir_okay=False, exists=True),
+    default=None,
+    help="A previous --report JSON: list the cases fixed and broken since then.",
+)
 @click.option("--list", "list_only", is_flag=True, help="List the suites and their cases.")
 def command(
     suites: tuple[str, ...],
@@ -60,6 +79,7 @@ def command(
     case_ids: tuple[str, ...],
     report: str | None,
     keep_dir: str | None,
+    baseline: str | None,
     list_only: bool,
 ) -> None:
     """Run eval suites (judge, stop, post-compaction, agent, prompts) against the core.
@@ -67,6 +87,7 @@ def command(
     Prints per suite: accuracy, false-complete and false-incomplete rates, severity
     accuracy, per-category accuracy and every failing case with expected vs got.
     """
+    from reflection_core.evals.metrics import flipped_cases
     from reflection_core.evals.render import ProgressBar, render_report, render_summary
     from reflection_core.evals.runner import run_suite
     from reflection_core.evals.suite import SuiteError, find_suites, load_suite
@@ -89,6 +110,7 @@ def command(
             click.echo(f"reflection eval: unknown case id(s): {', '.join(unknown)}", err=True)
             raise SystemExit(2)
         loaded = [s for s in loaded if any(c.id in wanted for c in s.cases)]
+    previous = _read_baseline(baseline) if baseline else None
     overrides = {"accuracy": min_accuracy} if min_accuracy is not None else None
     progress = ProgressBar(sys.stderr) if sys.stderr.isatty() and not as_json else None
     reports = []
@@ -104,6 +126,9 @@ def command(
                 keep_dir=Path(keep_dir) if keep_dir else None,
             )
         )
+    if previous is not None:
+        for suite_report in reports:
+            suite_report.flips = flipped_cases(previous, suite_report.results, suite_report.suite)
     payload = {
         "ok": all(r.status == "pass" for r in reports),
         "suites": [r.to_dict() for r in reports],

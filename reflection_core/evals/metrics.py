@@ -7,6 +7,7 @@ an ambiguous prompt through (`missed_clarification_rate`).
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -91,6 +92,7 @@ def suite_metrics(results: list[CaseResult]) -> dict[str, Any]:
         "failed": sum(1 for r in results if r.status == "fail"),
         "errors": sum(1 for r in results if r.status == "error"),
         "accuracy": _ratio(passed, total),
+        "accuracy_ci95": wilson_interval(passed, total),
     }
     fields = sorted({key for r in results for key in r.expected})
     for name in fields:
@@ -119,6 +121,45 @@ def suite_metrics(results: list[CaseResult]) -> dict[str, Any]:
     metrics["per_category"] = _per_category(results, top_level=True)
     metrics["per_subcategory"] = _per_category(results, top_level=False)
     return metrics
+
+
+def wilson_interval(successes: int, total: int, z: float = 1.96) -> list[float] | None:
+    """95% Wilson score interval of a proportion: how much of a change is noise.
+
+    With 37 cases one case moves accuracy by 2.7 points; the interval shows
+    whether a rule change moved accuracy by more than the suite can resolve.
+    """
+    if total == 0:
+        return None
+    p = successes / total
+    denom = 1 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * math.sqrt(p * (1 - p) / total + z * z / (4 * total * total)) / denom
+    return [round(max(0.0, centre - half), 4), round(min(1.0, centre + half), 4)]
+
+
+def flipped_cases(
+    previous: dict[str, Any], current: list[CaseResult], suite: str
+) -> dict[str, list[str]]:
+    """Cases whose outcome changed since a previous `--report` JSON: fixed and broken."""
+    before = {
+        case["id"]: case.get("status") == "pass"
+        for entry in previous.get("suites", [])
+        if entry.get("suite") == suite
+        for case in entry.get("cases", [])
+    }
+    fixed = [
+        r.case_id
+        for r in current
+        if r.case_id in before and not before[r.case_id] and r.status == "pass"
+    ]
+    broken = [
+        r.case_id
+        for r in current
+        if r.case_id in before and before[r.case_id] and r.status != "pass"
+    ]
+    new = [r.case_id for r in current if r.case_id not in before]
+    return {"fixed": fixed, "broken": broken, "new": new}
 
 
 def _field_ok(result: CaseResult, name: str) -> bool:

@@ -58,7 +58,15 @@ def render_report(report: SuiteReport) -> str:
     width = max(len(label) for _, label in HEADLINE)
     for key, label in HEADLINE:
         if key in m:
-            lines.append(f"   {label:<{width}}  {_pct(m[key])}")
+            line = f"   {label:<{width}}  {_pct(m[key])}"
+            if key == "accuracy" and m.get("accuracy_ci95"):
+                low, high = m["accuracy_ci95"]
+                line += f"   (95% CI {100 * low:.0f}-{100 * high:.0f}%)"
+            lines.append(line)
+    if report.flips is not None:
+        for kind in ("broken", "fixed", "new"):
+            if report.flips[kind]:
+                lines.append(f"   {kind} since baseline: {', '.join(report.flips[kind])}")
     if report.checks:
         lines.append("   thresholds:")
         lines.extend(f"     {'ok  ' if c.ok else 'FAIL'} {c.describe()}" for c in report.checks)

@@ -40,6 +40,7 @@ class SuiteReport:
     checks: list[ThresholdCheck] = field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    flips: dict[str, list[str]] | None = None  # vs a baseline run: fixed, broken, new
 
     @property
     def failures(self) -> list[CaseResult]:
@@ -53,6 +54,7 @@ class SuiteReport:
             "status": self.status,
             "error": self.error,
             "seconds": round(self.seconds, 3),
+            "flips": self.flips,
             "metrics": self.metrics,
             "thresholds": [
                 {

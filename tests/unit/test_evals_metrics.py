@@ -8,8 +8,10 @@ from reflection_core.evals.metrics import (
     CaseResult,
     check_thresholds,
     compare,
+    flipped_cases,
     suite_metrics,
     value_matches,
+    wilson_interval,
 )
 
 
@@ -151,3 +153,35 @@ def test_thresholds_floor_accuracy_and_cap_rates() -> None:
     assert by_key["false_complete_max"].metric == "false_complete_rate"
     assert by_key["severity_accuracy"].ok is True  # no data: nothing to fail
     assert "FAILED" in by_key["accuracy"].describe()
+
+
+def test_wilson_interval_brackets_the_rate_and_narrows_with_more_cases() -> None:
+    small = wilson_interval(30, 37)
+    large = wilson_interval(300, 370)
+    assert small is not None and large is not None
+    assert small[0] < 30 / 37 < small[1]
+    assert large[1] - large[0] < small[1] - small[0]
+    assert wilson_interval(0, 0) is None
+    assert wilson_interval(10, 10)[1] == 1.0
+
+
+def test_flipped_cases_lists_fixed_broken_and_new_cases_of_one_suite() -> None:
+    previous = {
+        "suites": [
+            {
+                "suite": "judge",
+                "cases": [{"id": "a", "status": "fail"}, {"id": "b", "status": "pass"}],
+            },
+            {"suite": "stop", "cases": [{"id": "c", "status": "fail"}]},
+        ]
+    }
+    current = [
+        _result("a", "x", {"complete": True}, {"complete": True}),
+        _result("b", "x", {"complete": True}, {"complete": False}),
+        _result("c", "x", {"complete": True}, {"complete": True}),
+    ]
+    assert flipped_cases(previous, current, "judge") == {
+        "fixed": ["a"],
+        "broken": ["b"],
+        "new": ["c"],
+    }

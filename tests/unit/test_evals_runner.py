@@ -222,3 +222,20 @@ def test_keep_writes_the_built_transcripts_for_replay(tmp_path: Path) -> None:
     kept = keep / "judge" / "judge-001.jsonl"
     first = json.loads(kept.read_text(encoding="utf-8").splitlines()[0])
     assert first["message"]["content"].startswith("Fix the off-by-one")
+
+
+def test_baseline_lists_cases_broken_since_the_previous_report(tmp_path: Path) -> None:
+    _write_suite(
+        tmp_path, "prompts", {"suite": "prompts", "target": "prompt", "cases": PROMPT_CASES}
+    )
+    baseline = tmp_path / "before.json"
+    runner = CliRunner()
+    runner.invoke(eval_command, ["--dir", str(tmp_path), "--report", str(baseline)])
+    relabelled = [dict(PROMPT_CASES[0], expect={"needs_clarification": True}), *PROMPT_CASES[1:]]
+    _write_suite(tmp_path, "prompts", {"suite": "prompts", "target": "prompt", "cases": relabelled})
+    result = runner.invoke(eval_command, ["--dir", str(tmp_path), "--baseline", str(baseline)])
+    assert "broken since baseline: p-clear" in result.output
+    bad = tmp_path / "bad.json"
+    bad.write_text("[1, 2]", encoding="utf-8")
+    refused = runner.invoke(eval_command, ["--dir", str(tmp_path), "--baseline", str(bad)])
+    assert refused.exit_code == 2
