@@ -71,7 +71,7 @@ _AREA_PHRASES: dict[str, tuple[str, ...]] = {
 }
 _ARCH_SHAPES = LazyPattern(
     r"\bsplit \S+ into|\binto a \S+ package|\bswitch \w+ from|\bmigrate (?:\w+ )?from"
-    r"|\bfrom \w+ to \w+\b|\bevent[- ]driven|\bmulti[- ]tenant"
+    r"|\bevent[- ]driven|\bmulti[- ]tenant"
 )
 _TOKEN = LazyPattern(r"[a-z0-9]+")
 _REVIEW = lazy_words(

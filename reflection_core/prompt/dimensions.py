@@ -75,7 +75,7 @@ def _restrictions(sig: Signals, smells: set[str]) -> int:
 
 def _verifiability(text: str, sig: Signals, smells: set[str]) -> int:
     value = 1.0
-    if sig.verbs and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
+    if (sig.verbs or sig.words >= 12) and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
         value += 1  # a named change in a named place can be observed
     kinds = {
         "tests": any(

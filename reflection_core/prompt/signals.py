@@ -153,7 +153,8 @@ _CRITERION_RE = lazy_words(
     r"|\b(?:must|should|will) (?:return|raise|pass|be|print|exit|show|stay|keep|render|fail|log)"
     r"|\bexpected\b|\bexpect\b|->|=>|\bso that\b|\buntil\b|\bgoal is\b|\bdone when\b"
     r"|\bidentical\b|\bunchanged\b|\bno behaviou?r change\b|\bstill pass|\bzero\b"
-    r"|\b(?:under|below|at most|at least|less than) \d|\binstead of\b|\bexample\b|\bexit with\b",
+    r"|\b(?:under|below|at most|at least|less than) \d|\binstead of\b|\bexample\b|\bexit with\b"
+    r"|\bfindings\b|\bfile:line\b|\branked by\b",
     0,  # run on lower-cased text
 )
 _RESTRICTION_RE = LazyPattern(
@@ -161,6 +162,13 @@ _RESTRICTION_RE = LazyPattern(
     r"|not the|preserve|avoid|as a fallback|for now|one commit each|no (?:new|breaking|code|tag"
     r"|behaviou?r|changes?)|unchanged|use|using)\b",
     0,  # run on lower-cased text
+)
+# "the settings page", "the Save button", "the events table": a specific thing named in prose.
+_NAMED_OBJECT_RE = LazyPattern(
+    r"\b(?!(?:the|a|an|all|every|each|this|that|these|those|our|my|your|some|any|new|old|its)\b)"
+    r"[a-z][\w-]* (?:page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
+    r"|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
+    r"|template|component|hook|query|command|subcommand|function|method|class)\b"
 )
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
 
@@ -192,6 +200,7 @@ class Signals:
     criteria: tuple[str, ...] = ()
     restrictions: tuple[str, ...] = ()
     verbs: tuple[str, ...] = field(default=())
+    named_objects: int = 0
 
     @property
     def anchors(self) -> float:
@@ -204,6 +213,7 @@ class Signals:
             + 1.5 * min(len(self.errors), 2)
             + 1.0 * min(self.hashes, 2)
             + 0.5 * min(self.quoted, 2)
+            + 0.75 * min(self.named_objects, 2)
         )
 
     @property
@@ -256,6 +266,7 @@ def extract(text: str) -> Signals:
         criteria=tuple(m.group(0) for m in _CRITERION_RE.finditer(low)),
         restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
+        named_objects=len(_NAMED_OBJECT_RE.findall(low)),
     )
 
 
