@@ -92,3 +92,14 @@ def test_the_bypass_prefix_sends_the_prompt_without_context(project: Project) ->
     assert run.blocks == 0, run.describe()
     verdict = run.verdict()
     assert verdict["status"] == "waiting_for_user", verdict
+
+
+def test_block_mode_keeps_a_vague_prompt_from_the_model(project: Project) -> None:
+    project.write_config("prompt:\n  mode: block\n")
+    run = project.run(VAGUE_PROMPT, [say("This should never be asked for.")])
+    assert run.main_requests == [], "a blocked prompt must not reach the model"
+    messages = " ".join(run.hook_messages())
+    assert "so it was not sent" in run.stdout + run.stderr + messages, run.describe()
+    verdict = run.verdict()  # written at session end: no agent turn ran, nothing judged
+    assert verdict["status"] == "skipped", verdict
+    assert verdict["complete"] is False

@@ -218,3 +218,16 @@ def test_plan_mode_is_never_blocked(project: Project) -> None:
     verdict = run.verdict()
     assert verdict["status"] in ("skipped", "waiting_for_user"), verdict
     assert verdict["complete"] is False
+
+
+def test_a_broken_config_fails_open_and_says_so(project: Project) -> None:
+    project.write_config("stop:\n  max_attempts: three\n")
+    run = project.run(
+        CODING_PROMPT, [edit(project.path("calc.py"), *ADD_SUB), say("Added sub(). Done.")]
+    )
+    assert run.blocks == 0, run.describe()
+    said = "\n".join(run.hook_messages())
+    assert "configuration error" in said and "stop.max_attempts" in said, said
+    verdict = run.verdict()
+    assert verdict["status"] == "skipped", verdict
+    assert verdict["complete"] is False
