@@ -38,6 +38,30 @@ DIMENSION_QUESTIONS: dict[str, str] = {
         "or current behaviour?"
     ),
 }
+# Sharper choices where the class says what "where" and "done" usually mean.
+CLASS_QUESTIONS: dict[tuple[str, str], str] = {
+    ("context", "frontend"): (
+        "Which screen or component is this about? A path like src/components/... or the "
+        "page name is enough."
+    ),
+    ("context", "devops"): (
+        "Where does this live: (a) the CI workflow, (b) the Dockerfile or compose file, or "
+        "(c) infrastructure code (Terraform, Helm), and for which environment?"
+    ),
+    ("context", "testing"): "Which code should the tests cover, and where do its tests live?",
+    ("verifiability", "frontend"): (
+        "How will we know it's done: (a) a component test, (b) a check in the browser "
+        "(what should appear or happen), or (c) a screenshot to match?"
+    ),
+    ("verifiability", "devops"): (
+        "How will we know it's done: (a) the pipeline or job passes, (b) a command's output "
+        "(e.g. a plan with no unexpected changes), or (c) a health check that responds?"
+    ),
+    ("verifiability", "testing"): (
+        "Which behaviours should the tests pin down: (a) the happy path, (b) edge cases you "
+        "name, or (c) a bug that must not come back?"
+    ),
+}
 DIMENSION_NOTES: dict[str, str] = {
     "context": "Naming the file, function or error text would let me start without searching.",
     "verifiability": (
@@ -53,7 +77,12 @@ INTRO = "To do this well I need a bit more detail:"
 
 
 def choose(
-    smells: list[Smell], dims: Dimensions, scope: Scope, limit: int, minimum: int = 2
+    smells: list[Smell],
+    dims: Dimensions,
+    scope: Scope,
+    limit: int,
+    klass: str = "backend",
+    minimum: int = 2,
 ) -> list[tuple[str, str]]:
     """(key, question) pairs: smells by priority, then the weakest dimensions."""
     by_id = {smell.id: smell for smell in smells}
@@ -75,7 +104,7 @@ def choose(
             break
         if covered.get(dim, set()) & set(by_id):
             continue
-        chosen.append((dim, DIMENSION_QUESTIONS[dim]))
+        chosen.append((dim, CLASS_QUESTIONS.get((dim, klass), DIMENSION_QUESTIONS[dim])))
     return chosen[:limit]
 
 

@@ -226,7 +226,7 @@ def score_prompt(
     if action == "note":
         result = replace(result, note=questions.note_for(found, dims))
     if action in ("ask", "reformulate"):
-        pairs = questions.choose(found, dims, governed, settings.max_questions)
+        pairs = questions.choose(found, dims, governed, settings.max_questions, klass)
         reform = questions.reformulation(text) if action == "reformulate" else None
         return replace(
             result,

@@ -185,3 +185,12 @@ def test_no_input_crashes_the_scorer(prompt: str, prev: str | None) -> None:
 def test_no_combination_of_trigger_tokens_crashes_the_scorer(tokens: list[str]) -> None:
     result = score_prompt(" ".join(tokens), "1. one\n2. two")
     assert result.action in ("pass", "note", "ask", "reformulate", "skip")
+
+
+def test_questions_are_tailored_to_the_class() -> None:
+    frontend = score_prompt("support dark mode")
+    devops = score_prompt("set up the staging deploy")
+    assert frontend.classification == "frontend"
+    assert "screen or component" in frontend.questions[0]
+    assert devops.classification == "devops"
+    assert "Dockerfile" in devops.questions[0]
