@@ -235,6 +235,7 @@ _SECURITY_FIX = {
     "chmod_777": "Restore sane permissions (e.g. chmod 755/644)",
     "pipe_to_shell": "Tell the user what the piped script installed; prefer a package manager",
     "secret_in_code": "Remove the credential from the code and read it from the environment",
+    "secret_file_added": "Unstage the secrets file (git restore --staged), add it to .gitignore",
     "tests_disabled": "Remove the skip marker and make the test pass",
     "tests_deleted": "Restore the deleted tests and make them pass",
     "tests_disabled_cli": "Run the full test suite without deselecting tests",

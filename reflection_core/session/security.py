@@ -14,7 +14,11 @@ from reflection_core.session.model import Session, ToolCall
 _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "no_verify",
-        re.compile(r"\bgit\b[^|;&]*\s(commit|push|merge|rebase)\b[^|;&]*\s(--no-verify|-n)\b"),
+        # `-n` means --no-verify only for commit (for push it is --dry-run).
+        re.compile(
+            r"\bgit\b[^|;&]*\s(commit|push|merge|rebase|am)\b[^|;&]*\s--no-verify\b|"
+            r"\bgit\b[^|;&]*\scommit\b[^|;&]*\s-(?!-)[a-zA-Z]*n[a-zA-Z]*\b"
+        ),
         "bypassed git hooks with --no-verify",
     ),
     (
@@ -23,6 +27,14 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
             r"\bgit\b.*\bcore\.hooksPath\s+/dev/null|\bSKIP=\S*reflection|\bPRE_COMMIT_ALLOW_NO_CONFIG"
         ),
         "disabled the git hooks",
+    ),
+    (
+        "secret_file_added",
+        re.compile(
+            r"\bgit\s+add\b[^|;&]*\s(\S*/)?(\.env(?!\.(example|sample|template|dist)\b)(\.[\w-]+)?|\S+\.pem|\S+\.key|id_rsa|id_ed25519|"
+            r"\S*credentials\S*\.json)(\s|$)"
+        ),
+        "staged a secrets file for commit",
     ),
     (
         "rm_rf_important",

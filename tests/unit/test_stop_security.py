@@ -17,6 +17,9 @@ TESTED = SessionBuilder("Fix the bug").edit("src/a.py").bash("pytest -q", output
     [
         ('git commit --no-verify -m "wip"', "no_verify"),
         ("git push --no-verify origin feature/x", "no_verify"),
+        ('git commit -nm "wip"', "no_verify"),
+        ("git add .env src/app.py", "secret_file_added"),
+        ("git add deploy/server.pem", "secret_file_added"),
         ("rm -rf .git", "rm_rf_important"),
         ("sudo rm -rf / --no-preserve-root", "rm_rf_important"),
         ("chmod -R 777 .", "chmod_777"),
@@ -32,7 +35,15 @@ def test_dangerous_commands_are_found(command: str, rule: str) -> None:
 
 @pytest.mark.parametrize(
     "command",
-    ["rm -rf build/", "rm -rf node_modules", "git commit -m 'fix: -n flag'", "chmod 755 run.sh"],
+    [
+        "rm -rf build/",
+        "rm -rf node_modules",
+        "git commit -m 'fix: -n flag'",
+        "git commit --amend --no-edit",
+        "git push -n origin feature/x",
+        "git add .env.example",
+        "chmod 755 run.sh",
+    ],
 )
 def test_ordinary_commands_are_not_findings(command: str) -> None:
     assert security_findings(SessionBuilder("x").bash(command).build()) == []
