@@ -350,8 +350,9 @@ def push_gate(session: Session, inputs: GateInputs) -> GateResult:
             False,
             "direct push to a protected branch: " + "; ".join(violations[:3]),
             missing="the change was pushed straight to a protected branch",
-            next_action="Tell the user about the direct push; move the work to a feature branch "
-            "and a pull request instead of pushing to the protected branch again",
+            next_action="Do not force-push or rewrite the protected branch; tell the user which "
+            "commits were pushed so they can review them, and do any further work on a feature "
+            "branch with a pull request",
             severity="HIGH",
             pattern="push:protected",
         )
