@@ -115,3 +115,17 @@ def test_fixture_lines_drop_bulky_records_and_keep_the_uuid_chain() -> None:
     assert blanked["uuid"] == "u2" and blanked["parentUuid"] == "u1"
     assert blanked["attachment"]["systemPrompt"] == [SNAPSHOT_OMITTED]
     assert kept[2] == "not json, kept as is\n"
+
+
+def test_subagent_fixtures_keep_the_agent_in_its_own_transcript() -> None:
+    main = records("claude_subagent_main.jsonl")
+    agent = records("claude_subagent_agent.jsonl")
+    assert any(
+        block.get("name") == "Agent"
+        for r in main
+        if r.get("type") == "assistant"
+        for block in r["message"]["content"]
+    )
+    assert all(r.get("isSidechain") is True for r in agent if r.get("type") == "user")
+    assert len(stop_feedback("claude_subagent_agent.jsonl")) == 1
+    assert stop_feedback("claude_subagent_main.jsonl") == []
