@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 
@@ -202,7 +203,7 @@ class Signals:
     verbs: tuple[str, ...] = field(default=())
     named_objects: int = 0
 
-    @property
+    @cached_property
     def anchors(self) -> float:
         """Weighted count of concrete references a reader could look up."""
         return (
