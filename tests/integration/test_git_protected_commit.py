@@ -105,3 +105,15 @@ def test_the_console_script_says_why(repo: Path) -> None:
         text=True,
     )
     assert result.returncode == 1 and "git switch -c my-change" in result.stderr
+
+
+def test_check_branch_reports_a_protected_checkout(repo: Path) -> None:
+    on_main = subprocess.run(
+        [str(REFLECTION), "check", "branch"], cwd=repo, capture_output=True, text=True
+    )
+    assert on_main.returncode == 1 and "protected branch 'main'" in on_main.stderr
+    git(repo, "switch", "-q", "-c", "feat")
+    on_feat = subprocess.run(
+        [str(REFLECTION), "check", "branch"], cwd=repo, capture_output=True, text=True
+    )
+    assert on_feat.returncode == 0 and "on feat, which is not protected" in on_feat.stdout
