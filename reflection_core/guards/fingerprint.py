@@ -20,9 +20,11 @@ from pathlib import Path
 from reflection_core import paths
 from reflection_core.guards import gitcmd
 
-# Files that running tests or linters writes into a tree when the project does
-# not git-ignore them; counting them would make every test run change the tree it
-# ran on. `.reflection/` holds verdict files written by the Stop hook.
+# Left out of every fingerprint even when a project does not git-ignore them:
+# what test runs, linters and installs write into a tree (counting them would make
+# every run change the tree it ran on, or a CI job's tree differ from its commit),
+# and dependency/virtualenv dirs (installed state, not source, and slow to hash).
+# `.reflection/` holds verdict files written by the Stop hook.
 BUILTIN_EXCLUDE: tuple[str, ...] = (
     "__pycache__/",
     "*.py[co]",
@@ -30,6 +32,15 @@ BUILTIN_EXCLUDE: tuple[str, ...] = (
     ".mypy_cache/",
     ".ruff_cache/",
     ".hypothesis/",
+    ".coverage",
+    ".coverage.*",
+    "coverage.xml",
+    "htmlcov/",
+    "*.egg-info/",
+    ".tox/",
+    ".nox/",
+    ".venv/",
+    "node_modules/",
     ".reflection/",
 )
 

@@ -52,8 +52,11 @@ def test_ignored_files_and_test_caches_do_not_count(git_repo: Path) -> None:
     (git_repo / "pkg" / "__pycache__").mkdir(parents=True)
     (git_repo / "pkg" / "__pycache__" / "m.cpython-311.pyc").write_bytes(b"\0")
     (git_repo / "stray.pyc").write_bytes(b"\0")
-    (git_repo / ".reflection").mkdir()
-    (git_repo / ".reflection" / "verdict_x.json").write_text("{}")
+    (git_repo / "src" / "pkg.egg-info").mkdir(parents=True)
+    (git_repo / "src" / "pkg.egg-info" / "PKG-INFO").write_text("x")
+    (git_repo / ".coverage").write_text("x")
+    (git_repo / "node_modules" / "left-pad").mkdir(parents=True)
+    (git_repo / "node_modules" / "left-pad" / "index.js").write_text("x")
     assert fingerprint.worktree_tree(git_repo) == clean
 
 
