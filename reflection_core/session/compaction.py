@@ -14,7 +14,7 @@ from typing import Any
 
 from reflection_core.hookio import HookResponse
 from reflection_core.session.categories import drift_markers
-from reflection_core.session.decide import RepoFacts
+from reflection_core.session.decide import RepoFacts, with_defaults
 from reflection_core.session.gates import GateInputs, LedgerEvidence, evaluate_gates, pr_evidence
 from reflection_core.session.human_action import assess_requests
 from reflection_core.session.model import Session
@@ -62,11 +62,9 @@ def nudge_context(
     ledger: LedgerEvidence | None = None,
 ) -> NudgeContext:
     """A context from a Config, a config dict, or nothing (defaults)."""
-    from reflection_core import config
-
-    data = cfg.data if hasattr(cfg, "data") else (cfg if isinstance(cfg, dict) else None)
+    data = cfg.data if hasattr(cfg, "data") else (cfg if isinstance(cfg, dict) else {})
     return NudgeContext(
-        config=data or config.defaults(), repo=repo or RepoFacts(), ledger=ledger, root=root
+        config=with_defaults(data), repo=repo or RepoFacts(), ledger=ledger, root=root
     )
 
 

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from reflection_core import config
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import StopAssessment, categorize
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
@@ -142,6 +143,18 @@ def clip_message(text: str, limit: int = MESSAGE_LIMIT) -> str:
     return text[:head] + "\n...\n" + text[-(limit - head) :]
 
 
+def with_defaults(data: dict[str, Any], base: dict[str, Any] | None = None) -> dict[str, Any]:
+    """`data` deep-merged over the config defaults, so a partial config dict keeps every gate."""
+    merged = dict(config.defaults() if base is None else base)
+    for key, value in data.items():
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, dict):
+            merged[key] = with_defaults(value, current)
+        else:
+            merged[key] = value
+    return merged
+
+
 def _worst(severities: list[str]) -> str:
     return max(severities, key=SEVERITIES.index, default="NONE")
 
@@ -267,22 +280,22 @@ def agent_score(
 
 def decide(session: Session, ctx: DecisionContext) -> Decision:
     """What the stop hook concludes: verdict fields, feedback, and whether to block."""
-    cfg = ctx.config
+    cfg = with_defaults(ctx.config)
     task: TaskContext = build_task_context(session, ctx.root or session.cwd)
     plan_mode = ctx.permission_mode == "plan"
     planning = plan_mode or task.plan_only
     has_tests = ctx.repo.has_tests
     required = set() if planning else required_gates(task, cfg, has_tests)
-    tests_cfg = cfg.get("tests", {})
+    tests_cfg = cfg["tests"]
     inputs = GateInputs(
         task=task,
         required=required,
-        protected_branches=list(cfg.get("protected_branches", ["main", "master"])),
-        ignore_globs=list(tests_cfg.get("ignore", [])),
-        allow_partial=bool(tests_cfg.get("allow_partial", False)),
-        test_command=tests_cfg.get("command") or ctx.repo.test_command,
+        protected_branches=list(cfg["protected_branches"]),
+        ignore_globs=list(tests_cfg["ignore"]),
+        allow_partial=bool(tests_cfg["allow_partial"]),
+        test_command=tests_cfg["command"] or ctx.repo.test_command,
         build_command=ctx.repo.build_command,
-        ledger=ctx.ledger if tests_cfg.get("ledger", True) else None,
+        ledger=ctx.ledger if tests_cfg["ledger"] else None,
     )
     gates = evaluate_gates(session, inputs)
     loops = (
@@ -330,7 +343,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # agent again would repeat it. Stop, and put the runner's question to the user.
         status, category = "blocked", "genuinely_stuck"
 
-    max_attempts = int(cfg.get("stop", {}).get("max_attempts", 3))
+    max_attempts = int(cfg["stop"]["max_attempts"])
     used = ctx.attempts.attempts
     pushable = status == "incomplete" and not planning
     no_progress = (
