@@ -337,3 +337,52 @@ def test_a_first_push_of_a_long_history_checks_the_tips_only(project: Path, tmp_
     result = push_feature(project)
     assert result.returncode == 0, result.stderr
     assert "56 new commits in this push; checking the tip of each pushed ref only" in result.stderr
+
+
+def test_commit_all_and_commit_of_named_paths_check_the_tree_being_committed(
+    project: Path,
+) -> None:
+    """git hands hooks a temporary index for `commit -a` and `commit <path>`."""
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    assert run_pytest(project) == 0
+    result = subprocess.run(
+        ["git", "commit", "-q", "-a", "-m", "all"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a + b\n")
+    (project / "README.md").write_text("# calc, tested\n")
+    assert run_pytest(project) == 0  # ran on calc.py + README.md changes
+    only_code = subprocess.run(
+        ["git", "commit", "-q", "-m", "code only", "--", "src/calc.py"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert only_code.returncode == 0, only_code.stderr  # differs only in README.md: ignorable
+
+
+def test_committing_part_of_a_tested_tree_is_refused(project: Path) -> None:
+    """Tests ran with an uncommitted helper present; the commit without it was never tested."""
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text(
+        "from helper import K\n\ndef add(a, b):\n    return a + b + K\n"
+    )
+    (project / "src" / "helper.py").write_text("K = 0\n")
+    assert run_pytest(project) == 0
+    partial = subprocess.run(
+        ["git", "commit", "-q", "-m", "calc only", "--", "src/calc.py"],
+        cwd=project,
+        env=env(),
+        capture_output=True,
+        text=True,
+    )
+    assert partial.returncode != 0
+    assert "src/helper.py" in partial.stderr
+    git(project, "add", "src/helper.py", "src/calc.py")
+    assert commit(project, "both").returncode == 0
