@@ -113,6 +113,23 @@ def test_pushes_to_main_are_refused_and_branches_pass(
     assert git(remote, "rev-parse", "feat").strip() == git(repo, "rev-parse", "HEAD").strip()
 
 
+def test_an_untested_commit_is_not_pushed(
+    framework_repo: tuple[Path, Path, dict[str, str]],
+) -> None:
+    repo, remote, env = framework_repo
+    git(repo, "switch", "-q", "-c", "feat")
+    (repo / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "untested")
+    refused = run(repo, env, "git", "push", "origin", "feat")
+    assert refused.returncode != 0
+    assert "refusing the push of" in refused.stdout + refused.stderr
+    assert git(remote, "rev-parse", "--verify", "-q", "feat", check=False).strip() == ""
+    assert run(repo, env, sys.executable, "-m", "pytest", "-q").returncode == 0
+    accepted = run(repo, env, "git", "push", "origin", "feat")
+    assert accepted.returncode == 0, accepted.stdout + accepted.stderr
+
+
 def test_framework_limit_a_delete_runs_no_hook(
     framework_repo: tuple[Path, Path, dict[str, str]],
 ) -> None:
