@@ -95,24 +95,33 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
     finally:
         conn.close()
 
-    verdict.write_verdict(
-        root,
-        decision,
-        session,
-        extra={
-            "session_id": session_id,
-            "prompt_id": prompt_id,
-            "event": event,
-            "keep_records": cfg.get("verdict.keep_records"),
-            "compact": event == "stop",
-            "hook": {
-                "permission_mode": payload.get("permission_mode"),
-                "stop_hook_active": bool(payload.get("stop_hook_active")),
-                "transcript_path": transcript,
+    try:
+        verdict.write_verdict(
+            root,
+            decision,
+            session,
+            extra={
+                "session_id": session_id,
+                "prompt_id": prompt_id,
+                "event": event,
+                "keep_records": cfg.get("verdict.keep_records"),
+                "compact": event == "stop",
+                "hook": {
+                    "permission_mode": payload.get("permission_mode"),
+                    "stop_hook_active": bool(payload.get("stop_hook_active")),
+                    "transcript_path": transcript,
+                },
+                "sources": sources,
             },
-            "sources": sources,
-        },
-    )
+        )
+    except OSError as exc:
+        # The decision stands even when the verdict cannot be written (read-only
+        # tree, full disk); the user is told, the agent is still pushed if needed.
+        response = render_decision(decision)
+        warning = f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
+        output = dict(response.output or {})
+        output["systemMessage"] = (output.get("systemMessage", "") + " " + warning).strip()
+        return HookResponse(output=output, stderr=warning)
     if decision.complete or decision.budget_exhausted:
         _optional(_store_lesson, root, session.task_prompt, decision, state, cfg)
     return render_decision(decision)

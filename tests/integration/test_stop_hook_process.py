@@ -385,3 +385,13 @@ def test_codex_stop_reads_its_rollout_and_records_the_turn(tmp_path: Path) -> No
     assert code == 0 and out is None, out
     data = read_verdict(repo, session_id)
     assert data["complete"] is True and data["prompt_id"] == "turn-2"
+
+
+def test_an_unwritable_verdict_dir_still_pushes_the_agent_and_says_so(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "I changed the parser.")
+    (repo / ".reflection").write_text("a file where the verdict dir should be\n")
+    code, out, _ = hook("stop", stop_payload(repo, path))
+    assert code == 0 and out is not None
+    assert out.get("decision") == "block"
+    assert "could not write the verdict" in out["systemMessage"]
