@@ -9,7 +9,7 @@ back instead of a silent guess.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reflection_core.prompt.signals import LazyPattern
 
@@ -89,8 +89,7 @@ _RECOMMENDATION = LazyPattern(
 )
 
 
-@dataclass(frozen=True)
-class Continuation:
+class Continuation(NamedTuple):
     """Whether a prompt continues the previous turn, and whether its referent is clear."""
 
     is_continuation: bool

@@ -8,7 +8,7 @@ over what the prompt names, so a reader can see why a prompt got its number.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reflection_core.prompt.scope import Scope
 from reflection_core.prompt.signals import LazyPattern, Signals
@@ -23,8 +23,7 @@ _TARGET_VALUE = LazyPattern(
 LONG_PROMPT_WORDS = 400
 
 
-@dataclass(frozen=True)
-class Dimensions:
+class Dimensions(NamedTuple):
     clarity: int
     context: int
     restrictions: int

@@ -11,8 +11,7 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from reflection_core import state
 
@@ -40,8 +39,7 @@ TREND_DELTA = 0.25
 HISTOGRAM_ROWS = 1000
 
 
-@dataclass(frozen=True)
-class Entry:
+class Entry(NamedTuple):
     created_at: float
     session_id: str
     score: float
@@ -50,13 +48,12 @@ class Entry:
     smells: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Summary:
+class Summary(NamedTuple):
     """What `reflection stats` shows."""
 
     total: int
     recent: tuple[Entry, ...]
-    smell_histogram: dict[str, int] = field(default_factory=dict)
+    smell_histogram: dict[str, int]
     trend: str = "stable"
     average: float | None = None
 

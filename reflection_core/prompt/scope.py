@@ -9,7 +9,7 @@ asked for everything at once ("all together", "in one go").
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
 
@@ -46,8 +46,7 @@ _TEST_ONLY = LazyPattern(
 _WORD = LazyPattern(r"[A-Za-z']+")
 
 
-@dataclass(frozen=True)
-class Scope:
+class Scope(NamedTuple):
     """The scope governor's finding: one task or a table of several."""
 
     atomic: bool

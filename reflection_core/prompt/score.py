@@ -8,8 +8,7 @@ skip). No I/O: the hook, the CLI, the eval runner and the MCP server call it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflection_core.prompt import classify as classify_mod
 from reflection_core.prompt import continuation, dimensions, live_context, questions, scope, smells
@@ -29,12 +28,11 @@ DEFAULT_THRESHOLDS = {"pass": 4.0, "note": 3.0, "ask": 2.0}
 DEFAULT_MAX_CHARS = 1_000_000
 
 
-@dataclass(frozen=True)
-class Settings:
+class Settings(NamedTuple):
     """The parts of the config the scorer reads."""
 
-    weights: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_WEIGHTS))
-    thresholds: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    weights: dict[str, float] = DEFAULT_WEIGHTS  # shared defaults, never mutated
+    thresholds: dict[str, float] = DEFAULT_THRESHOLDS
     bypass_prefixes: tuple[str, ...] = ("*",)
     max_questions: int = 3
     max_chars: int = DEFAULT_MAX_CHARS
@@ -53,8 +51,7 @@ class Settings:
         )
 
 
-@dataclass(frozen=True)
-class PromptScore:
+class PromptScore(NamedTuple):
     """The evaluation of one prompt; `to_dict()` is the `reflection score --json` contract."""
 
     score: float
@@ -100,14 +97,13 @@ class PromptScore:
         ]
         if len(kept) == len(self.questions):
             return self
-        result = replace(
-            self,
+        result = self._replace(
             questions=tuple(q for _, q in kept),
             question_keys=tuple(k for k, _ in kept),
         )
         if not kept and self.action in ("ask", "reformulate"):
             note = "These points were already asked this session; proceed and state assumptions."
-            result = replace(result, action="note", note=note, reformulation=None)
+            result = result._replace(action="note", note=note, reformulation=None)
         return result
 
 
@@ -172,7 +168,7 @@ def score_prompt(
         text = text[: settings.max_chars]
     if is_bypassed(text, settings.bypass_prefixes):
         note = "Bypassed: slash command or bypass prefix."
-        return replace(_skipped(text, "skip", False, note, "conversational"), truncated=truncated)
+        return _skipped(text, "skip", False, note, "conversational")._replace(truncated=truncated)
 
     cont = continuation.resolve(continuation.detect(text), prev_assistant)
     sig = extract(text)
@@ -182,15 +178,14 @@ def score_prompt(
         taken = scope.Scope(atomic=_one_piece(picked), tasks=tuple(picked) or (text.strip()[:90],))
         area = classify_mod.class_of_work(prev_assistant or "", taken)
         note = "Continuation of the previous turn: not scored."
-        skipped = replace(
-            _skipped(text, "pass", bonus, note, area),
+        skipped = _skipped(text, "pass", bonus, note, area)._replace(
             truncated=truncated,
             scope=taken,
             decomposition=tuple(questions.decomposition(taken)) if not taken.atomic else (),
         )
         if cont.unresolved:
-            return replace(
-                skipped, action="ask", questions=(cont.unresolved,), question_keys=("referent",)
+            return skipped._replace(
+                action="ask", questions=(cont.unresolved,), question_keys=("referent",)
             )
         return skipped
 
@@ -222,19 +217,18 @@ def score_prompt(
         truncated=truncated,
     )
     if klass == "conversational":
-        return replace(result, action="pass", note="A question, not a task: not scored as one.")
+        return result._replace(action="pass", note="A question, not a task: not scored as one.")
     if action == "note":
-        result = replace(result, note=questions.note_for(found, dims))
+        result = result._replace(note=questions.note_for(found, dims))
     if action in ("ask", "reformulate"):
         pairs = questions.choose(found, dims, governed, settings.max_questions, klass)
         reform = questions.reformulation(text) if action == "reformulate" else None
-        return replace(
-            result,
+        return result._replace(
             questions=tuple(q for _, q in pairs),
             question_keys=tuple(k for k, _ in pairs),
             reformulation=reform,
         )
     if decomposition:
         order = questions.order_question(governed)
-        return replace(result, questions=(order,), question_keys=("scope_creep",))
+        return result._replace(questions=(order,), question_keys=("scope_creep",))
     return result

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from functools import cached_property
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class LazyPattern:
@@ -184,8 +182,7 @@ _CHANGE_VERBS_TEXT = """
 CHANGE_VERBS = frozenset(_CHANGE_VERBS_TEXT.split())
 
 
-@dataclass(frozen=True)
-class Signals:
+class Signals(NamedTuple):
     """What a prompt names concretely, and how it says what done looks like."""
 
     words: int
@@ -200,22 +197,9 @@ class Signals:
     quoted: int = 0
     criteria: tuple[str, ...] = ()
     restrictions: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = field(default=())
+    verbs: tuple[str, ...] = ()
     named_objects: int = 0
-
-    @cached_property
-    def anchors(self) -> float:
-        """Weighted count of concrete references a reader could look up."""
-        return (
-            1.5 * len(self.paths)
-            + 1.0 * min(self.code_spans, 4)
-            + 1.5 * min(self.fences, 2)
-            + 0.75 * min(len(self.identifiers), 4)
-            + 1.5 * min(len(self.errors), 2)
-            + 1.0 * min(self.hashes, 2)
-            + 0.5 * min(self.quoted, 2)
-            + 0.75 * min(self.named_objects, 2)
-        )
+    anchors: float = 0.0  # weighted count of concrete references a reader could look up
 
     @property
     def has_repro(self) -> bool:
@@ -251,7 +235,7 @@ def extract(text: str) -> Signals:
     lowered = words(low)
     has_digit = _DIGIT_RE.search(text) is not None
     backtick = "`" in text
-    return Signals(
+    found = Signals(
         words=len(lowered),
         paths=tuple(dict.fromkeys(find_paths(text))),
         code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
@@ -268,6 +252,21 @@ def extract(text: str) -> Signals:
         restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
         named_objects=len(_NAMED_OBJECT_RE.findall(low)),
+    )
+    return found._replace(anchors=anchor_weight(found))
+
+
+def anchor_weight(sig: Signals) -> float:
+    """Weighted count of concrete references a reader could look up."""
+    return (
+        1.5 * len(sig.paths)
+        + 1.0 * min(sig.code_spans, 4)
+        + 1.5 * min(sig.fences, 2)
+        + 0.75 * min(len(sig.identifiers), 4)
+        + 1.5 * min(len(sig.errors), 2)
+        + 1.0 * min(sig.hashes, 2)
+        + 0.5 * min(sig.quoted, 2)
+        + 0.75 * min(sig.named_objects, 2)
     )
 
 

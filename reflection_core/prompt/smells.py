@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from reflection_core.prompt.scope import Scope
 from reflection_core.prompt.signals import LazyPattern, Signals, has_anchor, lazy_words
@@ -124,8 +124,7 @@ QUESTION_TEMPLATES: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class Smell:
+class Smell(NamedTuple):
     """One smell: its id, the matched span, and the question that resolves it."""
 
     id: str
