@@ -76,6 +76,8 @@ def transcript_for(case: Case, workdir: Path, suite_dir: Path) -> Path:
         path = Path(str(fixture))
         if not path.is_absolute():
             path = suite_dir / path
+        if not path.is_file():
+            raise FileNotFoundError(f"transcript {fixture!r} not found (looked at {path})")
         return path
     records = build_records(case.inputs, session_id=None)
     return write_jsonl(records, workdir / f"{case.id}.jsonl")

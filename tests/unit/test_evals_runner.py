@@ -239,3 +239,14 @@ def test_baseline_lists_cases_broken_since_the_previous_report(tmp_path: Path) -
     bad.write_text("[1, 2]", encoding="utf-8")
     refused = runner.invoke(eval_command, ["--dir", str(tmp_path), "--baseline", str(bad)])
     assert refused.exit_code == 2
+
+
+def test_a_missing_transcript_fixture_is_an_error_case_naming_the_file(tmp_path: Path) -> None:
+    pytest.importorskip(
+        "reflection_core.session.analyze", reason="the session analysis has not landed"
+    )
+    case = {"id": "j-1", "category": "x", "transcript": "gone.jsonl", "expect": {"complete": True}}
+    path = _write_suite(tmp_path, "judge", {"suite": "judge", "target": "session", "cases": [case]})
+    report = run_suite(load_suite(path))
+    assert report.results[0].status == "error"
+    assert "transcript 'gone.jsonl' not found" in (report.results[0].error or "")
