@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core import atomic, paths
-from reflection_core.redact import redact
 
 LEDGER_RELPATH = ("reflection", "ledger.jsonl")
 DEFAULT_MAX_ENTRIES = 5000
@@ -183,6 +182,8 @@ def record_run(
         cfg = config.load(root)
         exclude = cfg.get("tests.fingerprint_exclude") if exclude is None else exclude
         max_entries = cfg.get("tests.max_entries") if max_entries is None else max_entries
+    from reflection_core.redact import redact  # only recorders pay for its regexes
+
     if tree is None:
         from reflection_core.guards.fingerprint import worktree_tree
 
