@@ -29,6 +29,7 @@ from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import TaskContext, build_task_context, required_gates, task_id
 
 SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
+_OUR_ATTEMPT = re.compile(r"\breflection(?: \(| \u2014 FINAL )attempt \(?(\d+)/\d+\)")
 MESSAGE_LIMIT = 20_000  # a final message longer than this is read as its start and its end
 _NO_CHANGE_NEEDED = re.compile(
     r"\b(no (code )?changes? (is |are |was |were )?(needed|required|necessary)|already "
@@ -153,6 +154,18 @@ def with_defaults(data: dict[str, Any], base: dict[str, Any] | None = None) -> d
         else:
             merged[key] = value
     return merged
+
+
+def attempts_in_transcript(session: Session) -> int:
+    """The highest attempt number our own feedback shows in this task's transcript.
+
+    A floor under the stored count: if the state database is lost or another
+    machine judges the session, the budget still holds.
+    """
+    numbers = [
+        int(m.group(1)) for text in session.hook_feedback for m in _OUR_ATTEMPT.finditer(text)
+    ]
+    return max(numbers, default=0)
 
 
 def _worst(severities: list[str]) -> str:
@@ -344,7 +357,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         status, category = "blocked", "genuinely_stuck"
 
     max_attempts = int(cfg["stop"]["max_attempts"])
-    used = ctx.attempts.attempts
+    used = max(ctx.attempts.attempts, attempts_in_transcript(session))
     pushable = status == "incomplete" and not planning
     no_progress = (
         ctx.stop_hook_active and used > 0 and ctx.attempts.last_events == len(session.events)

@@ -141,3 +141,16 @@ def test_an_escalated_gate_run_stops_pushing_and_asks_the_user() -> None:
     d = decide(UNTESTED, ctx)
     assert d.status == "blocked" and not d.should_block and d.requires_human_action
     assert d.next_actions[0].startswith("Answer: The same failure persisted")
+
+
+def test_feedback_already_in_the_transcript_counts_even_if_the_state_was_lost() -> None:
+    session = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("Changed it.")
+    session.hook_feedback = [
+        "Stop hook feedback:\nreflection (attempt 1/3): the task is not done yet.",
+        "Stop hook feedback:\nreflection (attempt 2/3): the task is not done yet.",
+    ]
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert d.attempt == 3 and d.feedback is not None and "FINAL" in d.feedback
+    session.hook_feedback.append("Stop hook feedback:\nreflection — FINAL attempt (3/3): ...")
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert not d.should_block and d.budget_exhausted
