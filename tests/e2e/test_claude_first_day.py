@@ -37,6 +37,9 @@ def test_first_day_guards_refuse_then_accept_inside_an_agent_session(
         assert hook_id in config, config
     assert "reflection-tests-ran" in config, config
     _run(project, "pre-commit", "install", "--hook-type", "pre-commit", "--hook-type", "pre-push")
+    doctor = _run(project, "reflection", "doctor").stdout
+    assert "all reflection hooks registered" in doctor, doctor
+    assert "pre-push: installed by pre-commit" in doctor, doctor
     # The user's own first commit meets the tests-ran guard too: run the tests, then commit.
     _run(project, "python", "-m", "pytest", "-q")
     _run(project, "git", "add", "-A")
