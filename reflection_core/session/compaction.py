@@ -177,6 +177,8 @@ def compaction_nudge(session: Session, ctx: Any) -> Nudge:
     lines = [head, f"Files changed so far: {changed}."]
     if open_gates:
         lines.append("Still open: " + "; ".join(open_gates) + ".")
+        actions = [g.next_action for g in gates.values() if g.failing and g.next_action]
+        lines.extend(f"Next: {action}." for action in dict.fromkeys(actions))
     if remaining:
         lines.append("Announced as remaining: " + "; ".join(remaining[:3]) + ".")
     lines.append("Continue from where you left off; do not start over.")

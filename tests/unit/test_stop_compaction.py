@@ -9,8 +9,11 @@ from tests.unit.sessionbuild import SessionBuilder
 
 def test_untested_work_continues_with_the_open_gates() -> None:
     session = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("")
-    nudge = compaction_nudge(session, nudge_context(config.Config()))
+    cfg = config.defaults()
+    cfg["tests"]["command"] = "python -m pytest -q"
+    nudge = compaction_nudge(session, nudge_context(cfg))
     assert nudge.kind == "continue_task"
+    assert "Next: Run `python -m pytest -q`" in nudge.text
     assert "Fix the parser bug" in nudge.text and "tests have not run" in nudge.text
     assert "src/parser.py" in nudge.text
 
