@@ -35,6 +35,19 @@ _SELECTING_OPTIONS = (
 )
 
 
+# Options under which pytest runs no tests: --collect-only, --setup-only/-plan, --help...
+_NOT_A_TEST_RUN = (
+    "collectonly",
+    "setuponly",
+    "setupplan",
+    "help",
+    "version",
+    "markers",
+    "showfixtures",
+    "show_fixtures_per_test",
+)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("reflection", "reflection test-run ledger")
     group.addoption(
@@ -51,6 +64,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if os.environ.get("REFLECTION_LEDGER", "").strip().lower() in ("0", "false", "no", "off"):
         return
     if hasattr(config, "workerinput"):  # an xdist worker: the controller records the run
+        return
+    if any(getattr(config.option, name, False) for name in _NOT_A_TEST_RUN):
         return
     try:
         recorder = _LedgerRecorder.for_config(config)

@@ -128,6 +128,12 @@ def test_the_plugin_can_be_switched_off(project: Path, how: str) -> None:
     assert ledger.read(project) == []
 
 
+@pytest.mark.parametrize("option", ["--collect-only", "--setup-plan", "--fixtures"])
+def test_runs_that_run_no_tests_record_nothing(project: Path, option: str) -> None:
+    assert run_pytest(project, option) == 0
+    assert ledger.read(project) == []
+
+
 def test_outside_a_git_repository_the_plugin_does_nothing(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     (plain / "tests").mkdir(parents=True)
