@@ -68,12 +68,12 @@ def _time(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
 
 def _cpu(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
     """CPU seconds (user + system) of one run: less disturbed by a busy machine than wall time."""
-    before = os.times()
+    import resource
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     subprocess.run(cmd, input=stdin, capture_output=True, env=env, check=True)
-    after = os.times()
-    return (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> None:
@@ -114,12 +114,8 @@ def bench_jsonl(batch: int, workdir: Path, env: dict[str, str]) -> None:
             }
             handle.write(json.dumps(item) + "\n")
     cmd = [_console_script(), "score", "--jsonl", str(path)]
-    before = os.times()
     wall = _time(cmd, b"", env)
-    after = os.times()
-    cpu = (after.children_user - before.children_user) + (
-        after.children_system - before.children_system
-    )
+    cpu = _cpu(cmd, b"", env)
     print(
         f"score --jsonl     {batch} prompts: {batch / wall:8.0f} prompts/s wall, "
         f"{batch / cpu:8.0f} prompts/s per CPU second   target >= 2000"

@@ -8,12 +8,15 @@ open: a broken config, transcript or database costs the context, never the promp
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflection_core.hookio import HookResponse
 from reflection_core.prompt import render
 from reflection_core.prompt.score import PromptScore, is_bypassed, score_prompt
 from reflection_core.prompt.transcript_tail import previous_assistant_message
+
+if TYPE_CHECKING:
+    import sqlite3
 
 
 def handle(payload: dict[str, Any]) -> HookResponse:
@@ -32,10 +35,16 @@ def handle(payload: dict[str, Any]) -> HookResponse:
 
     prev = previous_assistant_message(payload.get("transcript_path"))
     result = score_prompt(prompt, prev, cfg)
-    warning = ""
-    if cfg.get("prompt.history"):
-        result, warning = _with_history(result, payload.get("session_id"))
-    lesson = _recall(cfg, prompt) if not result.skipped and cfg.get("memory.enabled") else None
+    conn, warning = _open_history() if cfg.get("prompt.history") else (None, "")
+    try:
+        if conn is not None:
+            result, warning = _with_history(conn, result, payload.get("session_id"))
+        # Recalled while our connection is open, so only one close pays the WAL checkpoint.
+        use_memory = not result.skipped and cfg.get("memory.enabled")
+        lesson = _recall(cfg, prompt) if use_memory else None
+    finally:
+        if conn is not None:
+            conn.close()
     return build_response(
         result,
         mode=cfg.get("prompt.mode"),
@@ -83,7 +92,20 @@ def build_response(
     return HookResponse(output=output)
 
 
-def _with_history(result: PromptScore, raw_session: object) -> tuple[PromptScore, str]:
+def _open_history() -> tuple[sqlite3.Connection | None, str]:
+    import sqlite3
+
+    from reflection_core.prompt import history
+
+    try:
+        return history.connect(), ""
+    except (sqlite3.Error, OSError) as exc:
+        return None, f"history unavailable: {type(exc).__name__}"
+
+
+def _with_history(
+    conn: sqlite3.Connection, result: PromptScore, raw_session: object
+) -> tuple[PromptScore, str]:
     """Drop questions already asked this session and record the score; never raise."""
     import sqlite3
 
@@ -92,23 +114,16 @@ def _with_history(result: PromptScore, raw_session: object) -> tuple[PromptScore
 
     session = safe_session_id(raw_session)
     try:
-        conn = history.connect()
-        try:
+        if result.questions:
             result = result.without_questions(history.asked_keys(conn, session))
-            if not result.skipped and result.classification != "conversational":
-                history.record(
-                    conn,
-                    session,
-                    result.score,
-                    result.action,
-                    result.classification,
-                    [s.id for s in result.smells],
-                )
-            if result.question_keys:
-                history.mark_asked(conn, session, list(result.question_keys))
-        finally:
-            conn.close()
-    except (sqlite3.Error, OSError) as exc:
+        if not result.skipped and result.classification != "conversational":
+            smells = [s.id for s in result.smells]
+            history.record(
+                conn, session, result.score, result.action, result.classification, smells
+            )
+        if result.question_keys:
+            history.mark_asked(conn, session, list(result.question_keys))
+    except sqlite3.Error as exc:
         return result, f"history unavailable: {type(exc).__name__}"
     return result, ""
 
