@@ -118,6 +118,7 @@ def suite_metrics(results: list[CaseResult]) -> dict[str, Any]:
             )
         )
         metrics.update(_precision_recall(results, "needs_clarification"))
+    metrics["confusions"] = label_confusions(results)
     metrics["per_category"] = _per_category(results, top_level=True)
     metrics["per_subcategory"] = _per_category(results, top_level=False)
     return metrics
@@ -160,6 +161,24 @@ def flipped_cases(
     ]
     new = [r.case_id for r in current if r.case_id not in before]
     return {"fixed": fixed, "broken": broken, "new": new}
+
+
+CATEGORICAL_FIELDS = ("stop_category", "kind", "severity", "classification", "status")
+
+
+def label_confusions(results: list[CaseResult]) -> dict[str, dict[str, int]]:
+    """Wrong labels by field, `expected -> got` with counts: which rule to look at first."""
+    out: dict[str, dict[str, int]] = {}
+    for r in results:
+        for m in r.mismatches:
+            if m.field in CATEGORICAL_FIELDS:
+                pair = f"{m.expected} -> {m.got}"
+                out.setdefault(m.field, {})
+                out[m.field][pair] = out[m.field].get(pair, 0) + 1
+    return {
+        name: dict(sorted(pairs.items(), key=lambda item: (-item[1], item[0])))
+        for name, pairs in sorted(out.items())
+    }
 
 
 def _field_ok(result: CaseResult, name: str) -> bool:

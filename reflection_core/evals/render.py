@@ -70,6 +70,9 @@ def render_report(report: SuiteReport) -> str:
     if report.checks:
         lines.append("   thresholds:")
         lines.extend(f"     {'ok  ' if c.ok else 'FAIL'} {c.describe()}" for c in report.checks)
+    for name, pairs in m.get("confusions", {}).items():
+        shown = ", ".join(f"{pair} x{count}" for pair, count in pairs.items())
+        lines.append(f"   wrong {name}: {shown}")
     lines.append("   per category:")
     for name, cat in m["per_category"].items():
         lines.append(

@@ -185,3 +185,15 @@ def test_flipped_cases_lists_fixed_broken_and_new_cases_of_one_suite() -> None:
         "broken": ["b"],
         "new": ["c"],
     }
+
+
+def test_label_confusions_count_expected_to_got_pairs_of_categorical_fields() -> None:
+    results = [
+        _result("a", "x", {"stop_category": "genuinely_stuck"}, {"stop_category": "working"}),
+        _result("b", "x", {"stop_category": "genuinely_stuck"}, {"stop_category": "working"}),
+        _result("c", "x", {"stop_category": "complete"}, {"stop_category": "working"}),
+        _result("d", "x", {"complete": True}, {"complete": False}),
+    ]
+    assert suite_metrics(results)["confusions"] == {
+        "stop_category": {"genuinely_stuck -> working": 2, "complete -> working": 1}
+    }
