@@ -358,18 +358,29 @@ def scenario_env(home: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture
-def project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
-    """A sample project with Claude Code hooks installed by `reflection init --claude`."""
+def _sample(tmp_path: Path, claude: Path, state: Path) -> Project:
     root = make_repo(tmp_path / "sample", files=SAMPLE_FILES)
     home = tmp_path / "home"
     home.mkdir()
     env = scenario_env(home)
-    env["REFLECTION_STATE_DIR"] = str(isolated_state)
-    install_claude_hooks(root, env)
-    git(root, "add", "-A")
-    git(root, "commit", "-q", "-m", "install reflection hooks")
-    return Project(root=root, home=home, claude=claude_bin, env=env)
+    env["REFLECTION_STATE_DIR"] = str(state)
+    return Project(root=root, home=home, claude=claude, env=env)
+
+
+@pytest.fixture
+def project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    """A sample project with Claude Code hooks installed by `reflection init --claude`."""
+    sample = _sample(tmp_path, claude_bin, isolated_state)
+    install_claude_hooks(sample.root, sample.env)
+    git(sample.root, "add", "-A")
+    git(sample.root, "commit", "-q", "-m", "install reflection hooks")
+    return sample
+
+
+@pytest.fixture
+def bare_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    """The sample project with no hooks configured (for the plugin route)."""
+    return _sample(tmp_path, claude_bin, isolated_state)
 
 
 @pytest.fixture
