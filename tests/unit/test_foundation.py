@@ -131,3 +131,13 @@ def test_malformed_patterns_raise_a_pattern_error() -> None:
         globs.compile_path_glob("docs/[a")
     with pytest.raises(globs.PatternError):
         globs.compile_branch_pattern("re:(")
+
+
+def test_atomic_write_gives_the_mode_a_plain_write_would(tmp_path: Path) -> None:
+    import os
+
+    target = tmp_path / "verdict.json"
+    atomic.write_text_atomic(target, "{}")
+    plain = tmp_path / "plain.json"
+    plain.write_text("{}")
+    assert os.stat(target).st_mode & 0o777 == os.stat(plain).st_mode & 0o777
