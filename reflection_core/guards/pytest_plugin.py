@@ -80,8 +80,13 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"reflection: test ledger: {message}\n")
 
 
-def selection_is_partial(config: pytest.Config) -> bool:
-    """True when the command line narrows the suite: -k, -m, --lf, node ids, sub-paths."""
+def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
+    """True when the command line narrows the suite: -k, -m, --lf, node ids, sub-paths.
+
+    Path arguments count as the full suite when they cover the configured testpaths
+    (or the rootdir), or when every test file the repo has (`test_*.py`, `*_test.py`)
+    lies under one of them (`pytest tests` in a project without testpaths).
+    """
     for arg in config.invocation_params.args:
         text = str(arg)
         if any(text == opt or text.startswith(opt + "=") for opt in _SELECTING_OPTIONS):
@@ -91,16 +96,40 @@ def selection_is_partial(config: pytest.Config) -> bool:
     source = getattr(config, "args_source", None)
     if source is None or source.name != "ARGS":
         return False  # no paths given: pytest ran testpaths or the invocation dir
+    if any("::" in arg for arg in config.args):
+        return True
     root = Path(config.rootpath).resolve()
     testpaths = [(root / p).resolve() for p in (config.getini("testpaths") or [])] or [root]
     base = Path(config.invocation_params.dir)
-    for arg in config.args:
-        if "::" in arg:
-            return True
-        target = (base / arg).resolve()
-        if not all(tp == target or target in tp.parents for tp in testpaths):
-            return True
-    return False
+    targets = [(base / arg).resolve() for arg in config.args]
+
+    def covered(path: Path) -> bool:
+        return any(t == path or t in path.parents for t in targets)
+
+    if all(covered(tp) for tp in testpaths):
+        return False
+    return not all(covered(path) for path in _test_files(repo_root, testpaths))
+
+
+def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
+    """Test files git knows (tracked or untracked-not-ignored) below any of `under`."""
+    from reflection_core.guards import gitcmd
+
+    out = gitcmd.run(
+        repo_root,
+        [
+            "ls-files",
+            "-z",
+            "-c",
+            "-o",
+            "--exclude-standard",
+            "--",
+            ":(glob)**/test_*.py",
+            ":(glob)**/*_test.py",
+        ],
+    )
+    files = [(repo_root / rel).resolve() for rel in out.split("\0") if rel]
+    return [f for f in files if any(u == f or u in f.parents for u in under)]
 
 
 class _LedgerRecorder:
@@ -165,7 +194,7 @@ class _LedgerRecorder:
         from reflection_core.guards.ledger import record_run
 
         partial = (
-            selection_is_partial(self.config)
+            selection_is_partial(self.config, self.root)
             or self.stopped_early(session)
             or exitstatus == pytest.ExitCode.INTERRUPTED
         )

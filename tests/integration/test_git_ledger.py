@@ -90,6 +90,7 @@ def test_a_failing_run_records_its_exit_status_and_counts(project: Path) -> None
     [["-k", "zero"], ["tests/test_calc.py"], ["tests/test_calc.py::test_add"], ["--lf"]],
 )
 def test_selecting_runs_are_recorded_as_partial(project: Path, args: list[str]) -> None:
+    (project / "tests" / "test_more.py").write_text("def test_more():\n    assert True\n")
     run_pytest(project, *args)
     (stamp,) = ledger.read(project)
     assert stamp.partial
@@ -98,6 +99,29 @@ def test_selecting_runs_are_recorded_as_partial(project: Path, args: list[str]) 
 def test_explicit_testpaths_argument_is_a_full_run(project: Path) -> None:
     assert run_pytest(project, "tests") == 0
     assert not ledger.read(project)[0].partial
+
+
+@pytest.mark.parametrize(
+    "args, partial",
+    [
+        (["tests"], False),
+        (["tests/unit", "tests/integration"], False),
+        (["."], False),
+        (["tests/unit"], True),
+    ],
+)
+def test_path_arguments_are_full_when_they_cover_every_test_file(
+    tmp_path: Path, args: list[str], partial: bool
+) -> None:
+    files = {
+        "pytest.ini": "[pytest]\n",
+        "tests/unit/test_a.py": "def test_a():\n    assert True\n",
+        "tests/integration/test_b.py": "def test_b():\n    assert True\n",
+    }
+    repo = make_repo(tmp_path / "no-testpaths", files=files)
+    assert run_pytest(repo, *args) == 0
+    (stamp,) = ledger.read(repo)
+    assert stamp.partial is partial
 
 
 def test_stopping_early_with_x_is_partial(project: Path) -> None:
