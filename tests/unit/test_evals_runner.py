@@ -159,6 +159,12 @@ def test_case_filter_runs_only_the_named_cases_and_rejects_unknown_ids(tmp_path:
     result = runner.invoke(eval_command, ["--dir", str(tmp_path), "--case", "p-cont", "--json"])
     suite = json.loads(result.output)["suites"][0]
     assert [c["id"] for c in suite["cases"]] == ["p-cont"]
+    assert result.exit_code == 0
+    assert suite["thresholds"] == []  # a subset is judged case by case, not by rates
+    wrong = [dict(PROMPT_CASES[2], expect={"continuation": False})]
+    _write_suite(tmp_path, "prompts", {"suite": "prompts", "target": "prompt", "cases": wrong})
+    failing = runner.invoke(eval_command, ["--dir", str(tmp_path), "--case", "p-cont"])
+    assert failing.exit_code == 1
     unknown = runner.invoke(eval_command, ["--dir", str(tmp_path), "--case", "nope"])
     assert unknown.exit_code == 2
     assert "unknown case id(s): nope" in unknown.output
