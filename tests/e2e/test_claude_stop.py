@@ -3,6 +3,8 @@ and what the verdict file says when the session ends."""
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
+
 import pytest
 
 from tests.e2e.conftest import TEST_COMMAND, Project
@@ -231,3 +233,37 @@ def test_a_broken_config_fails_open_and_says_so(project: Project) -> None:
     verdict = run.verdict()
     assert verdict["status"] == "skipped", verdict
     assert verdict["complete"] is False
+
+
+def test_a_configured_test_command_is_the_one_the_feedback_names(project: Project) -> None:
+    configured = "python -m pytest -q -p no:cacheprovider"
+    project.write_config(f'tests:\n  command: "{configured}"\n')
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            say("I added sub(). Done."),
+            bash(configured),
+            say("Tests pass (1 passed). Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert configured in run.stop_feedback()[0], run.stop_feedback()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_two_sessions_in_one_repo_at_once_keep_their_own_verdicts(project: Project) -> None:
+    finished = [
+        edit(project.path("calc.py"), *ADD_SUB),
+        bash(TEST_COMMAND),
+        say("Added sub(); 1 passed. Done."),
+    ]
+    question = [read(project.path("calc.py")), say("Should sub() accept floats or only ints?")]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        first = pool.submit(project.run, CODING_PROMPT, finished)
+        second = pool.submit(project.run, "Add sub() to calc.py.", question)
+        done, asking = first.result(), second.result()
+    assert done.session_id != asking.session_id
+    assert done.verdict()["status"] == "complete", done.describe()
+    assert asking.verdict()["status"] == "waiting_for_user", asking.describe()
+    assert done.blocks == asking.blocks == 0
