@@ -7,7 +7,6 @@ over what the prompt names, so a reader can see why a prompt got its number.
 
 from __future__ import annotations
 
-import re
 from typing import NamedTuple
 
 from reflection_core.prompt.scope import Scope
@@ -15,10 +14,10 @@ from reflection_core.prompt.signals import LazyPattern, Signals
 
 _REQUEST = LazyPattern(
     r"\b(?:we need|i need|i want|need to|should|would like|let'?s|please|can you|could you)\b",
-    re.IGNORECASE,
+    # matched against lower-cased text
 )
 _TARGET_VALUE = LazyPattern(
-    r"\b(?:to|from|with|as|=)\s+[`\"']?[\w./<>=-]*\d[\w./<>=-]*|\b(?:to|into)\s+`", re.IGNORECASE
+    r"\b(?:to|from|with|as|=)\s+[`\"']?[\w./<>=-]*\d[\w./<>=-]*|\b(?:to|into)\s+`"
 )
 LONG_PROMPT_WORDS = 400
 
@@ -105,6 +104,7 @@ def _scope(sig: Signals, scope: Scope, smells: set[str]) -> int:
 
 def rate(text: str, sig: Signals, scope: Scope, smell_ids: set[str]) -> Dimensions:
     """Pure: the five 1-5 ratings."""
+    text = text.lower()
     return Dimensions(
         clarity=_clarity(text, sig, smell_ids),
         context=_context(sig, smell_ids),

@@ -19,12 +19,12 @@ _INLINE_ENUM = LazyPattern(r"\((?:\d{1,2}|[a-h])\)\s+|(?:^|\s)(?:\d{1,2}|[a-h])\
 _RANGE = LazyPattern(
     r"\b(items?|tasks?|steps?|tickets?|issues?|points?|todos?|stories|story|bugs?)\s+"
     r"(\d{1,3})\s*(?:-|–|to|through|thru|until|a|al|hasta)\s*(\d{1,3})\b",
-    re.IGNORECASE,
+    # matched against lower-cased text
 )
 _OVERRIDE = LazyPattern(
     r"\b(?:all together|altogether|in one go|all at once|at once|in (?:a single|one) "
     r"(?:pr|pull request|commit|pass|session|change)|todo junto|de una vez)\b",
-    re.IGNORECASE,
+    # matched against lower-cased text
 )
 _CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
@@ -36,12 +36,12 @@ _FILLER = LazyPattern(
     r"^(?:(?:please|pls|plz|can you|could you|would you|will you|kindly|also|and|then|just"
     r"|now|ok|okay|so|hey|first|finally|next|i want you to|i need you to|we need to|you should"
     r"|let'?s|lets|go ahead and|make sure to)\b[\s,]*)+",
-    re.IGNORECASE,
+    # matched against lower-cased text
 )
 _TEST_ONLY = LazyPattern(
     r"^(?:(?:add|write|update|extend)\s+)?(?:a |an |the |some |new |more )?(?:\w+ )?"
     r"(?:unit |regression |integration |e2e )?(?:tests?|test cases?|specs?)\b",
-    re.IGNORECASE,
+    # matched against lower-cased text
 )
 _WORD = LazyPattern(r"[A-Za-z']+")
 
@@ -63,12 +63,12 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 def _leading_verb(clause: str) -> str | None:
-    stripped = _FILLER.sub("", clause.strip())
+    stripped = _FILLER.sub("", clause.strip().lower())
     match = _WORD.match(stripped)
     if not match:
         return None
-    word = match.group(0).lower()
-    if word == "look" and re.match(r"look\s+(?:at|into)\b", stripped, re.IGNORECASE):
+    word = match.group(0)
+    if stripped.startswith(("look at", "look into")):
         return "investigate"
     return word if word in CHANGE_VERBS else None
 
@@ -91,18 +91,19 @@ def _verb_clauses(text: str) -> list[tuple[str, str]]:
     clauses = []
     for clause in _CLAUSE_SPLIT.split(text):
         verb = _leading_verb(clause)
-        if verb and not _TEST_ONLY.match(_FILLER.sub("", clause.strip())):
+        if verb and not _TEST_ONLY.match(_FILLER.sub("", clause.strip().lower())):
             clauses.append((verb, clause))
     return clauses
 
 
 def govern(prompt: str) -> Scope:
     """Pure: split `prompt` into the tasks it asks for."""
-    override = _OVERRIDE.search(prompt) is not None
+    low = prompt.lower()
+    override = _OVERRIDE.search(low) is not None
     listed = _list_tasks(prompt)
     if listed:
         tasks = listed
-    elif (ranged := _RANGE.search(prompt)) is not None:
+    elif (ranged := _RANGE.search(low)) is not None:
         noun, start, end = ranged.group(1), int(ranged.group(2)), int(ranged.group(3))
         lo, hi = min(start, end), max(start, end)
         label = noun.rstrip("s").lower() if noun.lower() != "stories" else "story"
@@ -120,7 +121,9 @@ def _conjoined_tasks(prompt: str) -> list[str]:
     segments = [
         s
         for s in _CREEP.split(prompt)
-        if s and len(_WORD.findall(s)) >= 2 and not _TEST_ONLY.match(_FILLER.sub("", s.strip()))
+        if s
+        and len(_WORD.findall(s)) >= 2
+        and not _TEST_ONLY.match(_FILLER.sub("", s.strip().lower()))
     ]
     if len(segments) >= 2:
         tasks: list[str] = []

@@ -103,22 +103,21 @@ _FILE_EXT = (
     "erl|clj|example|log|db"
 )
 _PATH_RE = LazyPattern(r"(?<![\w@])[\w.~-]*(?:/[\w.-]+)+/?")
-_FILE_RE = LazyPattern(rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b", re.IGNORECASE)
-_EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$", re.IGNORECASE)
+# Path patterns run on lower-cased text: only their count matters.
+_FILE_RE = LazyPattern(rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b")
+_EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$")
 _NAMED_FILE_RE = LazyPattern(
-    r"\b(?:Dockerfile|Makefile|Jenkinsfile|Procfile|Gemfile|README|CHANGELOG|CONTRIBUTING)\b"
+    r"\b(?:dockerfile|makefile|jenkinsfile|procfile|gemfile|readme|changelog|contributing)\b"
 )
-_NAMED_FILE_WORDS = frozenset(
-    [
-        "Dockerfile",
-        "Makefile",
-        "Jenkinsfile",
-        "Procfile",
-        "Gemfile",
-        "README",
-        "CHANGELOG",
-        "CONTRIBUTING",
-    ]
+_NAMED_FILE_WORDS = (
+    "dockerfile",
+    "makefile",
+    "jenkinsfile",
+    "procfile",
+    "gemfile",
+    "readme",
+    "changelog",
+    "contributing",
 )
 _DIGIT_RE = LazyPattern(r"\d")
 _METRIC_WORDS = frozenset({"explain", "index", "flame", "flamegraph", "benchmark"})
@@ -140,9 +139,8 @@ _ERROR_RE = LazyPattern(
 )
 _METRIC_RE = lazy_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
-    r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bO\([^()\n]{1,20}\)"
-    r"|\bEXPLAIN\b|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",
-    re.IGNORECASE,
+    r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bo\([^()\n]{1,20}\)"
+    r"|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",  # lower-cased text; EXPLAIN apart
 )
 _NUMBER_RE = LazyPattern(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
 _HASH_RE = LazyPattern(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
@@ -214,7 +212,8 @@ def words(text: str) -> list[str]:
 
 
 def find_paths(text: str) -> list[str]:
-    """File paths and file names; slash-joined words ("and/or") need an extension or depth."""
+    """File paths and file names (lower-cased); "and/or" needs an extension or depth to count."""
+    text = text.lower()
     found: list[str] = []
     if "/" in text:
         for match in _PATH_RE.finditer(text):
@@ -242,7 +241,8 @@ def extract(text: str) -> Signals:
         fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
         identifiers=tuple(dict.fromkeys(m.group(0) for m in _IDENT_RE.finditer(text))),
         errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)),
-        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(text))
+        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(low))
+        + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
         else (),
         numbers=len(_NUMBER_RE.findall(text)) if has_digit else 0,
