@@ -134,3 +134,20 @@ def test_every_session_case_has_a_transcript() -> None:
                 continue
             records = build_records(case.inputs)
             assert records[0]["message"]["content"] == case.inputs["task"], case.id
+
+
+@pytest.mark.parametrize(
+    ("name", "field"), [("stop", "stop_category"), ("post-compaction", "kind")]
+)
+def test_each_case_is_filed_under_the_label_it_expects(name: str, field: str) -> None:
+    for case in load_suite(EVALS / f"{name}.yaml").cases:
+        assert case.top_category == case.expect[field], case.id
+
+
+def test_judge_categories_agree_with_the_completion_label() -> None:
+    for case in load_suite(EVALS / "judge.yaml").cases:
+        assert case.top_category in {"true_complete", "true_incomplete", "edge", "severity"}
+        if case.top_category == "true_complete":
+            assert case.expect["complete"] is True, case.id
+        if case.top_category in ("true_incomplete", "severity"):
+            assert case.expect["complete"] is False, case.id
