@@ -89,7 +89,8 @@ def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> None:
     ).encode()
     hook_cmd = [_console_script(), "hook", "user-prompt-submit"]
     bare_cmd = [sys.executable, "-c", "pass"]
-    _time(hook_cmd, payload, env)  # warm the config cache and the OS file cache
+    for warm in (hook_cmd, bare_cmd):  # bytecode, config cache and OS file cache
+        _time(warm, payload if warm is hook_cmd else b"", env)
     for label, measure in (("wall", _time), ("cpu", _cpu)):
         hook, bare = [], []
         for _ in range(runs):  # interleaved so both see the same machine load
@@ -149,7 +150,13 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        env = {**os.environ, "REFLECTION_STATE_DIR": str(workdir / "state")}
+        env = {
+            **os.environ,
+            "REFLECTION_STATE_DIR": str(workdir / "state"),
+            # Users run with bytecode caches; keep them out of the source tree.
+            "PYTHONPYCACHEPREFIX": str(workdir / "pycache"),
+        }
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"load average at start: {load:.2f} on {os.cpu_count()} CPUs")
         bench_hook(args.runs, workdir, env)
