@@ -172,9 +172,15 @@ def classify(text: str, scope: Scope, task_smells: bool = False) -> str:
 
 
 def class_of_work(text: str, scope: Scope) -> str:
-    """The class of the work in `scope`; `text` decides for tasks that name no area."""
+    """The class of the work in `scope`; `text` decides for tasks that name no area.
+
+    A testing task next to code tasks of one area stays in that area: tests
+    accompany changes, they do not make a bundle mixed.
+    """
     if not scope.atomic and len(scope.tasks) >= 2:
         whole = best_area(text)
         areas = {best_area(task) or whole for task in scope.tasks}
+        if len(areas) > 1:
+            areas.discard("testing")
         return areas.pop() or "mixed" if len(areas) == 1 else "mixed"
     return area_of(text)

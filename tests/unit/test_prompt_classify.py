@@ -49,3 +49,12 @@ def test_question_that_complains_is_a_request_not_a_conversation() -> None:
 def test_question_asking_for_a_change_is_a_task() -> None:
     result = score_prompt("Can you add validation for the email field in routes/auth.js?")
     assert result.classification == "backend"
+
+
+def test_a_testing_task_beside_code_tasks_does_not_make_the_bundle_mixed() -> None:
+    result = score_prompt(
+        "Two API fixes: (1) return 404 from the `/users/{id}` endpoint when the user is missing, "
+        "(2) `tests/test_users.py::test_missing` is xfail right now, make it pass."
+    )
+    assert not result.scope.atomic
+    assert result.classification == "backend"
