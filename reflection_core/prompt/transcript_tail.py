@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 from typing import Any
 
 TAIL_BYTES = 256 * 1024
@@ -20,6 +21,8 @@ MAX_MESSAGE_CHARS = 16 * 1024
 def read_tail(path: str | os.PathLike[str], limit: int = TAIL_BYTES) -> list[str]:
     """The complete lines in the last `limit` bytes of `path` (first partial line dropped)."""
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return []  # a FIFO or device would block the hook
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 from reflection_core.prompt.transcript_tail import previous_assistant_message, read_tail
@@ -66,3 +67,9 @@ def test_only_the_tail_is_read_from_a_huge_file(tmp_path: Path) -> None:
     lines = read_tail(path, limit=64 * 1024)
     assert len(lines) < 100
     assert previous_assistant_message(str(path)) == "final words"
+
+
+def test_a_fifo_is_not_opened(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    assert previous_assistant_message(str(fifo)) is None  # returns instead of blocking
