@@ -157,12 +157,22 @@ def _one_piece(items: list[str]) -> bool:
     return len(files) < 2 and len(areas) <= 1
 
 
+def encodable(text: str) -> str:
+    """Lone surrogates (from JSON escapes like "\\ud800") replaced, so the result can be printed."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "replace").decode("utf-8")
+    return text
+
+
 def score_prompt(
     prompt: str, prev_assistant: str | None = None, cfg: Config | None = None
 ) -> PromptScore:
     """Pure: evaluate `prompt`, optionally against the previous assistant message."""
     settings = Settings.from_config(cfg)
-    text = prompt if isinstance(prompt, str) else str(prompt)
+    text = encodable(prompt if isinstance(prompt, str) else str(prompt))
+    prev_assistant = encodable(prev_assistant) if isinstance(prev_assistant, str) else None
     truncated = len(text) > settings.max_chars
     if truncated:
         text = text[: settings.max_chars]

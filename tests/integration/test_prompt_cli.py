@@ -67,17 +67,19 @@ def test_score_jsonl_yields_one_result_per_line_and_errors_for_bad_lines(tmp_pat
         b'{"prompt": "1 and 3", "prev_assistant": "1. a\\n2. b\\n3. c", "id": "x"}\n'
         b'{"prompt": 5}\n'
         b'{"prompt": "fix \xff bytes in src/a.py"}\n'
+        b'{"prompt": "fix \\ud800 surrogates in src/a.py"}\n'
     )
     proc = _cli("score", "--jsonl", str(batch), cwd=tmp_path)
     assert proc.returncode == 0
     lines = [json.loads(line) for line in proc.stdout.decode().splitlines()]
-    assert len(lines) == 5
+    assert len(lines) == 6
     assert lines[0]["action"] == "ask"
     assert lines[1] == {"line": 2, "error": lines[1]["error"]}
     assert "not valid JSON" in lines[1]["error"]
     assert lines[2]["id"] == "x" and lines[2]["skipped"] is True
     assert lines[3]["line"] == 5
     assert set(lines[4]) >= CONTRACT
+    assert set(lines[5]) >= CONTRACT
 
 
 def test_score_jsonl_reads_stdin_with_dash(tmp_path: Path) -> None:

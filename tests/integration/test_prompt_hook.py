@@ -151,6 +151,7 @@ def test_bad_config_fails_open_with_a_visible_warning(git_repo: Path) -> None:
         b'{"session_id": "x"}',
         b'{"prompt": 42, "cwd": 7, "transcript_path": ["x"], "session_id": {"a": 1}}',
         b'{"prompt": "fix the \xff\xfe parser in src/p\xc3.py", "session_id": "../../etc/passwd"}',
+        b'{"prompt": "make everything \\ud800 better", "session_id": "x"}',
     ],
 )
 def test_malformed_input_exits_zero_with_valid_json(stdin: bytes, tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 
 from hypothesis import given, settings
@@ -168,6 +169,7 @@ def test_one_megabyte_prompt_scores_in_well_under_a_few_seconds() -> None:
 def test_no_input_crashes_the_scorer(prompt: str, prev: str | None) -> None:
     result = score_prompt(prompt, prev)
     data = result.to_dict()
+    json.dumps(data, ensure_ascii=False).encode("utf-8")  # printable, even from lone surrogates
     assert 1.0 <= data["score"] <= 5.0
     assert len(data["questions"]) <= 3
     assert data["action"] in ("pass", "note", "ask", "reformulate", "skip")
@@ -194,3 +196,9 @@ def test_questions_are_tailored_to_the_class() -> None:
     assert "screen or component" in frontend.questions[0]
     assert devops.classification == "devops"
     assert "Dockerfile" in devops.questions[0]
+
+
+def test_lone_surrogates_are_replaced_so_the_result_can_be_printed() -> None:
+    result = score_prompt("make everything \ud800 better", "1. a\ud800\n2. b")
+    json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
+    assert "\ud800" not in (result.reformulation or "")
