@@ -78,7 +78,10 @@ def worktree_tree(root: Path, exclude: Sequence[str] = ()) -> str:
         temp_index = Path(tmp) / "index"
         source = real_index_path(root)
         with contextlib.suppress(FileNotFoundError):
-            shutil.copyfile(source, temp_index)
+            # copy2 keeps the index's mtime: git's racy-entry check compares file
+            # mtimes with it, and a fresh mtime would make git trust stale stat data
+            # for files edited in the same second the index was written.
+            shutil.copy2(source, temp_index)
         env = {"GIT_INDEX_FILE": str(temp_index)}
         gitcmd.run(
             root,

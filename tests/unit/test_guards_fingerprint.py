@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 from reflection_core.guards import fingerprint
@@ -85,3 +86,18 @@ def test_works_before_the_first_commit(tmp_path: Path) -> None:
     (repo / "a.txt").write_text("a")
     tree = fingerprint.worktree_tree(repo)
     assert len(tree) == 40 and not (repo / ".git" / "index").exists()
+
+
+def test_same_size_edits_right_after_an_index_write_are_seen(tmp_path: Path) -> None:
+    """Racy git: a file rewritten in the second its index was written, with the same size."""
+    for attempt in range(5):
+        repo = tmp_path / f"racy{attempt}"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        (repo / "calc.py").write_text("return a + b\n")
+        git(repo, "add", "-A")
+        git(repo, "commit", "-q", "-m", "initial")
+        git(repo, "switch", "-q", "-c", "feat")  # rewrites the index
+        (repo / "calc.py").write_text("return b + a\n")
+        time.sleep(0.3)  # a copy of the index made now would carry a later mtime
+        assert fingerprint.worktree_tree(repo) != head_tree(repo)
