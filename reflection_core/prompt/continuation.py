@@ -200,8 +200,7 @@ def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
         if missing:
             listed = ", ".join(sorted(offered, key=lambda s: (len(s), s))) or "none"
             question = (
-                f"To do this well I need to know which option you mean: I offered {listed}, "
-                f"and there is no {', '.join(missing)}. Which one should I take?"
+                f"Which option did you mean? I offered {listed}; there is no {', '.join(missing)}."
             )
             return Continuation(True, found.kind, found.selected, question)
         return found

@@ -20,6 +20,14 @@ _TARGET_VALUE = LazyPattern(
     r"\b(?:to|from|with|as|=)\s+[`\"']?[\w./<>=-]*\d[\w./<>=-]*|\b(?:to|into)\s+`"
 )
 LONG_PROMPT_WORDS = 400
+# (CO*3 + CS*2 + RD*1 + VR*2 + AA*2) / 10; `prompt.weights` overrides these.
+DEFAULT_WEIGHTS = {
+    "clarity": 3.0,
+    "context": 2.0,
+    "restrictions": 1.0,
+    "verifiability": 2.0,
+    "scope": 2.0,
+}
 
 
 class Dimensions(NamedTuple):

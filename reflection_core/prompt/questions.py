@@ -7,7 +7,7 @@ dimension) so the hook can avoid asking the same thing twice in one session.
 
 from __future__ import annotations
 
-from reflection_core.prompt.dimensions import Dimensions
+from reflection_core.prompt.dimensions import DEFAULT_WEIGHTS, Dimensions
 from reflection_core.prompt.scope import Scope
 from reflection_core.prompt.smells import Smell
 
@@ -127,11 +127,12 @@ def note_for(smells: list[Smell], dims: Dimensions) -> str:
             if smell.id == smell_id and smell_id != "scope_creep":
                 return smell.question
     ratings = dims.to_dict()
-    weakest = min(
-        (*_DIMENSION_ORDER, "scope"),
-        key=lambda d: (ratings[d], (*_DIMENSION_ORDER, "scope").index(d)),
-    )
-    return DIMENSION_NOTES[weakest]
+    order = (*_DIMENSION_ORDER, "scope")
+
+    def shortfall(dim: str) -> tuple[float, int]:  # the points the prompt loses here
+        return (-(5 - ratings[dim]) * DEFAULT_WEIGHTS[dim], order.index(dim))
+
+    return DIMENSION_NOTES[min(order, key=shortfall)]
 
 
 def reformulation(prompt: str) -> str:

@@ -57,8 +57,11 @@ class Scope(NamedTuple):
         return {"atomic": self.atomic, "tasks": list(self.tasks), "override": self.override}
 
 
+_TRAILING_JOINER = LazyPattern(r"(?:[\s,;]+(?:and|also|plus|then|y))+$")
+
+
 def _short(text: str, limit: int = 90) -> str:
-    text = " ".join(text.split()).strip(" ,;.")
+    text = _TRAILING_JOINER.sub("", " ".join(text.split())).strip(" ,;.")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 

@@ -12,18 +12,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflection_core.prompt import classify as classify_mod
 from reflection_core.prompt import continuation, dimensions, live_context, questions, scope, smells
+from reflection_core.prompt.dimensions import DEFAULT_WEIGHTS
 from reflection_core.prompt.signals import extract, find_paths
 
 if TYPE_CHECKING:
     from reflection_core.config import Config
 
-DEFAULT_WEIGHTS = {
-    "clarity": 3.0,
-    "context": 2.0,
-    "restrictions": 1.0,
-    "verifiability": 2.0,
-    "scope": 2.0,
-}
 DEFAULT_THRESHOLDS = {"pass": 4.0, "note": 3.0, "ask": 2.0}
 DEFAULT_MAX_CHARS = 1_000_000
 
