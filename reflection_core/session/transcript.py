@@ -246,20 +246,25 @@ def read_last_assistant_text(
     lines = tail.split(b"\n")
     if size > max_bytes:
         lines = lines[1:]  # the first line is cut by the window
+    sidechain_text: str | None = None
     for line in reversed(lines):
         record = _parse(line)
         if record is None:
             continue
         text = _assistant_text(record)
-        if text:
+        if not text:
+            continue
+        if record.get("isSidechain") is not True:
             return text
-    return None
+        sidechain_text = sidechain_text or text
+    # A subagent's own transcript holds only sidechain records: its last text is the answer.
+    return sidechain_text
 
 
 def _assistant_text(record: dict[str, Any]) -> str | None:
     if codex_rollout.is_rollout_record(record):
         return codex_rollout.assistant_text(record)
-    if record.get("type") != "assistant" or record.get("isSidechain") is True:
+    if record.get("type") != "assistant":
         return None
     message = record.get("message")
     if not isinstance(message, dict):
