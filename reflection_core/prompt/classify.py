@@ -10,8 +10,8 @@ Patterns are lower-case and run on lower-cased text.
 
 from __future__ import annotations
 
-from reflection_core.prompt.scope import Scope
-from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
+from reflection_core.prompt.scope import Scope, asks_for_action
+from reflection_core.prompt.signals import LazyPattern, lazy_words
 
 CLASSES = (
     "architectural",
@@ -157,7 +157,7 @@ def is_conversational(text: str, task_smells: bool = False) -> bool:
     words = _WORD.findall(text)
     if not words:
         return True
-    asks_change = any(w in CHANGE_VERBS for w in words) and not _EXPLAIN.search(text)
+    asks_change = asks_for_action(text) and not _EXPLAIN.search(text)
     if _EXPLAIN.search(text) and not _REVIEW.search(text):
         return True
     questions = text.count("?")

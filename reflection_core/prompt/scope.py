@@ -76,6 +76,14 @@ def _leading_verb(clause: str) -> str | None:
     return word if word in CHANGE_VERBS else None
 
 
+def asks_for_action(text: str) -> bool:
+    """Does some clause open with an action verb ("can you add ...", "fix ...")?
+
+    Verbs in object position ("why does the cache miss?") do not count.
+    """
+    return any(_leading_verb(clause) for clause in _CLAUSE_SPLIT.split(text))
+
+
 def _list_tasks(text: str) -> list[str]:
     """Items of an embedded list, unless they are requirements of one task named before it."""
     items = [m.group(1) for m in _LIST_LINE.finditer(text)]

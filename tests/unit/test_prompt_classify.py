@@ -32,6 +32,7 @@ from reflection_core.prompt.score import score_prompt
             "conversational",
         ),
         ("why not 1? it seems simpler to me", "conversational"),
+        ("why does the cache miss so often?", "conversational"),  # "cache" as a noun
         ("login is broken, pls fix. and the signup email has the wrong logo", "mixed"),
         ("can you improve the README a bit", "mixed"),
     ],
