@@ -82,10 +82,10 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
             event=event,
         )
         sources["gate_run"] = _optional(
-            _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx
+            _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
         )
         decision = decide(session, ctx)
-        sources["judge"] = _optional(_second_opinion, decision, sources, cfg)
+        sources["judge"] = _optional(_second_opinion, decision, sources, session, cfg)
         if decision.should_block:
             attempts.record_block(
                 conn, session_key, tid, decision.patterns, len(session.events), decision.attempt
@@ -122,8 +122,9 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
         output = dict(response.output or {})
         output["systemMessage"] = (output.get("systemMessage", "") + " " + warning).strip()
         return HookResponse(output=output, stderr=warning)
-    if decision.complete or decision.budget_exhausted:
-        _optional(_store_lesson, root, session.task_prompt, decision, state, cfg)
+    if decision.complete or decision.budget_exhausted or decision.status == "blocked":
+        gate_lesson = (sources.get("gate_run") or {}).get("lesson")
+        _optional(_store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg)
     return render_decision(decision)
 
 
@@ -158,7 +159,9 @@ def _optional(step: Callable[..., Any], *args: Any) -> Any:
         return {"error": type(exc).__name__, "detail": str(exc)[:300]}
 
 
-def _run_configured_gates(root: Path, cfg: Any, task_key: str, ctx: Any) -> dict[str, Any] | None:
+def _run_configured_gates(
+    root: Path, cfg: Any, task_key: str, ctx: Any, session: Session
+) -> dict[str, Any] | None:
     """`stop.run_gates`: run the configured gates; failures become decision gaps."""
     if not cfg.get("stop.run_gates") or not cfg.get("gates"):
         return None
@@ -168,7 +171,9 @@ def _run_configured_gates(root: Path, cfg: Any, task_key: str, ctx: Any) -> dict
         return {"available": False, "reason": type(exc).__name__}
     from reflection_core.session.decide import ExternalGateFailure
 
-    outcome = run_for_stop(root, cfg, task_key)
+    outcome = run_for_stop(
+        root, cfg, task_key, last_agent_output=session.last_assistant_message or None
+    )
     for failure in getattr(outcome, "failures", None) or []:
         text = failure if isinstance(failure, str) else str(getattr(failure, "message", ""))
         name = getattr(failure, "name", None) or text.partition(":")[0] or "gate"
@@ -188,10 +193,14 @@ def _run_configured_gates(root: Path, cfg: Any, task_key: str, ctx: Any) -> dict
         "escalation": ctx.gate_escalation,
         "fixed": list(getattr(outcome, "fixed", []) or []),
         "events": list(getattr(outcome, "events", []) or [])[:50],
+        "lesson": dict(getattr(outcome, "lesson", None) or {}),
+        "last_agent_output": getattr(outcome, "last_agent_output", None),
     }
 
 
-def _second_opinion(decision: Any, sources: dict[str, Any], cfg: Any) -> dict[str, Any] | None:
+def _second_opinion(
+    decision: Any, sources: dict[str, Any], session: Session, cfg: Any
+) -> dict[str, Any] | None:
     """The judge's view, kept in the record; deterministic evidence always wins."""
     if cfg.get("judge.provider") == "none":
         return None
@@ -199,25 +208,41 @@ def _second_opinion(decision: Any, sources: dict[str, Any], cfg: Any) -> dict[st
         from reflection_core.verify.judge import second_opinion
     except ImportError as exc:
         return {"available": False, "reason": type(exc).__name__}
-    opinion = second_opinion(decision.to_dict(), sources, cfg)
+    evidence = {
+        **sources,
+        "task_prompt": session.task_prompt,
+        "last_assistant_message": session.last_assistant_message,
+    }
+    opinion = second_opinion(decision.to_dict(), evidence, cfg)
     return dict(opinion) if isinstance(opinion, dict) else None
 
 
-def _store_lesson(root: Path, task_prompt: str, decision: Any, state: Any, cfg: Any) -> None:
-    """A finished or escalated task: remember which gates it had to be pushed on."""
+def _store_lesson(
+    root: Path,
+    task_prompt: str,
+    decision: Any,
+    state: Any,
+    gate_lesson: dict[str, Any] | None,
+    cfg: Any,
+) -> None:
+    """A finished or escalated task: remember what it was pushed on and which fixes worked."""
     if not cfg.get("memory.enabled") or not task_prompt:
         return
     try:
         from reflection_core.verify.memory import store_lesson
     except ImportError:
         return
+    gate_lesson = gate_lesson or {}
+    failed = {p.split(":")[0] for p in state.sent_patterns}
+    failed.update(str(g) for g in gate_lesson.get("failed_gates") or [])
     store_lesson(
         root,
         task_prompt,
         {
             "outcome": "complete" if decision.complete else "escalated",
             "missing": decision.missing,
-            "failed_gates": sorted({p.split(":")[0] for p in state.sent_patterns}),
+            "failed_gates": sorted(failed),
+            "fixes_worked": list(gate_lesson.get("fixes_worked") or []),
             "note": decision.status_report,
         },
         cfg,
