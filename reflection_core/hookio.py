@@ -57,10 +57,13 @@ def render(
     out = stdout or sys.stdout
     err = stderr or sys.stderr
     if response.output is not None:
-        out.write(json.dumps(response.output, ensure_ascii=False) + "\n")
+        # ASCII escapes keep the output valid whatever the input held (lone surrogates
+        # from a JSON "\ud800" would make a UTF-8 write raise).
+        out.write(json.dumps(response.output, ensure_ascii=True) + "\n")
     out.flush()
     if response.stderr:
-        err.write(response.stderr.rstrip("\n") + "\n")
+        text = response.stderr.rstrip("\n").encode("utf-8", "replace").decode("utf-8")
+        err.write(text + "\n")
     err.flush()
     return response.exit_code
 
