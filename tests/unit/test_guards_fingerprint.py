@@ -5,6 +5,8 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
+
 from reflection_core.guards import fingerprint
 from tests.gitutil import git
 
@@ -101,3 +103,34 @@ def test_same_size_edits_right_after_an_index_write_are_seen(tmp_path: Path) -> 
         (repo / "calc.py").write_text("return b + a\n")
         time.sleep(0.3)  # a copy of the index made now would carry a later mtime
         assert fingerprint.worktree_tree(repo) != head_tree(repo)
+
+
+def test_the_users_global_ignore_rules_still_apply(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clean = fingerprint.worktree_tree(git_repo)
+    xdg = tmp_path / "xdg"
+    (xdg / "git").mkdir(parents=True)
+    (xdg / "git" / "ignore").write_text("*.secret\n")
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(xdg))
+    (git_repo / "keys.secret").write_text("x")
+    assert fingerprint.worktree_tree(git_repo) == clean
+    custom = tmp_path / "custom-ignore"
+    custom.write_text("*.local\n")
+    git(git_repo, "config", "core.excludesFile", str(custom))
+    (git_repo / "settings.local").write_text("x")
+    assert fingerprint.worktree_tree(git_repo) != clean  # *.secret no longer ignored
+    (git_repo / "keys.secret").unlink()
+    assert fingerprint.worktree_tree(git_repo) == clean
+
+
+def test_changes_to_tracked_files_in_excluded_paths_still_count(git_repo: Path) -> None:
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "tracked.txt").write_text("v1")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "tracked build file")
+    clean = fingerprint.worktree_tree(git_repo, ["build/"])
+    (git_repo / "build" / "new.txt").write_text("untracked")
+    assert fingerprint.worktree_tree(git_repo, ["build/"]) == clean
+    (git_repo / "build" / "tracked.txt").write_text("v2")
+    assert fingerprint.worktree_tree(git_repo, ["build/"]) != clean
