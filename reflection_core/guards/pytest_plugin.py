@@ -142,7 +142,6 @@ class _LedgerRecorder:
         self.max_entries = max_entries
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
-        self.collected = 0
         self.deselected = 0
 
     @classmethod
@@ -161,9 +160,6 @@ class _LedgerRecorder:
             return None
         tree = worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
         return cls(config, root, tree, cfg.get("tests.max_entries"))
-
-    def pytest_collection_modifyitems(self, items: list[Any]) -> None:
-        self.collected = len(items)
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
