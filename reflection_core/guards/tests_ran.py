@@ -209,8 +209,9 @@ def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> 
     stamps = ledger.read(root)
     allow_partial = cfg.get("tests.allow_partial")
     candidates = candidate_trees(stamps, allow_partial)
-    exact = {s.tree for s in stamps}
-    pairs = [(c, t) for t in trees if t not in exact for c in candidates if c != t]
+    # Trees whose own counted runs decide them need no comparison with other trees.
+    decided = {s.tree for s in stamps if counts_as_full(s, allow_partial) or not s.passed}
+    pairs = [(c, t) for t in trees if t not in decided for c in candidates if c != t]
     diffs = diff_candidates(root, pairs)
     ignore = ignorable_globs(cfg)
     results = []

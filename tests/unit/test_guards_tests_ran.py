@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+from reflection_core.config import Config
+from reflection_core.guards import ledger
+from reflection_core.guards.fingerprint import worktree_tree
 from reflection_core.guards.ledger import Stamp
-from reflection_core.guards.tests_ran import decide, parse_diff_tree_stdin
+from reflection_core.guards.tests_ran import decide, evidence_for_tree, parse_diff_tree_stdin
 
 T1, T2, T3 = "1" * 40, "2" * 40, "3" * 40
 IGNORE = ["docs/**", "*.md"]
@@ -82,3 +87,16 @@ def test_parses_batched_diff_tree_output() -> None:
         (T3, T1): [],
         (T2, T3): ["z"],
     }
+
+
+def test_a_partial_run_does_not_hide_a_full_pass_on_an_ignorably_different_tree(
+    git_repo: Path,
+) -> None:
+    full_tree = worktree_tree(git_repo)
+    ledger.append(git_repo, stamp(full_tree))
+    (git_repo / "README.md").write_text("more docs\n")
+    docs_tree = worktree_tree(git_repo)
+    ledger.append(git_repo, stamp(docs_tree, partial=True, command="pytest -k x"))
+    evidence = evidence_for_tree(git_repo, docs_tree, Config())
+    assert evidence.passed and evidence.ignorable_only
+    assert evidence.changed_paths == ["README.md"]
