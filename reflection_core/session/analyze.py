@@ -51,8 +51,9 @@ def ledger_evidence(root: Path | None, cfg: Any) -> tuple[LedgerEvidence | None,
         from reflection_core.guards.tests_ran import current_tree_evidence
 
         tree = current_tree_evidence(root, cfg)
-    except (ImportError, AttributeError) as exc:
-        return None, {"available": False, "reason": type(exc).__name__}
+    except (ImportError, AttributeError, OSError, RuntimeError, ValueError) as exc:
+        # git missing or failing (GitError is a RuntimeError): judge from the transcript.
+        return None, {"available": False, "reason": f"{type(exc).__name__}: {exc}"[:300]}
     evidence = LedgerEvidence(
         passed=bool(getattr(tree, "passed", False)),
         reason=str(getattr(tree, "reason", "") or ""),

@@ -150,11 +150,15 @@ def command_argv(command: str) -> list[str]:
     return shlex.split(command)
 
 
-def run_command(command: str, cwd: Path, timeout: float) -> CommandRun:
+def run_command(
+    command: str, cwd: Path, timeout: float, *, quiet_ledger: bool = False
+) -> CommandRun:
     """Run one configured command; on timeout its whole process group is killed."""
     started = time.monotonic()
     env = {**os.environ, "NO_COLOR": "1", "PY_COLORS": "0", "TERM": "dumb"}
     env.pop("FORCE_COLOR", None)
+    if quiet_ledger:
+        env["REFLECTION_LEDGER"] = "0"
     try:
         proc = subprocess.Popen(
             command_argv(command),
@@ -235,10 +239,13 @@ def configured_gates(root: Path, cfg: Config) -> tuple[list[dict[str, Any]], boo
 
 
 def run_gate(root: Path, gate: dict[str, Any]) -> GateResult:
-    """Run one gate and stamp test gates in the ledger."""
-    run = run_command(gate["run"], root, float(gate.get("timeout", 600)))
-    if gate.get("kind") == "tests":
-        _record_in_ledger(root, run)
+    """Run one gate and stamp test gates in the ledger with the tree they ran on."""
+    is_tests = gate.get("kind") == "tests"
+    tree = _fingerprint(root) if is_tests else None
+    # Our stamp is the record of this run; the pytest plugin in the child would add a second.
+    run = run_command(gate["run"], root, float(gate.get("timeout", 600)), quiet_ledger=is_tests)
+    if is_tests:
+        _record_in_ledger(root, run, tree)
     ok = run.exit_code == 0
     return GateResult(
         name=gate["name"],
@@ -255,7 +262,17 @@ def run_gate(root: Path, gate: dict[str, Any]) -> GateResult:
     )
 
 
-def _record_in_ledger(root: Path, run: CommandRun) -> None:
+def _fingerprint(root: Path) -> str | None:
+    """The tree a test gate is about to run on (None outside a git repo)."""
+    try:
+        from reflection_core.guards.fingerprint import worktree_tree
+
+        return worktree_tree(root)
+    except (ImportError, OSError, RuntimeError, ValueError, subprocess.SubprocessError):
+        return None
+
+
+def _record_in_ledger(root: Path, run: CommandRun, tree: str | None) -> None:
     try:
         from reflection_core.guards.ledger import record_run
     except ImportError:  # the ledger is optional for `reflection verify`
@@ -269,6 +286,7 @@ def _record_in_ledger(root: Path, run: CommandRun) -> None:
             counts=pytest_counts(run.output),
             partial=False,
             source="verify",
+            tree=tree,
         )
     except (OSError, RuntimeError, ValueError, subprocess.SubprocessError):
         pass  # outside a git repo there is no ledger; the gate result still stands

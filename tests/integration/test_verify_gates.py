@@ -136,6 +136,11 @@ def test_test_gate_runs_are_stamped_in_the_ledger(tmp_path: Path) -> None:
     stamps = [s for s in ledger.read(root) if s.source == "verify"]
     assert [(s.command, s.exit_code, s.passed) for s in stamps] == [(TESTS, 0, True)]
     assert stamps[0].counts.get("passed") == 1
+    # One run, one stamp: the pytest plugin in the gate's child process stays quiet.
+    assert len(ledger.read(root)) == 1
+    from reflection_core.guards.fingerprint import worktree_tree
+
+    assert stamps[0].tree == worktree_tree(root)
 
 
 def test_run_for_stop_formats_failures_and_keeps_agent_output(tmp_path: Path) -> None:
