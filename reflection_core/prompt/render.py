@@ -68,7 +68,8 @@ def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
         elif result.action == "note" and result.note:
             lines.append(f"Proceed; mention this to the user in one short line: {result.note}")
         else:
-            lines.append("Clear enough to act on.")
+            # A good prompt costs the model one line of context, no more.
+            lines[-1] = lines[-1].rstrip(".") + "; clear enough to act on."
     if lesson:
         lines.append(f"[reflection] Lesson from a similar past task: {lesson}")
     return "\n".join(lines) if lines else None

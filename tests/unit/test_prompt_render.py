@@ -16,7 +16,9 @@ def test_good_prompt_gets_one_line_and_short_context() -> None:
     assert out["systemMessage"].startswith("reflection: prompt ")
     assert "\n" not in out["systemMessage"]
     assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    assert "Clear enough to act on." in out["hookSpecificOutput"]["additionalContext"]
+    context = out["hookSpecificOutput"]["additionalContext"]
+    assert context.endswith("clear enough to act on.")
+    assert "\n" not in context
 
 
 def test_lesson_is_appended_to_the_context() -> None:
