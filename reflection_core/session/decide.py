@@ -359,15 +359,15 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     max_attempts = int(cfg["stop"]["max_attempts"])
     used = max(ctx.attempts.attempts, attempts_in_transcript(session))
     pushable = status == "incomplete" and not planning
-    no_progress = (
-        ctx.stop_hook_active and used > 0 and ctx.attempts.last_events == len(session.events)
-    )
     should_block = pushable and used < max_attempts
     attempt = used
     feedback = None
     report = None
     if should_block:
-        attempt = max_attempts if no_progress else used + 1
+        # Attempts count up one at a time. An equal event count is no proof the agent
+        # did nothing (the transcript file can lag the hook); the budget and the
+        # host's own cap on consecutive blocks already bound a stubborn agent.
+        attempt = used + 1
         feedback = compose_feedback(
             gaps,
             attempt=attempt,

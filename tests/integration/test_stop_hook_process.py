@@ -95,17 +95,20 @@ def test_attempts_escalate_across_processes_then_stop_blocking(tmp_path: Path) -
     assert "Stopped after 3 reflection attempt(s)" in record["decision"]["status_report"]
 
 
-def test_a_stop_with_no_progress_since_the_last_block_gets_the_final_warning(
+def test_stops_on_an_unchanged_transcript_still_count_attempts_one_at_a_time(
     tmp_path: Path,
 ) -> None:
+    # A transcript file that lags the hook looks unchanged; that must not skip attempts.
     repo = project(tmp_path)
     path = transcript(repo, UNTESTED, "I changed the parser.")
     _, first, _ = hook("stop", stop_payload(repo, path))
     _, second, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
-    assert first is not None and "attempt 1/3" in first["reason"]
-    assert second is not None and "FINAL attempt (3/3)" in second["reason"]
     _, third, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
-    assert third is None or "decision" not in third
+    assert first is not None and "attempt 1/3" in first["reason"]
+    assert second is not None and "attempt 2/3" in second["reason"]
+    assert third is not None and "FINAL attempt (3/3)" in third["reason"]
+    _, fourth, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
+    assert fourth is None or "decision" not in fourth
 
 
 def test_a_new_prompt_gets_a_fresh_budget(tmp_path: Path) -> None:
