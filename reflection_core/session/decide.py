@@ -314,7 +314,9 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     loops = (
         [] if planning else detect_loops(session, task.task_type, LoopThresholds.from_config(cfg))
     )
-    findings = security_findings(session)
+    findings = security_findings(
+        session, [c for c in (tests_cfg["command"], ctx.repo.test_command) if c]
+    )
     message = clip_message(session.last_assistant_message)
     requests: HumanActionAssessment = assess_requests(message)
     no_change = (

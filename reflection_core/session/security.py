@@ -7,6 +7,7 @@ endanger the machine, and edits that plant credentials or switch tests off.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reflection_core.session.model import Session, ToolCall
@@ -64,11 +65,24 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
         "deleted test files",
     ),
     (
+        # Only what really leaves tests unrun: deselecting test ids, ignoring test files,
+        # turning off pytest's own collectors, or a SKIP-style variable. Plugin switches
+        # such as `-p no:cacheprovider` or `-p no:randomly` change how tests run, not which.
         "tests_disabled_cli",
-        re.compile(r"\bpytest\b[^|;&]*(--deselect|-p\s+no:\S+|--co\b)|\b--passWithNoTests\b"),
+        re.compile(
+            r"\bpytest\b[^|;&]*\s(--deselect\b|-p\s*no:(python|unittest)\b|"
+            r"--ignore(-glob)?[=\s]['\"]?(\S*/)?(tests?\b|test_|\S*_test\.|\S*\.(test|spec)\.))|"
+            r"(?<!\S)--passWithNoTests\b|"
+            r"(^|[\s;&|(])[A-Z_]*SKIP_[A-Z_]*(TESTS?|E2E|INTEGRATION)[A-Z_]*=(?!(0|false|no)\b)\S"
+        ),
         "ran tests with parts switched off",
     ),
 )
+# `-k "not name"`: a dodge when `name` is a test that failed earlier in the task.
+_K_EXPR = re.compile(r"\bpytest\b[^|;&]*\s-k\s*(?:'([^']*)'|\"([^\"]*)\"|(\S+))")
+_NOT_NAME = re.compile(r"\bnot\s+([A-Za-z_][\w\[\]-]*)")
+_FAILURE_LINE = re.compile(r"FAIL|ERROR|\u2715|\u00d7")
+_SEPARATOR = r"(^|[;&|(]\s*)"
 _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
 _SECRET = re.compile(
     r"-----BEGIN [A-Z ]*PRIVATE KEY-----|\b(?:sk|rk)-(?:ant-|proj-|live-)?[A-Za-z0-9_\-]{20,}|"
@@ -154,17 +168,63 @@ def _removed_text(call: ToolCall) -> str:
     return "\n".join(parts)
 
 
-def security_findings(session: Session) -> list[SecurityFinding]:
-    """Every security problem the agent caused in this task, in order, one per rule."""
+def without_trusted(raw: str, trusted: Iterable[str]) -> str:
+    """`raw` with every whole run of a trusted command (the user's or the repo's own
+    test command) replaced by `:`, so the rest of the line is still checked."""
+    for command in trusted:
+        words = command.split()
+        if not words:
+            continue
+        body = r"\s+".join(re.escape(word) for word in words)
+        raw = re.sub(_SEPARATOR + body + r"(?=\s*($|[;&|)]))", r"\1:", raw.strip())
+    return raw
+
+
+def dodged_failures(command: str, failed_output: str) -> str | None:
+    """The test a `-k "not name"` filter leaves out although it failed earlier, if any."""
+    match = _K_EXPR.search(command)
+    if match is None or not failed_output:
+        return None
+    expression = next(group for group in match.groups() if group is not None)
+    for name in _NOT_NAME.findall(expression):
+        if name.lower() not in ("and", "or", "not") and re.search(
+            rf"(?<![\w-]){re.escape(name)}(?![\w-])", failed_output
+        ):
+            return name
+    return None
+
+
+def security_findings(
+    session: Session, trusted_commands: Iterable[str] = ()
+) -> list[SecurityFinding]:
+    """Every security problem the agent caused in this task, in order, one per rule.
+
+    `trusted_commands` (the configured `tests.command`, the repo's detected test
+    command) are the user's own choices: running one as written is never a finding.
+    """
     found: dict[str, SecurityFinding] = {}
+    trusted = [command for command in trusted_commands if command and command.strip()]
+    failed_output = ""
     for call in session.tool_calls:
         if call.command is not None:
-            raw = call.command.raw
+            raw = without_trusted(call.command.raw, trusted)
+            if "tests_disabled_cli" not in found and (
+                dodged := dodged_failures(raw, failed_output)
+            ):
+                found["tests_disabled_cli"] = SecurityFinding(
+                    "tests_disabled_cli",
+                    f"ran tests with `{dodged}`, which failed earlier, filtered out: "
+                    f"`{call.command.raw[:120]}`",
+                )
+            if "test" in call.command.kinds and call.ok is False:
+                failed_output += "".join(
+                    line + "\n" for line in call.output.splitlines() if _FAILURE_LINE.search(line)
+                )
             # Options inside quoted arguments (a commit message saying "-n") are not options.
             bare = _QUOTED.sub("''", raw)
             for rule, pattern, label in _COMMAND_RULES:
                 if rule not in found and pattern.search(bare if rule == "no_verify" else raw):
-                    found[rule] = SecurityFinding(rule, f"{label}: `{raw[:120]}`")
+                    found[rule] = SecurityFinding(rule, f"{label}: `{call.command.raw[:120]}`")
         if call.kind not in ("edit", "write"):
             continue
         written = _written_text(call)
