@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from reflection_core.session.model import Session
+from reflection_core.session.model import Session, ToolCall
 
 _SPACES = re.compile(r"\s+")
 
@@ -44,8 +44,26 @@ def normalized_command(raw: str, normalized: str = "") -> str:
     return normalized or _SPACES.sub(" ", raw.strip())
 
 
+def since_latest_change(session: Session) -> list[ToolCall]:
+    """The tool calls after the latest file change (all of them if nothing changed)."""
+    calls = session.tool_calls
+    latest = max((i for i, call in enumerate(calls) if call.changes_files), default=-1)
+    return calls[latest + 1 :]
+
+
+def made_progress(session: Session) -> bool:
+    """A file change followed by a passing test run: the agent acted and checked it."""
+    changed = False
+    for call in session.tool_calls:
+        if call.changes_files:
+            changed = True
+        elif changed and call.command is not None and "test" in call.command.kinds and call.ok:
+            return True
+    return False
+
+
 def planning_loop(session: Session, task_type: str, limits: LoopThresholds) -> Loop | None:
-    if task_type != "coding":
+    if task_type != "coding" or made_progress(session):
         return None
     calls = [c for c in session.tool_calls if c.kind != "todo"]
     if len(calls) < limits.planning_min_calls:
@@ -64,27 +82,19 @@ def planning_loop(session: Session, task_type: str, limits: LoopThresholds) -> L
 def action_loop(session: Session, limits: LoopThresholds) -> Loop | None:
     """A command re-run with no file changed in between: the same attempt, the same outcome.
 
-    Edit-test-edit-test is progress, not a loop, so a run counts as a repeat only
-    when nothing changed since the previous run of the same command.
+    Edit-test-edit-test is progress, not a loop. Only the calls after the latest
+    file change count: a loop the agent broke out of by changing something is over,
+    and it is a loop again only if the same command piles up after that change.
     """
-    total = 0
-    streak: dict[str, int] = {}
-    best: Counter[str] = Counter()
-    for call in session.tool_calls:
-        if call.changes_files and call.command is None:
-            streak.clear()
-            continue
-        if call.command is None:
-            continue
-        total += 1
-        command = normalized_command(call.command.raw, call.command.normalized)
-        streak[command] = streak.get(command, 0) + 1
-        best[command] = max(best[command], streak[command])
-        if call.changes_files:
-            streak.clear()
-    if not best:
+    runs = Counter(
+        normalized_command(call.command.raw, call.command.normalized)
+        for call in since_latest_change(session)
+        if call.command is not None
+    )
+    if not runs:
         return None
-    command, repeats = best.most_common(1)[0]
+    total = runs.total()
+    command, repeats = runs.most_common(1)[0]
     if repeats < limits.action_min_repeats or repeats / total < limits.action_min_share:
         return None
     shown = command if len(command) <= 80 else command[:77] + "..."

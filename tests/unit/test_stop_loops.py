@@ -8,6 +8,7 @@ from reflection_core.session.loops import LoopThresholds, action_loop, planning_
 from tests.unit.sessionbuild import SessionBuilder
 
 LIMITS = LoopThresholds()
+CTX = DecisionContext(config=config.defaults())
 
 
 def reads(n: int) -> SessionBuilder:
@@ -77,3 +78,32 @@ def test_loop_feedback_reaches_the_agent_once() -> None:
     second = decide(session, DecisionContext(config=config.defaults(), attempts=state))
     assert second.feedback is not None and "Start implementing" not in second.feedback
     assert "Still missing (reported before)" in second.feedback
+
+
+def test_a_loop_the_agent_broke_out_of_by_changing_the_code_is_over() -> None:
+    builder = SessionBuilder("Fix the add() bug").edit("src/calc.py")
+    for _ in range(3):
+        builder.bash("python -m pytest -q", exit=1, output="FAILED tests/test_x.py::test_add")
+    builder.say("The tests keep failing, I will stop here.")
+    looping = builder.build("The tests keep failing, I will stop here.")
+    assert [loop.kind for loop in decide(looping, CTX).loops] == ["action"]
+    builder.edit("src/calc.py", new="return a + b", old="return a - b")
+    builder.bash("python -m pytest -q", output="1 passed")
+    d = decide(builder.build("Found it: add() subtracted. Fixed; 1 passed."), CTX)
+    assert d.loops == [] and d.status == "complete", d.missing
+
+
+def test_the_same_command_piling_up_after_the_latest_change_is_a_loop_again() -> None:
+    builder = SessionBuilder("Fix the build").edit("src/a.ts")
+    for _ in range(3):
+        builder.bash("npm run build", exit=1)
+    builder.edit("src/a.ts", new="let y = 1")
+    for _ in range(3):
+        builder.bash("npm run build", exit=1)
+    loop = action_loop(builder.build(), LIMITS)
+    assert loop is not None and "3 times" in loop.evidence
+
+
+def test_reading_around_before_a_tested_change_is_not_a_planning_loop() -> None:
+    session = reads(20).edit("src/mod0.py").bash("python -m pytest -q", output="5 passed")
+    assert planning_loop(session.build(), "coding", LIMITS) is None
