@@ -15,19 +15,16 @@ from collections.abc import Sequence
 from reflection_core import config, paths
 from reflection_core.guards import gitcmd, protected_commit, protected_push, tests_ran
 from reflection_core.guards.branches import PushParseError
+from reflection_core.guards.hookenv import repo_and_config
 
 
 def pre_commit_main(argv: Sequence[str] | None = None) -> int:
     """No commits on a protected branch; the staged tree needs a passing test run."""
     argparse.ArgumentParser(prog="reflection hook pre-commit").parse_args(argv)
-    root = paths.find_repo_root()
-    if root is None:
-        return 0
-    try:
-        cfg = config.load(root)
-    except config.ConfigError as exc:
-        sys.stderr.write(f"reflection: configuration error: {exc}\n")
-        return 2
+    loaded = repo_and_config()
+    if isinstance(loaded, int):
+        return loaded
+    root, cfg = loaded
     status = protected_commit.check_commit(root, cfg)
     if status:
         return status

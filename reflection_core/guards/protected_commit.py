@@ -11,9 +11,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from reflection_core import config, paths
+from reflection_core import config
 from reflection_core.guards import gitcmd
 from reflection_core.guards.branches import protected_rule
+from reflection_core.guards.hookenv import repo_and_config
 
 
 def commit_refusal(
@@ -57,15 +58,10 @@ def check_commit(root: Path, cfg: config.Config) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="reflection-protected-commit", description=__doc__)
     parser.parse_args(argv)
-    root = paths.find_repo_root()
-    if root is None:
-        sys.stderr.write("reflection: not inside a git repository; nothing to check.\n")
-        return 0
-    try:
-        cfg = config.load(root)
-    except config.ConfigError as exc:
-        sys.stderr.write(f"reflection: configuration error: {exc}\n")
-        return 2
+    loaded = repo_and_config()
+    if isinstance(loaded, int):
+        return loaded
+    root, cfg = loaded
     return check_commit(root, cfg)
 
 

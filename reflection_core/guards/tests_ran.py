@@ -20,9 +20,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reflection_core import config, paths
+from reflection_core import config
 from reflection_core.globs import path_matches
 from reflection_core.guards import fingerprint, gitcmd, ledger
+from reflection_core.guards.hookenv import repo_and_config
 from reflection_core.guards.ledger import Stamp
 
 MAX_CANDIDATE_TREES = 20
@@ -349,15 +350,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what to check: the staged tree or pushed commits (auto: from the framework's env)",
     )
     args = parser.parse_args(argv)
-    root = paths.find_repo_root()
-    if root is None:
-        sys.stderr.write("reflection: not inside a git repository; nothing to check.\n")
-        return 0
-    try:
-        cfg = config.load(root)
-    except config.ConfigError as exc:
-        sys.stderr.write(f"reflection: configuration error: {exc}\n")
-        return 2
+    loaded = repo_and_config()
+    if isinstance(loaded, int):
+        return loaded
+    root, cfg = loaded
     if not cfg.get("tests.ledger"):
         sys.stderr.write("reflection: note: tests.ledger is false; the tests-ran gate passes.\n")
         return 0
