@@ -320,6 +320,11 @@ SCHEMA: dict[str, Any] = {
         "speak_max_chars": Field(_int(20), 400, "Longest text spoken."),
         "terminal": Field(_bool, True, "Ring the terminal through Claude Code's output."),
         "timeout": Field(_number(0.5), 10.0, "Seconds per delivery."),
+        "grace_seconds": Field(
+            _number(0.0),
+            3.0,
+            "With --wait, also take a verdict written this long before the notifier started.",
+        ),
     },
     "judge": {
         "provider": Field(_enum("openai", "anthropic", "none"), "none", "Second-opinion model."),

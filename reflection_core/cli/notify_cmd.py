@@ -2,7 +2,10 @@
 
 Registered on Claude Code's Stop event next to the stop hook, so it gets the hook
 payload on stdin and runs in parallel with the hook that writes the verdict: with
-`--wait` it waits for a verdict written after it started. As a hook it prints only
+`--wait` it waits for a verdict written after it started, or up to
+`notify.grace_seconds` before (the stop hook may finish before the notifier starts).
+As a hook it handles each verdict of a session at most once (`notify_ledger`), so
+that window never brings back the previous stop's verdict. As a hook it prints only
 `{"terminalSequence": ...}` (Claude Code writes those bytes to its own terminal,
 never to the model) and always exits 0: a notifier must never fail the hook.
 """
@@ -11,8 +14,10 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +26,7 @@ import click
 from reflection_core import config as config_mod
 from reflection_core import paths
 from reflection_core.consumers import notify as notify_mod
+from reflection_core.consumers import notify_ledger
 from reflection_core.consumers import verdict_files as vf
 from reflection_core.hookio import MAX_PAYLOAD_BYTES, PayloadError, parse_payload
 
@@ -32,7 +38,8 @@ from reflection_core.hookio import MAX_PAYLOAD_BYTES, PayloadError, parse_payloa
     type=float,
     default=0.0,
     show_default=True,
-    help="Seconds to wait for a verdict written after this command started.",
+    help="Seconds to wait for a verdict written after this command started "
+    "(or up to notify.grace_seconds before).",
 )
 def command(session: str | None, wait: float) -> None:
     """Send notifications for a complete verdict (chat, speech, terminal)."""
@@ -54,11 +61,24 @@ def command(session: str | None, wait: float) -> None:
         raise SystemExit(0 if as_hook else 2) from None
     session = session or _payload_str(payload, "session_id") or None
     stale = float(cfg.get("verdict.stale_seconds"))
-    verdict = _find_verdict(root, session, wait=wait, since=started, stale=stale)
-    if verdict is None:
-        reason = f"no fresh verdict for {session or 'this repo'}" + (
-            f" within {wait:g}s" if wait > 0 else ""
+    since = started - min(float(cfg.get("notify.grace_seconds")), stale)
+    ledger = _open_ledger(root) if as_hook else None
+    try:
+        verdict = _find_verdict(
+            root, session, wait=wait, since=since, stale=stale, accept=_news_filter(ledger)
         )
+        if verdict is None:
+            reason = f"no fresh verdict for {session or 'this repo'}" + (
+                f" within {wait:g}s" if wait > 0 else ""
+            )
+        elif ledger is not None and not _claim(ledger, verdict):
+            reason = f"another notifier already handled {verdict.path.name}"
+        else:
+            reason = ""
+    finally:
+        if ledger is not None:
+            ledger.close()
+    if verdict is None or reason:
         _warn(f"{reason}; nothing sent.")
         notify_mod.log_line(root, {"session_id": session, "kind": None, "reason": reason})
         raise SystemExit(0)
@@ -79,10 +99,18 @@ def command(session: str | None, wait: float) -> None:
 
 
 def _find_verdict(
-    root: Path, session: str | None, *, wait: float, since: float, stale: float
+    root: Path,
+    session: str | None,
+    *,
+    wait: float,
+    since: float,
+    stale: float,
+    accept: Callable[[vf.Verdict], bool],
 ) -> vf.Verdict | None:
     if wait > 0:
-        return vf.wait_for_verdict(root, session, since=since, timeout=wait, stale_seconds=stale)
+        return vf.wait_for_verdict(
+            root, session, since=since, timeout=wait, stale_seconds=stale, accept=accept
+        )
     try:
         verdict = vf.latest_verdict(root, session)
     except vf.VerdictError as exc:
@@ -90,7 +118,39 @@ def _find_verdict(
         return None
     if verdict is None or not vf.is_fresh(verdict, now=time.time(), stale_seconds=stale):
         return None
-    return verdict
+    return verdict if accept(verdict) else None
+
+
+def _open_ledger(root: Path) -> notify_ledger.Ledger | None:
+    """The handled-verdicts ledger; without it the notifier still notifies (fails open)."""
+    try:
+        return notify_ledger.Ledger.open(root)
+    except (sqlite3.Error, OSError) as exc:
+        _warn(f"cannot open the notify ledger ({exc}); a verdict may be notified twice")
+        return None
+
+
+def _news_filter(ledger: notify_ledger.Ledger | None) -> Callable[[vf.Verdict], bool]:
+    """Skip verdicts already handled; a ledger that fails mid-run stops filtering."""
+
+    def accept(verdict: vf.Verdict) -> bool:
+        if ledger is None:
+            return True
+        try:
+            return ledger.is_new(verdict)
+        except sqlite3.Error as exc:
+            _warn(f"notify ledger unreadable ({exc}); not skipping handled verdicts")
+            return True
+
+    return accept
+
+
+def _claim(ledger: notify_ledger.Ledger, verdict: vf.Verdict) -> bool:
+    try:
+        return ledger.claim(verdict)
+    except sqlite3.Error as exc:
+        _warn(f"cannot record the verdict as handled ({exc}); notifying anyway")
+        return True
 
 
 def _read_hook_payload() -> tuple[dict[str, Any] | None, str]:

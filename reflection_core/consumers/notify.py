@@ -235,7 +235,6 @@ def agent_continues(root: Path, verdict: dict[str, Any]) -> bool:
 def log_outcome(root: Path, session_id: str, outcome: NotifyOutcome) -> None:
     """One JSON line per notify run in `.reflection/notify.log` (no URLs, no message bodies)."""
     entry = {
-        "time": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "session_id": session_id,
         "kind": outcome.notice.kind if outcome.notice else None,
         "deliveries": [asdict(d) for d in outcome.deliveries],
@@ -245,7 +244,11 @@ def log_outcome(root: Path, session_id: str, outcome: NotifyOutcome) -> None:
 
 
 def log_line(root: Path, entry: dict[str, Any]) -> None:
+    """Append `entry`, stamped with the UTC time to the millisecond (races are sub-second)."""
+    now = time.time()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
+    line = json.dumps({"time": stamp, **entry}, ensure_ascii=False)
     try:
-        append_line(paths.reflection_dir(root) / LOG_NAME, json.dumps(entry, ensure_ascii=False))
+        append_line(paths.reflection_dir(root) / LOG_NAME, line)
     except OSError:
         pass  # the log is evidence, not a reason to fail the hook

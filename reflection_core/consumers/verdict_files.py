@@ -2,9 +2,12 @@
 
 The stop hook writes verdicts; everything here only reads them. A notifier and the
 stop hook usually run in parallel on the same event, so "the verdict for this
-stop" means a verdict written after the reader started and not older than
+stop" means a verdict written after `since` and not older than
 `verdict.stale_seconds`: `is_fresh` is that rule as a pure function, and
-`wait_for_verdict` polls until it holds or the timeout passes.
+`wait_for_verdict` polls until it holds (and the caller's `accept` agrees) or the
+timeout passes. Either process may start first, so the notifier moves `since` a
+grace window before its own start and lets `accept` skip verdicts it already
+handled (`notify_ledger`).
 """
 
 from __future__ import annotations
@@ -167,13 +170,17 @@ def wait_for_verdict(
     poll_interval: float = 0.2,
     clock: Callable[[], float] = time.time,
     sleep: Callable[[float], None] = time.sleep,
+    accept: Callable[[Verdict], bool] | None = None,
 ) -> Verdict | None:
-    """Poll until a fresh verdict for the session (any session when None) appears."""
+    """Poll until a fresh verdict for the session (any session when None) appears
+    that `accept` (when given) takes."""
     deadline = clock() + max(timeout, 0.0)
     while True:
         candidate = _newest_readable(root, session_id)
-        if candidate is not None and is_fresh(
-            candidate, now=clock(), stale_seconds=stale_seconds, since=since
+        if (
+            candidate is not None
+            and is_fresh(candidate, now=clock(), stale_seconds=stale_seconds, since=since)
+            and (accept is None or accept(candidate))
         ):
             return candidate
         remaining = deadline - clock()
