@@ -154,7 +154,12 @@ def categorize(
         questions=list(requests.questions),
         stuck=stuck,
     )
-    if requests.human_only and not failing and not other_gaps:
+    # Checks not yet run (MEDIUM) wait with the agent when a human-only item blocks it;
+    # a failed check (HIGH) or a false claim is the agent's own work to fix first.
+    waiting_with_checks_open = (
+        requests.blocking and not claims and all(g.severity in ("LOW", "MEDIUM") for g in failing)
+    )
+    if requests.human_only and not other_gaps and (not failing or waiting_with_checks_open):
         base.category = "waiting_for_user"
     elif requests.agent_actionable and (open_work or drift) and not requests.questions:
         base.category = "tool_available_punt"

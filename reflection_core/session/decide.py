@@ -326,6 +326,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
+        and not requests.blocking  # the agent says what stops it: a human-only item
     )
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change)
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None

@@ -36,7 +36,18 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "login",
             r"\b(log|sign) ?in\b.{0,30}\b(browser|account|portal|dashboard|console)\b|\bsso\b",
         ),
-        ("payment", r"\b(billing|payment|credit card|purchase)\b"),
+        (
+            # The user must pay, enter card details, or approve a charge: not a question
+            # about billing logic ("Which rule does billing use?").
+            "payment",
+            r"\b(credit|debit) card\b|\bcard (details|number)\b|"
+            r"\bpayment (method|details|info\w*)\b|"
+            r"\b(add|update|enter|set up|confirm|approve|authori[sz]e|complete|make)\b.{0,30}"
+            r"\b(payment|charge|purchase|billing (details|info\w*|account|method))\b|"
+            r"\b(upgrade|pay for|subscribe to|purchase|buy)\b.{0,30}\b(plan|subscription|"
+            r"licen[cs]e|seat|credits?|tier|quota)\b|\bbilling (is )?(not )?(enabled|disabled|"
+            r"required|account)\b|\b(enable|set up|activate) billing\b",
+        ),
         ("physical", r"\b(hardware key|yubikey|security key|plug in|physical device)\b"),
     )
 )
@@ -44,7 +55,7 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 _REQUEST = re.compile(
     r"\?|\b(you('ll| will)? need to|you must|you should|please|could you|can you|would you|"
     r"let me know|once you|after you|when you|you can (now )?run|you may want to|"
-    r"do you want|shall i|should i|tell me)\b",
+    r"do you want|shall i|should i|tell me|i('ll| will)? need you to)\b",
     re.I,
 )
 # A sentence opening with a bare imperative addresses the user ("Enter the code ...");
@@ -76,6 +87,33 @@ _PUNT = re.compile(
     r"^(run|execute|install|commit|push|rerun|re-run|check|verify|add|create|open)\b",
     re.I,
 )
+# A sentence saying a human-only item stands in the way: "the index asks for a 2FA code".
+_NEEDS = re.compile(
+    r"\b(asks? for|asking for|requires?|required|needs?|needed|wants|prompts? for|prompted for|"
+    r"expects?|waiting (for|on)|before (it|they|i|we)\b|until|blocked (by|on))\b",
+    re.I,
+)
+_BLOCKING = re.compile(
+    _NEEDS.pattern + r"|\b(so (that )?i can|before i can|to (continue|proceed|finish|go on)|"
+    r"(can(no|')t|could(n't| not)) (continue|proceed|go on|finish) without)\b",
+    re.I,
+)
+# A request that the user hand something over or do something for the agent:
+# "Please send me the current code", "Can you give me the key?", "I need you to approve it".
+_HANDOVER = re.compile(
+    r"\b(?:please|(?:can|could|would|will) you(?: please)?|i(?:'ll| will)? need you to|"
+    r"once you(?:'ve| have)?|when you(?:'ve| have)?)\s+"
+    r"(?P<verb>send|give|share|paste|provide|enter|type|forward|tell|post|text|email|read out|"
+    r"approve|complete|confirm|authori[sz]e|accept|solve|click|tap|do|handle|sent|given|"
+    r"shared|pasted|provided|entered|approved|completed|confirmed|done)\b(?P<object>[^.?!]*)",
+    re.I,
+)
+_PRONOUN = re.compile(r"\b(it|that|this|them|those|these|one)\b", re.I)
+_WORD = re.compile(r"[a-z0-9]+")
+# Words that say nothing about which item a request refers to.
+_FILLER = frozenset(
+    _WORD.findall("me us the a an to so i we can now here over please current new latest for with")
+)
 _INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 
@@ -87,10 +125,14 @@ class HumanActionAssessment:
     human_only: list[tuple[str, str]] = field(default_factory=list)  # (kind, sentence)
     agent_actionable: list[str] = field(default_factory=list)  # tool-doable asks (punts)
     questions: list[str] = field(default_factory=list)  # choices/information only the user has
+    # A human-only item is stated as what stands in the way ("... asks for a 2FA code",
+    # "so I can finish"): the agent cannot go on, so unfinished checks wait for it too.
+    blocking: bool = False
 
 
-def requests_in(text: str) -> list[str]:
-    """Sentences (and bullet lines) of `text` that ask something of the user."""
+def sentences_in(text: str) -> list[tuple[str, bool]]:
+    """Every sentence (and bullet line) of `text`, each with whether it asks something
+    of the user."""
     out = []
     # "Plan: 1. add x; 2. run y." is one enumeration, not sentences addressed to the user.
     text = _INLINE_NUMBER.sub(r"\1) ", text or "")
@@ -98,9 +140,16 @@ def requests_in(text: str) -> list[str]:
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue
-        if _REQUEST.search(sentence) or (not _BULLET.match(piece) and _IMPERATIVE.match(sentence)):
-            out.append(sentence[:300])
+        asks = bool(
+            _REQUEST.search(sentence) or (not _BULLET.match(piece) and _IMPERATIVE.match(sentence))
+        )
+        out.append((sentence[:300], asks))
     return out
+
+
+def requests_in(text: str) -> list[str]:
+    """Sentences (and bullet lines) of `text` that ask something of the user."""
+    return [sentence for sentence, asks in sentences_in(text) if asks]
 
 
 def human_only_kind(sentence: str) -> str | None:
@@ -110,13 +159,39 @@ def human_only_kind(sentence: str) -> str | None:
     return None
 
 
+def refers_back(request: str, previous: str) -> bool:
+    """Whether `request` hands over or acts on a human-only item that `previous` says
+    is needed ("... asks for a two-factor code." + "Please send me the current code.")."""
+    match = _HANDOVER.search(request)
+    if match is None or not _NEEDS.search(previous) or human_only_kind(previous) is None:
+        return False
+    obj = match.group("object")
+    if _PRONOUN.search(obj):
+        return True
+    named = set(_WORD.findall(previous.lower())) - _FILLER
+    return any(word in named for word in _WORD.findall(obj.lower()) if word not in _FILLER)
+
+
 def assess_requests(text: str) -> HumanActionAssessment:
-    """Sort every request in the agent's message into human-only, punt, or real question."""
+    """Sort every request in the agent's message into human-only, punt, or real question.
+
+    A request with no human-only words of its own is human-only when it asks for the
+    item the sentence before names as needed.
+    """
     result = HumanActionAssessment()
-    for sentence in requests_in(text):
+    previous = ""
+    for sentence, asks in sentences_in(text):
+        before, previous = previous, sentence
+        if not asks:
+            continue
         kind = human_only_kind(sentence)
+        if kind is None and refers_back(sentence, before):
+            kind = human_only_kind(before)
+            sentence = f"{before} {sentence}"[:300]
         if kind is not None:
             result.human_only.append((kind, sentence))
+            stated_before = _NEEDS.search(before) and human_only_kind(before)
+            result.blocking |= bool(_BLOCKING.search(sentence) or stated_before)
         elif _CHOICE.search(sentence):
             result.questions.append(sentence)
         elif _PUNT.search(sentence) and _AGENT_VERBS.search(sentence):

@@ -105,6 +105,92 @@ def test_human_only_requests(final: str, kind: str) -> None:
     assert d.requires_human_action and d.status == "waiting_for_user" and not d.should_block
 
 
+@pytest.mark.parametrize(
+    ("final", "kind"),
+    [
+        (
+            "The package index asks for a two-factor code from your authenticator app before "
+            "it accepts the login. Please send me the current code.",
+            "2fa",
+        ),
+        (
+            "The deploy requires an API key from your dashboard. Can you give me the key?",
+            "credentials",
+        ),
+        (
+            "The release needs your approval in the GitHub UI. I need you to approve it.",
+            "approval",
+        ),
+        (
+            "The hosting provider needs a payment method on file. Could you enter one?",
+            "payment",
+        ),
+        ("The checkout needs a credit card. Please enter your card details.", "payment"),
+    ],
+)
+def test_a_request_for_the_human_only_item_named_in_the_sentence_before(
+    final: str, kind: str
+) -> None:
+    assessment = assess_requests(final)
+    assert [k for k, _ in assessment.human_only] == [kind]
+    assert assessment.blocking
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "I fixed the 2FA verification bug. Can you give it a try?",
+        "The login test needs a valid OTP fixture. Please run the tests again.",
+        "The invoice total needs tax. Can you send me the tax rate for Germany?",
+        "Which rule does billing use?",
+        "I refactored the billing module. Which payment rounding should it use: up or down?",
+    ],
+)
+def test_requests_that_do_not_ask_for_a_human_only_item_are_not_human_only(final: str) -> None:
+    assert assess_requests(final).human_only == []
+
+
+def test_a_question_about_billing_logic_waits_as_a_question_not_a_payment() -> None:
+    d = run("Which rule does billing use?", UNTESTED)
+    assert d.human_actions == [] and not d.requires_human_action
+    assert d.status == "waiting_for_user"
+
+
+def test_a_human_only_blocker_ends_a_coding_task_waiting_even_with_tests_not_run() -> None:
+    session = (
+        SessionBuilder("Add sub() to calc.py and publish version 0.1.0 to the package index")
+        .edit("src/calc.py")
+        .bash("python -m build")
+        .build(
+            "Built the release. The package index asks for a two-factor code from your "
+            "authenticator app before it accepts the upload. Please send me the current code."
+        )
+    )
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert (d.status, d.requires_human_action, d.should_block) == ("waiting_for_user", True, False)
+    assert d.gates["tests"].failing, "the open check is still reported"
+
+
+def test_a_human_only_blocker_does_not_excuse_failing_tests() -> None:
+    session = (
+        SessionBuilder("Add sub() to calc.py and publish it")
+        .edit("src/calc.py")
+        .bash("python -m pytest -q", exit=1, output="1 failed")
+        .build("The index requires a 2FA code before it accepts the login. Please send it.")
+    )
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert d.should_block and not d.requires_human_action
+
+
+def test_a_human_only_blocker_explains_a_coding_task_with_no_change() -> None:
+    session = SessionBuilder("Wire the payment client to the live API").read("src/pay.py")
+    d = decide(
+        session.build("The live API requires an API key from your dashboard. Please send it."),
+        DecisionContext(config=config.defaults()),
+    )
+    assert (d.status, d.requires_human_action, d.should_block) == ("waiting_for_user", True, False)
+
+
 def test_human_only_plus_open_agent_work_still_pushes() -> None:
     d = run("Please add the API key to .env. I also changed the parser.", UNTESTED)
     assert d.should_block and not d.requires_human_action
