@@ -215,7 +215,7 @@ def notify_for_verdict(
     else:
         sequence = terminal_sequence(notice) if notify_cfg.get("terminal", True) else None
         outcome = NotifyOutcome(notice, deliver(notice, notify_cfg), sequence)
-    log_outcome(root, str(verdict.get("session_id") or ""), outcome)
+    log_outcome(root, verdict, outcome)
     return outcome
 
 
@@ -232,10 +232,12 @@ def agent_continues(root: Path, verdict: dict[str, Any]) -> bool:
     return isinstance(decision, dict) and decision.get("should_block") is True
 
 
-def log_outcome(root: Path, session_id: str, outcome: NotifyOutcome) -> None:
-    """One JSON line per notify run in `.reflection/notify.log` (no URLs, no message bodies)."""
+def log_outcome(root: Path, verdict: dict[str, Any], outcome: NotifyOutcome) -> None:
+    """One JSON line per notify run in `.reflection/notify.log` (no URLs, no message bodies);
+    the verdict's `created_at` says which stop it was about."""
     entry = {
-        "session_id": session_id,
+        "session_id": str(verdict.get("session_id") or ""),
+        "verdict_created_at": verdict.get("created_at"),
         "kind": outcome.notice.kind if outcome.notice else None,
         "deliveries": [asdict(d) for d in outcome.deliveries],
         "reason": outcome.reason,

@@ -76,6 +76,7 @@ def test_verdict_written_before_the_notifier_started_is_still_notified(
     assert proc.returncode == 0, proc.stderr
     assert "task complete" in json.loads(proc.stdout)["terminalSequence"]
     assert [post["message"] for post in received.posts] == ["Only a .gitignore file."]
+    assert log_entries(git_repo)[-1]["verdict_created_at"] == verdict["created_at"]
 
 
 def test_the_same_verdict_is_never_notified_twice(
