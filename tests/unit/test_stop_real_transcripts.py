@@ -12,6 +12,7 @@ import pytest
 
 from reflection_core.session.analyze import analyze_transcript
 from reflection_core.session.decide import Decision
+from tests.gitutil import make_repo
 
 FIXTURES = Path(__file__).resolve().parents[1] / "e2e" / "fixtures"
 FEEDBACK_MARK = "Stop hook blocking error"
@@ -37,7 +38,18 @@ def analyze(path: Path, **kwargs: str) -> Decision:
 
 
 def test_edit_without_a_test_run_is_blocked_at_the_first_stop(tmp_path: Path) -> None:
-    d = analyze(at_first_stop("claude_edit_blocked_then_tests_pass.jsonl", tmp_path))
+    # The recording's own project directory is gone; judge it against one like it
+    # (calc.py and a pytest suite) so the feedback can name the repo's test command.
+    sample = make_repo(
+        tmp_path / "sample",
+        files={
+            "calc.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_x.py": "",
+            "pyproject.toml": "",
+        },
+    )
+    transcript = at_first_stop("claude_edit_blocked_then_tests_pass.jsonl", tmp_path)
+    d = analyze_transcript(transcript, cwd=sample, use_ledger=False)
     assert d.should_block and d.gates["tests"].failing
     assert d.feedback is not None and "pytest" in d.feedback
 
