@@ -3,16 +3,14 @@ done, none while the stop hook is still pushing the agent on."""
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
 
 from tests.e2e.conftest import TEST_COMMAND, Project
 from tests.e2e.model_server import bash, edit, say
+from tests.loopback import json_receiver
 
 pytestmark = pytest.mark.e2e
 
@@ -20,27 +18,8 @@ pytestmark = pytest.mark.e2e
 @pytest.fixture
 def inbox() -> Iterator[tuple[list[dict[str, Any]], int]]:
     """A loopback endpoint for apprise's json:// notifications: (received posts, port)."""
-    posts: list[dict[str, Any]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
-            posts.append(json.loads(body))
-            self.send_response(200)
-            self.send_header("Content-Length", "0")
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield posts, server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_receiver() as (received, port):
+        yield received.posts, port
 
 
 def test_one_notice_when_the_task_is_done_none_while_pushed_on(

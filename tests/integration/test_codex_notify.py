@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -16,6 +14,7 @@ import jsonschema
 import pytest
 
 from reflection_core.consumers import verdict_files
+from tests.loopback import json_receiver
 from tests.verdictutil import write_verdict
 
 REFLECTION = str(Path(sys.executable).with_name("reflection"))
@@ -26,28 +25,12 @@ VERDICT_SCHEMA = json.loads(
 
 @pytest.fixture
 def posts(git_repo: Path) -> Iterator[list[dict[str, Any]]]:
-    received: list[dict[str, Any]] = []
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            received.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"json://127.0.0.1:{server.server_address[1]}/"
-    (git_repo / ".reflection.yaml").write_text(
-        f"notify:\n  urls: [{json.dumps(url)}]\n", encoding="utf-8"
-    )
-    try:
-        yield received
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_receiver() as (received, port):
+        url = f"json://127.0.0.1:{port}/"
+        (git_repo / ".reflection.yaml").write_text(
+            f"notify:\n  urls: [{json.dumps(url)}]\n", encoding="utf-8"
+        )
+        yield received.posts
 
 
 def codex_notify(*argv: str) -> subprocess.CompletedProcess:

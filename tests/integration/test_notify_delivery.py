@@ -16,41 +16,17 @@ from typing import Any
 import pytest
 
 from reflection_core.atomic import write_json_atomic
+from tests.loopback import Receiver, json_receiver
 from tests.verdictutil import iso_utc, write_verdict
 
 REFLECTION = str(Path(sys.executable).with_name("reflection"))
 SECRET = "ghp_abcdefghijklmnopqrstuvwxyz0123456789"
 
 
-class Receiver:
-    def __init__(self) -> None:
-        self.posts: list[dict[str, Any]] = []
-        self.got_one = threading.Event()
-
-
 @pytest.fixture
 def receiver() -> Iterator[tuple[Receiver, int]]:
-    received = Receiver()
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_POST(self) -> None:
-            body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-            received.posts.append(json.loads(body))
-            received.got_one.set()
-            self.send_response(200)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield received, server.server_address[1]
-    finally:
-        server.shutdown()
-        server.server_close()
+    with json_receiver() as served:
+        yield served
 
 
 def configure(repo: Path, urls: list[str], **notify: Any) -> None:
