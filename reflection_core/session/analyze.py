@@ -77,7 +77,6 @@ def gather_context(
     use_ledger: bool = True,
     permission_mode: str | None = None,
     attempts: AttemptState | None = None,
-    stop_hook_active: bool = False,
     event: str = "stop",
 ) -> tuple[DecisionContext, dict[str, Any]]:
     """The decision context plus what each source said (for the record)."""
@@ -89,7 +88,6 @@ def gather_context(
         ledger=ledger,
         permission_mode=permission_mode,
         attempts=attempts or AttemptState(),
-        stop_hook_active=stop_hook_active,
         event=event,
         root=str(root) if root is not None else None,
     )

@@ -19,7 +19,6 @@ CREATE TABLE IF NOT EXISTS stop_attempts (
     task_id TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     patterns TEXT NOT NULL DEFAULT '[]',
-    last_events INTEGER NOT NULL DEFAULT -1,
     updated_at REAL NOT NULL,
     PRIMARY KEY (session_key, task_id)
 );
@@ -28,11 +27,10 @@ CREATE TABLE IF NOT EXISTS stop_attempts (
 
 @dataclass(frozen=True)
 class AttemptState:
-    """Blocks already given for this task, the gap patterns already named, and progress."""
+    """Blocks already given for this task and the gap patterns already named."""
 
     attempts: int = 0
     sent_patterns: frozenset[str] = frozenset()
-    last_events: int = -1  # event count of the session at the last block
 
 
 def connect() -> sqlite3.Connection:
@@ -45,8 +43,7 @@ def connect() -> sqlite3.Connection:
 
 def load(conn: sqlite3.Connection, session_key: str, task_id: str) -> AttemptState:
     row = conn.execute(
-        "SELECT attempts, patterns, last_events FROM stop_attempts"
-        " WHERE session_key = ? AND task_id = ?",
+        "SELECT attempts, patterns FROM stop_attempts WHERE session_key = ? AND task_id = ?",
         (session_key, task_id),
     ).fetchone()
     if row is None:
@@ -54,7 +51,7 @@ def load(conn: sqlite3.Connection, session_key: str, task_id: str) -> AttemptSta
     patterns = json.loads(row[1])
     if not isinstance(patterns, list):
         raise ValueError("stop_attempts.patterns is not a JSON list")
-    return AttemptState(int(row[0]), frozenset(str(p) for p in patterns), int(row[2]))
+    return AttemptState(int(row[0]), frozenset(str(p) for p in patterns))
 
 
 def record_block(
@@ -62,7 +59,6 @@ def record_block(
     session_key: str,
     task_id: str,
     patterns: list[str],
-    events: int,
     attempt: int,
 ) -> None:
     """Store that block number `attempt` was given, naming `patterns`."""
@@ -71,12 +67,12 @@ def record_block(
         current = load(conn, session_key, task_id)
         merged = sorted(current.sent_patterns | set(patterns))
         conn.execute(
-            "INSERT INTO stop_attempts (session_key, task_id, attempts, patterns, last_events,"
-            " updated_at) VALUES (?, ?, ?, ?, ?, ?)"
+            "INSERT INTO stop_attempts (session_key, task_id, attempts, patterns, updated_at)"
+            " VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (session_key, task_id) DO UPDATE SET"
             " attempts = MAX(attempts, excluded.attempts), patterns = excluded.patterns,"
-            " last_events = excluded.last_events, updated_at = excluded.updated_at",
-            (session_key, task_id, attempt, json.dumps(merged), events, time.time()),
+            " updated_at = excluded.updated_at",
+            (session_key, task_id, attempt, json.dumps(merged), time.time()),
         )
         conn.execute("COMMIT")
     except BaseException:

@@ -66,7 +66,6 @@ class DecisionContext:
     ledger: LedgerEvidence | None = None
     permission_mode: str | None = None
     attempts: AttemptState = field(default_factory=AttemptState)
-    stop_hook_active: bool = False
     event: str = "stop"
     root: str | None = None
     gate_failures: list[ExternalGateFailure] = field(default_factory=list)

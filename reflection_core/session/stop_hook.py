@@ -78,7 +78,6 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
             cfg,
             permission_mode=_str_or_none(payload.get("permission_mode")),
             attempts=state,
-            stop_hook_active=bool(payload.get("stop_hook_active")),
             event=event,
         )
         sources["gate_run"] = _optional(
@@ -87,9 +86,7 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
         decision = decide(session, ctx)
         sources["judge"] = _optional(_second_opinion, decision, sources, session, cfg)
         if decision.should_block:
-            attempts.record_block(
-                conn, session_key, tid, decision.patterns, len(session.events), decision.attempt
-            )
+            attempts.record_block(conn, session_key, tid, decision.patterns, decision.attempt)
         elif decision.complete:
             attempts.reset(conn, session_key, tid)
     finally:

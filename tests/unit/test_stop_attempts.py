@@ -14,18 +14,18 @@ def test_unknown_task_starts_at_zero() -> None:
     assert attempts.load(conn, "s", "t") == attempts.AttemptState()
 
 
-def test_blocks_accumulate_patterns_and_progress() -> None:
+def test_blocks_accumulate_patterns() -> None:
     conn = attempts.connect()
-    attempts.record_block(conn, "s", "t", ["tests:not_run"], events=5, attempt=1)
-    attempts.record_block(conn, "s", "t", ["loop:planning"], events=9, attempt=2)
+    attempts.record_block(conn, "s", "t", ["tests:not_run"], attempt=1)
+    attempts.record_block(conn, "s", "t", ["loop:planning"], attempt=2)
     state = attempts.load(conn, "s", "t")
-    assert state.attempts == 2 and state.last_events == 9
+    assert state.attempts == 2
     assert state.sent_patterns == {"tests:not_run", "loop:planning"}
 
 
 def test_tasks_and_sessions_are_separate_and_reset_forgets() -> None:
     conn = attempts.connect()
-    attempts.record_block(conn, "s", "t1", ["a"], events=1, attempt=1)
+    attempts.record_block(conn, "s", "t1", ["a"], attempt=1)
     assert attempts.load(conn, "s", "t2").attempts == 0
     assert attempts.load(conn, "other", "t1").attempts == 0
     attempts.reset(conn, "s", "t1")
@@ -34,8 +34,8 @@ def test_tasks_and_sessions_are_separate_and_reset_forgets() -> None:
 
 def test_a_count_never_goes_backwards() -> None:
     conn = attempts.connect()
-    attempts.record_block(conn, "s", "t", [], events=1, attempt=3)
-    attempts.record_block(conn, "s", "t", [], events=2, attempt=2)
+    attempts.record_block(conn, "s", "t", [], attempt=3)
+    attempts.record_block(conn, "s", "t", [], attempt=2)
     assert attempts.load(conn, "s", "t").attempts == 3
 
 
@@ -44,7 +44,7 @@ def test_concurrent_writers_lose_no_pattern() -> None:
 
     def block(n: int) -> None:
         conn = attempts.connect()
-        attempts.record_block(conn, "s", "t", [f"p{n}"], events=n, attempt=1)
+        attempts.record_block(conn, "s", "t", [f"p{n}"], attempt=1)
         conn.close()
 
     threads = [threading.Thread(target=block, args=(n,)) for n in range(8)]

@@ -74,7 +74,7 @@ def test_loop_feedback_reaches_the_agent_once() -> None:
     assert "Start implementing" in first.feedback
     from reflection_core.session.attempts import AttemptState
 
-    state = AttemptState(attempts=1, sent_patterns=frozenset(first.patterns), last_events=0)
+    state = AttemptState(attempts=1, sent_patterns=frozenset(first.patterns))
     second = decide(session, DecisionContext(config=config.defaults(), attempts=state))
     assert second.feedback is not None and "Start implementing" not in second.feedback
     assert "Still missing (reported before)" in second.feedback

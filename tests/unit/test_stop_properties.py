@@ -75,7 +75,6 @@ def build(prompt: str, steps: list[tuple[object, ...]], final: str) -> Session:
     final=TEXTS,
     used=st.integers(0, 5),
     mode=st.sampled_from([None, "default", "plan"]),
-    active=st.booleans(),
 )
 def test_any_session_gets_a_valid_bounded_decision(
     prompt: str,
@@ -83,14 +82,12 @@ def test_any_session_gets_a_valid_bounded_decision(
     final: str,
     used: int,
     mode: str | None,
-    active: bool,
 ) -> None:
     session = build(prompt, steps, final)
     ctx = DecisionContext(
         config=config.defaults(),
         permission_mode=mode,
         attempts=AttemptState(attempts=used),
-        stop_hook_active=active,
     )
     d = decide(session, ctx)
     assert d.should_block == (d.feedback is not None)
