@@ -45,6 +45,18 @@ def redact(text: str) -> str:
     return text
 
 
+def secret_values(text: str) -> list[str]:
+    """The secret part of every span `redact` would replace (the value, not the name
+    or scheme kept around it), so a detector can tell a real value from a placeholder."""
+    values = []
+    for pattern, replacement in _PATTERNS:
+        kept = [int(group) for group in re.findall(r"\\(\d)", replacement)]
+        for match in pattern.finditer(text):
+            start = match.end(max(kept)) if kept else match.start()
+            values.append(text[start : match.end()].strip().strip("\"'@"))
+    return values
+
+
 def redact_obj(value: Any) -> Any:
     """A deep copy of JSON-like `value` with every string redacted."""
     if isinstance(value, str):

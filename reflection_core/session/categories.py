@@ -73,6 +73,13 @@ _NEGATED = re.compile(
 )
 
 
+# After a passing partial run, only a claim about the whole suite overstates it:
+# "the serializer tests pass" is true, "all tests pass" is not known.
+_WHOLE_SUITE = re.compile(
+    r"\b(all|every|entire|whole|full|everything)\b|\btest suite\b|\bno regressions?\b", re.I
+)
+
+
 @dataclass
 class StopAssessment:
     category: str
@@ -87,8 +94,11 @@ def unsupported_claims(text: str, tests: GateResult | None) -> list[str]:
     """Claims of passing/verified work that no passing test run after the change backs."""
     if tests is None or tests.satisfied:
         return []
+    partial_pass = tests.pattern == "tests:partial"
     claims = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
+        if partial_pass and not _WHOLE_SUITE.search(sentence):
+            continue
         for match in _TEST_CLAIM.finditer(sentence):
             before = sentence[max(0, match.start() - 40) : match.start()]
             if _NEGATED.search(before) or _NEGATED.search(match.group(0)):

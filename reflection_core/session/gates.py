@@ -20,7 +20,15 @@ _FAILED_IN_OUTPUT = re.compile(
     r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b", re.M
 )
 _NOTHING_RAN = re.compile(
-    r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b", re.I
+    r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
+    r"\bno tests? (files? )?(were )?found\b|\b0 passing\b|\bTests:\s+0 total\b|"
+    r"\b0 tests? (ran|run|executed)\b",
+    re.I,
+)
+# A count of tests that did run: a runner that found nothing in one place ("running 0
+# tests" for doc-tests, "No tests found" for one package) may still have run the rest.
+_RAN_SOME = re.compile(
+    r"\b[1-9]\d* (passed|passing)\b|\bRan [1-9]\d* tests?\b|\bTests:\s+[1-9]\d* passed", re.I
 )
 _PASSED_IN_OUTPUT = re.compile(
     r"\b[1-9]\d* (passed|passing)\b|^OK\b|^ok\s|\bPASS\b|\bTests?:\s+\d+ passed", re.M
@@ -92,6 +100,14 @@ def last_change_index(session: Session) -> int:
     return -1
 
 
+def ran_nothing(call: ToolCall) -> bool:
+    """The run finished but no test ran: "No tests found, exiting with code 0",
+    "collected 0 items", pytest's exit 5."""
+    if call.exit_code == 5 and call.command is not None and call.command.test_runner == "pytest":
+        return True
+    return bool(_NOTHING_RAN.search(call.output)) and not _RAN_SOME.search(call.output)
+
+
 def run_passed(call: ToolCall) -> bool | None:
     """Did this run pass? Output showing failures wins over an exit code a pipe masked.
 
@@ -100,7 +116,7 @@ def run_passed(call: ToolCall) -> bool | None:
     """
     if call.ok is None:
         return None
-    if call.ok and (_FAILED_IN_OUTPUT.search(call.output) or _NOTHING_RAN.search(call.output)):
+    if call.ok and (_FAILED_IN_OUTPUT.search(call.output) or ran_nothing(call)):
         return False
     if call.ok and call.command is not None and call.command.exit_masked:
         return bool(_PASSED_IN_OUTPUT.search(call.output))
@@ -188,6 +204,18 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
             next_action=f"Wait for the test run to finish, or {action.lower()} again",
             severity="MEDIUM",
             pattern="tests:no_result",
+        )
+    if not passed and ran_nothing(last):
+        return GateResult(
+            "tests",
+            required,
+            False,
+            f"`{_cmd(last)}` ran no tests (none collected or found)",
+            missing="the last test run ran no tests",
+            next_action="Make the test runner find the tests (file names, test paths or "
+            f"patterns in its config), then {action.lower()} again and check the count",
+            severity="MEDIUM",
+            pattern="tests:none_ran",
         )
     if not passed:
         flaky = dismissed_as_flaky(session, last.index)

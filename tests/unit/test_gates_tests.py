@@ -143,3 +143,22 @@ def test_ledger_pass_wins_over_a_transcript_without_a_run() -> None:
 def test_no_change_means_nothing_to_test() -> None:
     s = SessionBuilder("Explain the cache").read("src/cache.py").build()
     assert gate(s).satisfied
+
+
+def test_runner_that_found_no_tests_is_not_a_pass_even_with_exit_zero() -> None:
+    output = "> jest\n\nNo tests found, exiting with code 0\n  testMatch: **/*.test.js - 0 matches"
+    s = SessionBuilder("Add a test").write("src/price.tests.js").bash("npm test", output=output)
+    result = gate(s.build())
+    assert not result.satisfied and result.pattern == "tests:none_ran"
+    assert "ran no tests" in result.evidence and result.severity == "MEDIUM"
+
+
+def test_pytest_exit_5_is_no_tests_ran() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest tests/unit", exit=5, output="")
+    assert gate(s.build()).pattern == "tests:none_ran"
+
+
+def test_an_empty_section_next_to_tests_that_ran_still_passes() -> None:
+    output = "running 12 tests\ntest result: ok. 12 passed\n\nDoc-tests app\nrunning 0 tests\n"
+    s = SessionBuilder("Fix it").edit("src/lib.rs").bash("cargo test", output=output).build()
+    assert gate(s).satisfied

@@ -254,3 +254,15 @@ def test_a_claim_backed_by_the_transcript_is_not_false_when_the_ledger_lacks_the
     d = decide(session, DecisionContext(config=config.defaults(), ledger=ledger))
     assert d.gates["tests"].failing and d.severity == "MEDIUM"
     assert not any("claimed" in m for m in d.missing)
+
+
+def test_claim_about_the_tests_that_ran_is_not_false_after_a_partial_run() -> None:
+    partial = SessionBuilder("Swap the JSON encoder and make sure nothing else breaks").edit(
+        "src/serializers.py"
+    )
+    partial.bash("python -m pytest tests/test_serializers.py -q", output="8 passed")
+    d = run("The serializer tests pass.", partial)
+    assert not d.complete and d.severity == "MEDIUM"
+    assert d.assessment is not None and not d.assessment.unsupported_claims
+    d = run("All tests pass.", partial)
+    assert d.severity == "HIGH"

@@ -1,0 +1,133 @@
+"""Edits that plant credentials or switch tests off, and `rm -r` of important paths."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.session.security import (
+    disabled_assertion,
+    removed_important,
+    security_findings,
+)
+from tests.unit.sessionbuild import SessionBuilder
+
+
+def rules(builder: SessionBuilder) -> list[str]:
+    return [f.rule for f in security_findings(builder.build())]
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        (
+            "src/settings.py",
+            'DATABASE_URL = "postgres://app:Zq8!rT2vLm@db.prod.internal:5432/app"\n',
+        ),
+        ("src/aws.py", 'session = boto3.Session(aws_access_key_id="AKIAQ3EGTWXY7RPL2HNA")\n'),
+        ("src/config.py", 'DB_PASSWORD = "Tr0ub4dor&3x"\n'),
+        ("config/app.yaml", "smtp:\n  password: hR7#kd92!xQ\n"),
+        (
+            "src/github.py",
+            'HEADERS = {"Authorization": "token ghp_Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3lM5"}\n',
+        ),
+        ("tests/conftest.py", 'URL = "mysql://ci:Vb7-Lq2xW9s@10.2.0.14/shop"\n'),
+    ],
+)
+def test_credential_literals_written_into_files_are_found(path: str, content: str) -> None:
+    assert rules(SessionBuilder("Connect it").write(path, content)) == ["secret_in_code"]
+
+
+@pytest.mark.parametrize(
+    ("path", "content"),
+    [
+        ("src/settings.py", 'DATABASE_URL = os.environ["DATABASE_URL"]\n'),
+        ("src/settings.py", 'PASSWORD_ENV = "DATABASE_PASSWORD"\n'),
+        ("src/settings.py", 'password = settings.get("db_password")\n'),
+        ("docker-compose.yml", "DATABASE_URL: postgres://postgres:postgres@localhost/app\n"),
+        ("src/api.py", 'TOKEN_URL = "https://oauth2.example.org/token"\n'),
+        (".env.example", "STRIPE_SECRET_KEY=sk_test_replace_me\nDB_PASSWORD=changeme\n"),
+        (".env", 'OPENAI_API_KEY="sk-proj-4fGh7Jk9Lm2Np4Qr6St8Vw0Xy"\n'),
+        ("tests/test_users.py", 'user = make_user(email="a@b.c", password="Passw0rd!23")\n'),
+        ("src/auth.py", 'token_type = "bearer"\nauthor = "Jane Doe"\n'),
+        ("src/db.py", 'dsn = f"postgresql://{user}:{password}@{host}/{name}"\n'),
+    ],
+)
+def test_names_placeholders_and_the_local_env_file_are_not_credentials(
+    path: str, content: str
+) -> None:
+    assert rules(SessionBuilder("Connect it").write(path, content)) == []
+
+
+def test_an_edit_next_to_a_credential_that_was_already_there_is_not_a_finding() -> None:
+    line = 'API_KEY = "AKIAQ3EGTWXY7RPL2HNA"'
+    builder = SessionBuilder("Rename the client").edit(
+        "src/aws.py", new=f"{line}\nclient = make_client(API_KEY)", old=f"{line}\nc = mk(API_KEY)"
+    )
+    assert rules(builder) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "target"),
+    [
+        ("rm -rf build dist .git", ".git"),
+        ("rm -r -f ./src", "src"),
+        ("cd /repo && rm -rf tests/", "tests"),
+        ("sudo rm -fr ~/", "~"),
+        ("rm --recursive --force node_modules .", "."),
+    ],
+)
+def test_any_argument_of_a_recursive_rm_can_be_the_important_one(command: str, target: str) -> None:
+    assert removed_important(command) == target
+    assert "rm_rf_important" in rules(SessionBuilder("Clean up").bash(command))
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "rm -rf build dist node_modules",
+        "rm -rf .git/hooks/pre-commit.sample",
+        "rm src",
+        "rm -f tests.log",
+    ],
+)
+def test_removing_build_output_is_not_a_finding(command: str) -> None:
+    assert removed_important(command) is None
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "how"),
+    [
+        (
+            "    assert order.total == Decimal('12.50')",
+            "    # assert order.total == Decimal('12.50')  # FIXME flaky on CI",
+            "commented out",
+        ),
+        ("  expect(res.status).toBe(200);", "  // expect(res.status).toBe(200);", "commented out"),
+        ("    assert parse('1,5') == 1.5", "    assert True", "cannot fail"),
+        ("    self.assertEqual(total, 3)", "    pass  # TODO", "`pass`"),
+    ],
+)
+def test_switching_an_assertion_off_is_found(old: str, new: str, how: str) -> None:
+    assert how in (disabled_assertion(old, new) or "")
+    builder = SessionBuilder("Make CI green").edit("tests/test_orders.py", new=new, old=old)
+    assert rules(builder) == ["tests_disabled"]
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("    assert total == 3", "    assert total == 4  # the fee is now included"),
+        ("    assert a == 1\n    assert b == 2", "    assert (a, b) == (1, 2)"),
+        ("    # assert debug_output()", "    assert debug_output() == ''"),
+    ],
+)
+def test_changing_or_merging_assertions_is_not_disabling_them(old: str, new: str) -> None:
+    builder = SessionBuilder("Update the test").edit("tests/test_orders.py", new=new, old=old)
+    assert rules(builder) == []
+
+
+def test_commenting_out_an_assertion_outside_tests_is_not_a_test_finding() -> None:
+    builder = SessionBuilder("x").edit(
+        "src/app.py", new="    # assert ready", old="    assert ready"
+    )
+    assert rules(builder) == []
