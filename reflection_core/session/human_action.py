@@ -23,13 +23,15 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "credentials",
             r"\bapi[ _-]?keys?\b|\bcredentials?\b|\baccess tokens?\b|\bsecret keys?\b|"
-            r"\bpassword\b|from (the|your) (dashboard|console|portal|account settings)",
+            r"\bpassword\b|\b(webhook|signing|client|app) secrets?\b|"
+            r"from (the|your) ([\w'-]+ ){0,2}(dashboard|console|portal|account settings)",
         ),
         (
             "approval",
-            r"\b(approve|approval|sign[- ]off)\b.{0,40}\b(pr|pull request|merge|deploy\w*|release|"
-            r"request|change|budget|access)\b|\bneeds? (your|an?) (approval|sign[- ]off)\b|"
-            r"\breview and merge\b",
+            r"\b(approve[ds]?|approval|sign[- ]off)\b.{0,40}\b(pr|pull request|merge|deploy\w*|"
+            r"release|request|change|budget|access|ticket)\b|\bneeds? (your|an?) (approval|"
+            r"sign[- ]off)\b|\breview and merge\b|\b(get|have) (it|this|that|them) approved\b|"
+            r"\bchange[- ](ticket|request|management)\b",
         ),
         ("upload", r"\bupload\b"),
         (
@@ -62,9 +64,12 @@ _REQUEST = re.compile(
 # list items do not (a "Next steps" list names the agent's own remaining work).
 _IMPERATIVE = re.compile(
     r"^(complete|enter|go to|visit|log ?in|sign ?in|click|approve|upload|provide|paste|set|"
-    r"create|grant|authori[sz]e|open|run|install|add|check|verify|solve|confirm)\b",
+    r"create|grant|authori[sz]e|open|run|install|add|check|verify|solve|confirm|copy|fetch|"
+    r"generate|grab|obtain|get|put)\b",
     re.I,
 )
+# "The integration needs a key: copy it from the dashboard" asks in its second clause.
+_CLAUSE = re.compile(r"[:;]\s+|\s[\u2014\u2013-]\s")
 _BULLET = re.compile(r"^\s*([-*\u2022]|\d+[.)])\s")
 _AGENT_VERBS = re.compile(
     r"\b(run|execute|test|install|commit|push|create|open|fix|implement|edit|update|add|write|"
@@ -140,9 +145,10 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue
-        asks = bool(
-            _REQUEST.search(sentence) or (not _BULLET.match(piece) and _IMPERATIVE.match(sentence))
+        imperative = not _BULLET.match(piece) and any(
+            _IMPERATIVE.match(clause.strip()) for clause in _CLAUSE.split(sentence)
         )
+        asks = bool(_REQUEST.search(sentence) or imperative)
         out.append((sentence[:300], asks))
     return out
 

@@ -104,9 +104,10 @@ _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
 # environment variable names, expressions, paths and default dev passwords are not.
 _PLACEHOLDER = re.compile(
     r"example|sample|dummy|fake|placeholder|change_?me|replace|your[_-]|xxxx|\*\*\*|redacted|"
-    r"<|>|\$|\{|\}|\(|\)|\[|\]|://|^(password|postgres|root|admin|secret|guest|mysql)$",
+    r"^(password|postgres|root|admin|secret|guest|mysql)$",
     re.I,
 )
+_MARKUP = re.compile(r"[<>${}()\[\]]|://")  # a template, an expression or a URL, not a value
 _IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*$|^[a-z0-9_.-]*(/[a-z0-9_.-]+)+/?$")
 _RANDOMISH = re.compile(r"\d|[a-z][A-Z]|[A-Z][a-z].*[A-Z]|[!@#%^&*+=~?]")
 # Where credentials belong: the untracked local env file (staging it is `secret_file_added`).
@@ -192,16 +193,19 @@ def _window(text: str) -> str:
 def credential_values(text: str, *, test_file: bool = False) -> list[str]:
     """Credential literals in `text`: what `redact` would hide, minus placeholders,
     names and expressions. In test files only token-shaped secrets and passwords in
-    connection URLs count (a test user's password is test data)."""
+    connection URLs count (a test user's password is test data), and placeholders never."""
     lowered = text.lower()
     if not any(hint in lowered for hint in _SECRET_HINTS):
         return []
     window = _window(text)
     found = []
     for value in secret_values(window):
-        if len(value) < 8 or any(ch.isspace() for ch in value) or _PLACEHOLDER.search(value):
+        if len(value) < 8 or any(ch.isspace() for ch in value) or _MARKUP.search(value):
             continue
         token_shaped = redact(value) == REDACTED
+        # A provider-shaped key in source code is a key, even AWS's documented example one.
+        if _PLACEHOLDER.search(value) and (test_file or not token_shaped):
+            continue
         in_url = f":{value}@" in window and "://" in window
         if test_file and not (token_shaped or in_url):
             continue

@@ -131,3 +131,9 @@ def test_commenting_out_an_assertion_outside_tests_is_not_a_test_finding() -> No
         "src/app.py", new="    # assert ready", old="    assert ready"
     )
     assert rules(builder) == []
+
+
+def test_a_provider_shaped_key_in_source_counts_even_with_example_in_it() -> None:
+    line = 'client = boto3.client("s3", aws_access_key_id="AKIAIOSFODNN7EXAMPLE")\n'
+    assert rules(SessionBuilder("Configure S3").write("storage/s3.py", line)) == ["secret_in_code"]
+    assert rules(SessionBuilder("Test S3").write("tests/test_s3.py", line)) == []
