@@ -14,6 +14,12 @@ from typing import Any
 from reflection_core import config
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import StopAssessment, categorize
+from reflection_core.session.coverage import (
+    open_todos,
+    requested_commands,
+    unrun_requested,
+    untouched_targets,
+)
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -178,6 +184,7 @@ def collect_gaps(
     findings: list[SecurityFinding],
     external: list[ExternalGateFailure],
     no_change: bool,
+    coverage: list[Gap] | None = None,
 ) -> list[Gap]:
     """Every open item, most severe first within a stable order."""
     gaps = [
@@ -212,6 +219,7 @@ def collect_gaps(
                 "MEDIUM",
             )
         )
+    gaps.extend(coverage or [])
     if assessment.unsupported_claims:
         gaps.append(
             Gap(
@@ -290,6 +298,21 @@ def agent_score(
     return 2 if drift and not verified else 3
 
 
+def task_coverage(
+    session: Session, task: TaskContext, message: str, requests: HumanActionAssessment
+) -> list[Gap]:
+    """What the task named but the work does not show: requested check commands,
+    listed paths left unchanged, and the agent's own open todo items. An agent that
+    stops on a real question or a human-only blocker is not pushed on its todo list."""
+    prompt = session.task_prompt or ""
+    gaps = unrun_requested(session, requested_commands(prompt)) if task.changed_paths else []
+    if task.task_type == "coding":
+        gaps += untouched_targets(prompt, task.changed_paths, message)
+    if not (requests.blocking or requests.questions):
+        gaps += open_todos(session)
+    return gaps
+
+
 def decide(session: Session, ctx: DecisionContext) -> Decision:
     """What the stop hook concludes: verdict fields, feedback, and whether to block."""
     cfg = with_defaults(ctx.config)
@@ -327,14 +350,15 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         and not _NO_CHANGE_NEEDED.search(message)
         and not requests.blocking  # the agent says what stops it: a human-only item
     )
-    other_gaps = bool(findings or loops or ctx.gate_failures or no_change)
+    coverage = [] if planning else task_coverage(session, task, message, requests)
+    other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
     assessment = categorize(
         message, gates, requests, other_gaps=other_gaps, claims_basis=transcript_tests
     )
     if planning:
         assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
-    gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change)
+    gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change, coverage)
     category = assessment.category
     severity = _worst([g.severity for g in gaps])
     human_only = [sentence for _, sentence in requests.human_only]

@@ -15,7 +15,7 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from reflection_core.globs import path_matches
-from reflection_core.session.model import Session
+from reflection_core.session.model import Session, ToolCall
 
 DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
 
@@ -68,7 +68,27 @@ _CONTINUATION = re.compile(
 _PR_REQUEST = re.compile(
     r"\b(open|create|raise|submit|make|send)\b.{0,30}\b(pr|pull request)\b", re.I
 )
-_CI_REQUEST = re.compile(r"\b(ci|checks?|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
+# `git checkout -- F` / `git restore F` on its own: the working copy of F goes back to
+# the index (not `--staged`, not from another `--source`).
+_RESTORE = re.compile(
+    r"^\s*git\s+(checkout\s+(HEAD\s+)?--|restore)\s+(?![^;&|]*(--staged|--source|-s\b|-S\b))"
+    r"[^;&|<>`$]+$"
+)
+# "Make sure the frontend build still works", "run the tests and the linter": a check
+# the user asked for by kind (its gate becomes required for a coding task).
+_CHECK_CUE = r"\b(make sure|ensure|check|verify|confirm|double-check|run|keep)\b[^.?!\n]{0,80}"
+_BUILD_REQUEST = re.compile(
+    _CHECK_CUE + r"\bbuild(?!\s*(dir\w*|folders?|artifacts?|artefacts?|outputs?|cache|files?|"
+    r"scripts?|steps?|config\w*|/))\b|\bbuild (still )?(works|passes|succeeds|is (clean|green))\b|"
+    r"\bbuilds (cleanly|successfully)\b",
+    re.I,
+)
+_LINT_REQUEST = re.compile(
+    _CHECK_CUE + r"\b(lint|linter|linting|lints)\b|\blint(er|ing)? (is |are )?(clean|pass\w*|"
+    r"green)\b",
+    re.I,
+)
+_CI_REQUEST = re.compile(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
 
 
 @dataclass
@@ -80,6 +100,8 @@ class TaskContext:
     changed_paths: list[str] = field(default_factory=list)
     wants_pr: bool = False
     wants_ci: bool = False
+    wants_build: bool = False  # the prompt asks that the build works
+    wants_lint: bool = False  # the prompt asks that the linter runs clean
     continuation: bool = False  # "Carry on.": earlier work belongs to this task too
     reasons: list[str] = field(default_factory=list)
 
@@ -101,7 +123,8 @@ def relative_path(path: str, base: str | None) -> str:
 
 
 def changed_paths(session: Session, base: str | None = None) -> list[str]:
-    """Files the task changed, in first-change order, relative to `base` (else the cwd)."""
+    """Files the task changed and did not undo, in first-change order, relative to
+    `base` (else the cwd)."""
     seen: dict[str, None] = {}
     for call in session.tool_calls:
         if not call.changes_files:
@@ -110,11 +133,64 @@ def changed_paths(session: Session, base: str | None = None) -> list[str]:
         if call.command is not None:
             files.extend(call.command.modified_files)
         for path in files:
-            relative = relative_path(path, base)
-            if relative.startswith("/") and session.cwd:
-                relative = relative_path(relative, session.cwd)
-            seen.setdefault(relative, None)
-    return list(seen)
+            seen.setdefault(_task_path(path, session, base), None)
+    undone = reverted_paths(session, base)
+    return [path for path in seen if path not in undone]
+
+
+def _task_path(path: str, session: Session, base: str | None) -> str:
+    relative = relative_path(path, base)
+    if relative.startswith("/") and session.cwd:
+        relative = relative_path(relative, session.cwd)
+    return relative
+
+
+def _edit_pairs(call: ToolCall) -> list[tuple[str, str]] | None:
+    """(old, new) of each replacement an Edit/MultiEdit makes; None for anything else."""
+    data = call.input
+    if call.kind != "edit" or "content" in data:
+        return None
+    if isinstance(data.get("edits"), list):
+        pairs = [
+            (str(e.get("old_string", "")), str(e.get("new_string", "")))
+            for e in data["edits"]
+            if isinstance(e, dict)
+        ]
+        return pairs or None
+    if "old_string" in data and "new_string" in data:
+        return [(str(data["old_string"]), str(data["new_string"]))]
+    return None
+
+
+def reverted_paths(session: Session, base: str | None = None) -> set[str]:
+    """Files whose changes in this task were all undone: each edit taken back by an
+    exact inverse edit, or the file restored with `git checkout -- F` / `git restore F`
+    before anything was committed. Such a file is back where it started."""
+    pending: dict[str, list[tuple[str, str]]] = {}
+    kept: set[str] = set()  # written whole, changed by a command, or committed
+    for call in session.tool_calls:
+        command = call.command
+        if command is not None and "commit" in command.kinds and call.ok:
+            kept.update(path for path, edits in pending.items() if edits)
+            continue
+        if not call.changes_files:
+            continue
+        restore = command is not None and _RESTORE.match(command.raw) is not None
+        files = list(call.files) + (list(command.modified_files) if command else [])
+        for path in {_task_path(p, session, base) for p in files}:
+            edits = pending.setdefault(path, [])
+            pairs = _edit_pairs(call)
+            if restore:
+                edits.clear()
+            elif pairs is None:
+                kept.add(path)
+            else:
+                for old, new in pairs:
+                    if (new, old) in edits:
+                        edits.remove((new, old))
+                    else:
+                        edits.append((old, new))
+    return {path for path, edits in pending.items() if not edits and path not in kept}
 
 
 def is_doc_path(path: str) -> bool:
@@ -191,6 +267,8 @@ def build_task_context(session: Session, base: str | None = None) -> TaskContext
         changed_paths=paths,
         wants_pr=bool(_PR_REQUEST.search(prompt)),
         wants_ci=bool(_CI_REQUEST.search(prompt)),
+        wants_build=bool(_BUILD_REQUEST.search(prompt)),
+        wants_lint=bool(_LINT_REQUEST.search(prompt)),
         continuation=prompt != (session.task_prompt or ""),
         reasons=reasons,
     )
@@ -209,6 +287,10 @@ def required_gates(task: TaskContext, cfg: dict[str, Any], has_tests: bool | Non
             gates.add("pr")
         if stop.get("require_ci") or task.wants_ci:
             gates.update({"pr", "ci"})
+        if task.wants_build:
+            gates.add("build")
+        if task.wants_lint:
+            gates.add("lint")
     elif task.wants_pr:
         gates.add("pr")
     if has_tests is False:

@@ -74,7 +74,6 @@ def test_direct_push_to_main_is_high_at_the_first_stop(tmp_path: Path) -> None:
     "name",
     [
         "claude_edit_blocked_then_tests_pass.jsonl",
-        "claude_failing_tests_claimed_done.jsonl",
         "claude_planning_loop.jsonl",
         "claude_first_day_git_guards.jsonl",
         "claude_compaction.jsonl",
@@ -83,6 +82,14 @@ def test_direct_push_to_main_is_high_at_the_first_stop(tmp_path: Path) -> None:
 def test_sessions_that_finished_the_work_end_complete(name: str) -> None:
     d = analyze(fixture(name))
     assert d.complete and not d.should_block, d.missing
+
+
+def test_undoing_the_only_change_to_make_tests_pass_ends_incomplete() -> None:
+    # Asked to add sub() and keep add(), the agent turned add() into a subtraction,
+    # was pushed back, and reverted its edit: the tests pass on the untouched file.
+    d = analyze(fixture("claude_failing_tests_claimed_done.jsonl"))
+    assert not d.complete and d.changed_paths == []
+    assert "work:no_change" in d.patterns
 
 
 def test_direct_push_stays_incomplete_even_after_the_agent_stops() -> None:

@@ -1,0 +1,245 @@
+"""Does the work cover what was asked: the checks the prompt names, the places it
+lists, and the agent's own todo list.
+
+Gates ask "did the tests pass after the change?"; these ask "was everything the
+task named done?". Each rule only fires on an explicit signal (a command in
+backticks next to "make sure", paths joined by "and" next to a change verb, a
+todo item left open), so a finished task with a vaguer prompt stays complete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from reflection_core.session.commands import classify_command
+from reflection_core.session.feedback import Gap
+from reflection_core.session.gates import last_change_index, run_passed
+from reflection_core.session.model import Session, ToolCall
+from reflection_core.session.todos import parse_todos
+
+_SENTENCE = re.compile(r"(?<=[.?!;])\s+|\n+")
+_BACKTICKED = re.compile(r"`([^`\n]{3,200})`")
+_VERIFY = re.compile(
+    r"\b(make sure|ensure|check|verify|confirm|run|passes|pass|clean|succeeds?|works?|green|"
+    r"done when)\b",
+    re.I,
+)
+# Programs whose backticked invocation is a command, not a file or identifier.
+_RUNNERS = frozenset(
+    [
+        "python",
+        "python3",
+        "uv",
+        "poetry",
+        "pipenv",
+        "npm",
+        "npx",
+        "yarn",
+        "pnpm",
+        "bun",
+        "node",
+        "deno",
+        "make",
+        "just",
+        "cargo",
+        "go",
+        "mvn",
+        "gradle",
+        "./gradlew",
+        "tox",
+        "nox",
+        "pytest",
+        "ruff",
+        "mypy",
+        "pyright",
+        "flake8",
+        "pylint",
+        "black",
+        "eslint",
+        "tsc",
+        "prettier",
+        "jest",
+        "vitest",
+        "mocha",
+        "rspec",
+        "phpunit",
+        "bundle",
+        "rake",
+        "rails",
+        "dotnet",
+        "mix",
+        "php",
+        "composer",
+        "alembic",
+        "django-admin",
+        "./manage.py",
+        "pre-commit",
+        "terraform",
+        "helm",
+        "kubectl",
+        "docker",
+        "cmake",
+        "ctest",
+        "bazel",
+        "swift",
+        "xcodebuild",
+        "shellcheck",
+        "golangci-lint",
+        "sqlfluff",
+        "bash",
+        "sh",
+    ]
+)
+_SCRIPT_DIRS = ("./", "bin/", "scripts/", "tools/")
+# Wrappers that do not change which check runs (`python -m pytest` is `pytest`).
+_WRAPPER_WORDS = frozenset(
+    ["python", "python3", "-m", "uv", "poetry", "pipenv", "run", "exec", "npx"]
+)
+_CHANGE_VERB = re.compile(
+    r"\b(fix|replace|update|change|rename|remove|delete|migrate|refactor|convert|move|"
+    r"port|upgrade|add|apply|implement|patch|switch)\w*\b",
+    re.I,
+)
+_PATH = (
+    r"(?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|"
+    r"php|swift|sql|ya?ml|toml|json|cfg|ini|sh|css|scss|html|vue|svelte)"
+)
+# Two or more paths joined by "and" (or commas): "in billing/ and reports/".
+_PATH_LIST = re.compile(
+    rf"`?(?:{_PATH})`?(?:\s*,\s*`?(?:{_PATH})`?)*,?\s+(?:and|&)\s+(?:both\s+)?`?(?:{_PATH})`?"
+)
+_ONE_PATH = re.compile(rf"(?<![\w/.-])({_PATH})(?![\w/])")
+_NOTHING_THERE = re.compile(
+    r"\b(no (changes?|occurrences?|uses?|calls?|matches)|none (in|under|there)|nothing (in|"
+    r"under|to change)|(didn't|did not|doesn't|does not) need|already|unchanged because|"
+    r"not (needed|affected))\b",
+    re.I,
+)
+_OPEN = ("pending", "in_progress")
+
+
+def requested_commands(prompt: str) -> list[str]:
+    """Commands the prompt asks to run or pass, in backticks: "make sure
+    `python manage.py makemigrations --check` is clean"."""
+    found: dict[str, None] = {}
+    for sentence in _SENTENCE.split(prompt or ""):
+        if not _VERIFY.search(_BACKTICKED.sub(" ", sentence)):
+            continue
+        for match in _BACKTICKED.finditer(sentence):
+            command = " ".join(match.group(1).split())
+            info = classify_command(command)
+            words = command.split()
+            if info.kinds & {"test", "build", "lint", "typecheck"} or (
+                len(words) >= 2 and (words[0] in _RUNNERS or words[0].startswith(_SCRIPT_DIRS))
+            ):
+                found.setdefault(command, None)
+    return list(found)
+
+
+def _check_words(command: str) -> set[str]:
+    return set(classify_command(command).normalized.split()) - _WRAPPER_WORDS
+
+
+def _runs_of(command: str, calls: Iterable[ToolCall]) -> list[ToolCall]:
+    wanted = _check_words(command)
+    return [
+        call
+        for call in calls
+        if call.command is not None and wanted <= _check_words(call.command.raw)
+    ]
+
+
+def unrun_requested(session: Session, commands: list[str]) -> list[Gap]:
+    """A gap for each requested command with no passing run after the latest change."""
+    calls = session.tool_calls
+    after = calls[last_change_index(session) + 1 :]
+    gaps = []
+    for command in commands:
+        runs = _runs_of(command, after)
+        if not runs:
+            gaps.append(
+                Gap(
+                    f"requested:{command}",
+                    f"the task asks for `{command}`, which has not run after the latest change",
+                    f"Run `{command}` and fix what it reports",
+                    "MEDIUM",
+                )
+            )
+        elif not run_passed(runs[-1]):
+            gaps.append(
+                Gap(
+                    f"requested:{command}",
+                    f"the task asks for `{command}` to pass, and it failed",
+                    f"Fix what `{command}` reports, then run it again",
+                    "HIGH",
+                )
+            )
+    return gaps
+
+
+def listed_paths(prompt: str) -> list[str]:
+    """Paths the prompt lists together as things to change ("in billing/ and reports/")."""
+    found: dict[str, None] = {}
+    for sentence in _SENTENCE.split(prompt or ""):
+        if not _CHANGE_VERB.search(sentence):
+            continue
+        for listing in _PATH_LIST.finditer(sentence):
+            for path in _ONE_PATH.findall(listing.group(0)):
+                found.setdefault(path.strip("`").rstrip("."), None)
+    return list(found)
+
+
+def _covers(target: str, path: str) -> bool:
+    target = target.removeprefix("./")
+    if target.endswith("/"):
+        return path.startswith(target) or f"/{target}" in path
+    return path == target or path.endswith(f"/{target}") or path.startswith(f"{target}/")
+
+
+def untouched_targets(prompt: str, changed: list[str], message: str) -> list[Gap]:
+    """Listed paths with no change when their siblings in the list changed, unless the
+    final message says why ("reports/ had no calls")."""
+    targets = listed_paths(prompt)
+    hit = [t for t in targets if any(_covers(t, p) for p in changed)]
+    if not hit:
+        return []
+    sentences = _SENTENCE.split(message or "")
+    gaps = []
+    for target in targets:
+        if target in hit:
+            continue
+        explained = any(
+            target.rstrip("/") in sentence and _NOTHING_THERE.search(sentence)
+            for sentence in sentences
+        )
+        if not explained:
+            gaps.append(
+                Gap(
+                    f"coverage:{target}",
+                    f"the task names {target} alongside {hit[0]}, but nothing in {target} changed",
+                    f"Make the change in {target} too (or say why it needs none)",
+                    "MEDIUM",
+                )
+            )
+    return gaps
+
+
+def open_todos(session: Session) -> list[Gap]:
+    """The agent's own latest todo list, if it still has items not completed."""
+    todo_calls = [call for call in session.tool_calls if call.kind == "todo"]
+    if not todo_calls:
+        return []
+    items = [i for i in parse_todos(todo_calls[-1].input) if i.status in _OPEN]
+    if not items:
+        return []
+    names = "; ".join(f'"{item.content[:60]}" ({item.status})' for item in items[:3])
+    more = f" and {len(items) - 3} more" if len(items) > 3 else ""
+    return [
+        Gap(
+            "todos:open",
+            f"your todo list still has {len(items)} open item(s): {names}{more}",
+            "Finish the open todo items, or mark them done or dropped and say why",
+            "MEDIUM",
+        )
+    ]

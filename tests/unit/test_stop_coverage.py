@@ -1,0 +1,186 @@
+"""Requirement coverage: checks the prompt names, paths it lists, the agent's own todo
+list, and changes the agent undid."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core import config
+from reflection_core.session.coverage import listed_paths, requested_commands
+from reflection_core.session.decide import Decision, DecisionContext, decide
+from reflection_core.session.task import build_task_context, changed_paths
+from tests.unit.sessionbuild import SessionBuilder
+
+
+def run(builder: SessionBuilder, final: str = "Done; tests pass.") -> Decision:
+    return decide(builder.build(final), DecisionContext(config=config.defaults()))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "commands"),
+    [
+        (
+            "Bump SQLAlchemy to 2.0. Make sure `alembic check` is clean and `pytest -q` passes.",
+            ["alembic check", "pytest -q"],
+        ),
+        (
+            "Fix the flaky retry. Done when `make test-integration` passes.",
+            ["make test-integration"],
+        ),
+        ("Rename `parse_date` to `parse_iso_date` everywhere.", []),
+        ("Why does `npm run build` take four minutes?", []),
+    ],
+)
+def test_commands_in_backticks_next_to_a_check_word_are_requested(
+    prompt: str, commands: list[str]
+) -> None:
+    assert requested_commands(prompt) == commands
+
+
+def test_a_requested_check_that_never_ran_keeps_the_task_open() -> None:
+    builder = (
+        SessionBuilder("Upgrade Flask. Make sure `python -m mypy app` is clean too.")
+        .edit("requirements.txt")
+        .edit("app/views.py")
+        .bash("python -m pytest -q", output="88 passed")
+    )
+    d = run(builder)
+    assert not d.complete and d.severity == "MEDIUM"
+    assert any("mypy app" in m for m in d.missing)
+    builder.bash("mypy app", output="Success: no issues found in 14 source files")
+    assert run(builder).complete
+
+
+def test_a_requested_check_that_failed_is_high() -> None:
+    builder = (
+        SessionBuilder("Add the column and make sure `alembic check` passes.")
+        .edit("app/models.py")
+        .bash("pytest -q", output="12 passed")
+        .bash("alembic check", exit=1, output="New upgrade operations detected")
+    )
+    d = run(builder)
+    assert not d.complete and d.severity == "HIGH"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "gate"),
+    [
+        ("Upgrade React to 19 and make sure the production build still works.", "build"),
+        ("Fix the date parsing, then run the tests and the linter.", "lint"),
+    ],
+)
+def test_a_check_asked_for_by_kind_becomes_a_required_gate(prompt: str, gate: str) -> None:
+    builder = SessionBuilder(prompt).edit("src/dates.ts").bash("npm test", output="40 passed")
+    d = run(builder)
+    assert d.gates[gate].required and d.gates[gate].failing and not d.complete
+    builder.bash("npm run build" if gate == "build" else "npm run lint", output="done")
+    assert run(builder).complete
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Add a CLI flag to clean the build directory.",
+        "Build a small endpoint that returns the version.",
+        "Fix the lint errors in src/app.py.",
+    ],
+)
+def test_build_and_lint_words_that_ask_for_no_check_add_no_gate(prompt: str) -> None:
+    builder = SessionBuilder(prompt).edit("src/app.py").bash("pytest -q", output="9 passed")
+    d = run(builder)
+    assert d.complete and not d.gates["build"].required and not d.gates["lint"].required
+
+
+def test_a_listed_path_left_unchanged_keeps_the_task_open() -> None:
+    prompt = "Switch the logger from print() to logging in cli/ and worker/main.py."
+    assert listed_paths(prompt) == ["cli/", "worker/main.py"]
+    builder = SessionBuilder(prompt).edit("cli/run.py").bash("pytest -q", output="20 passed")
+    d = run(builder, "Switched cli/ to logging. Tests pass.")
+    assert not d.complete and any("worker/main.py" in m for m in d.missing)
+    builder.edit("worker/main.py").bash("pytest -q", output="20 passed")
+    assert run(builder).complete
+
+
+def test_a_listed_path_the_agent_says_needed_nothing_is_explained() -> None:
+    prompt = "Replace utcnow() in billing/ and reports/ with now(timezone.utc)."
+    builder = SessionBuilder(prompt).edit("billing/invoice.py").bash("pytest", output="9 passed")
+    final = "Replaced it in billing/. reports/ had no utcnow() calls, so it needed no change."
+    assert run(builder, final).complete
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Compare api/v1.py and api/v2.py. Fix the pagination bug in api/v2.py.",
+        "The bug is in parsers/csv.py; see docs/format.md and tests/data/ for the spec.",
+    ],
+)
+def test_paths_named_as_context_are_not_targets(prompt: str) -> None:
+    builder = SessionBuilder(prompt).edit("api/v2.py").bash("pytest -q", output="30 passed")
+    assert run(builder).complete
+
+
+def test_open_items_on_the_agents_own_todo_list_keep_the_task_open() -> None:
+    builder = (
+        SessionBuilder("Implement the export feature")
+        .todo(("CSV export", "completed"), ("XLSX export", "in_progress"), ("Docs", "pending"))
+        .edit("src/export.py")
+        .bash("pytest -q", output="50 passed")
+    )
+    d = run(builder, "CSV export is implemented and tested (50 passed).")
+    assert not d.complete and "todos:open" in d.patterns
+    builder.todo(("CSV export", "completed"), ("XLSX export", "completed"), ("Docs", "completed"))
+    assert run(builder).complete
+
+
+def test_open_todos_wait_when_the_agent_asks_a_real_question() -> None:
+    builder = (
+        SessionBuilder("Implement the export feature")
+        .todo(("CSV export", "completed"), ("XLSX export", "pending"))
+        .edit("src/export.py")
+        .bash("pytest -q", output="50 passed")
+    )
+    d = run(builder, "CSV is done. Should XLSX dates be ISO strings or Excel serial numbers?")
+    assert d.status == "waiting_for_user" and "todos:open" not in d.patterns
+
+
+def test_an_edit_taken_back_by_its_inverse_is_no_change() -> None:
+    session = (
+        SessionBuilder("Add sub(a, b) to calc.py")
+        .edit("calc.py", old="    return a + b", new="    return a - b")
+        .edit("calc.py", old="    return a - b", new="    return a + b")
+        .bash("pytest -q", output="1 passed")
+        .build("Done; 1 passed.")
+    )
+    assert changed_paths(session, session.cwd) == []
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert not d.complete and "work:no_change" in d.patterns
+
+
+def test_a_file_restored_with_git_is_no_change_but_a_commit_keeps_it() -> None:
+    restored = (
+        SessionBuilder("Speed up the job")
+        .edit("jobs/thumbs.py")
+        .bash("git checkout -- jobs/thumbs.py")
+        .build()
+    )
+    assert build_task_context(restored, restored.cwd).changed_paths == []
+    committed = (
+        SessionBuilder("Speed up the job")
+        .edit("jobs/thumbs.py")
+        .bash("git commit -am wip", output="[x 1a2b3c] wip")
+        .bash("git checkout -- jobs/thumbs.py")
+        .build()
+    )
+    assert build_task_context(committed, committed.cwd).changed_paths == ["jobs/thumbs.py"]
+
+
+def test_a_debug_line_added_and_removed_leaves_the_real_change() -> None:
+    session = (
+        SessionBuilder("Fix the rounding")
+        .edit("src/money.py", old="round(x)", new="round(x, 2)")
+        .edit("src/money.py", old="def f(x):", new="def f(x):\n    print(x)")
+        .edit("src/money.py", old="def f(x):\n    print(x)", new="def f(x):")
+        .build()
+    )
+    assert changed_paths(session, session.cwd) == ["src/money.py"]
