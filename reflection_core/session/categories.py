@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from reflection_core.session.gates import GateResult
 from reflection_core.session.human_action import HumanActionAssessment
+from reflection_core.session.model import Session
 
 CATEGORIES = (
     "complete",
@@ -80,6 +81,12 @@ _WHOLE_SUITE = re.compile(
 )
 
 
+_DONE_CLAIM = {
+    "push": re.compile(r"\bpushed\b", re.I),
+    "commit": re.compile(r"\bcommitted\b", re.I),
+}
+
+
 @dataclass
 class StopAssessment:
     category: str
@@ -106,6 +113,24 @@ def unsupported_claims(text: str, tests: GateResult | None) -> list[str]:
             claims.append(sentence.strip()[:200])
             break
     return claims
+
+
+def contradicted_claims(text: str, session: Session) -> list[str]:
+    """ "Pushed"/"committed" said of work whose last push/commit failed, with no
+    successful one after it: the tool output contradicts the message."""
+    found = []
+    for kind, claim in _DONE_CLAIM.items():
+        attempts = [
+            call.ok for call in session.tool_calls if call.command and kind in call.command.kinds
+        ]
+        if not attempts or attempts[-1] is not False:
+            continue
+        for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
+            match = claim.search(sentence)
+            if match and not _NEGATED.search(sentence[max(0, match.start() - 40) : match.start()]):
+                found.append(f'"{sentence.strip()[:160]}" but the last {kind} failed')
+                break
+    return found
 
 
 def drift_markers(text: str) -> list[str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 from reflection_core import config
 from reflection_core.session.attempts import AttemptState
-from reflection_core.session.categories import StopAssessment, categorize
+from reflection_core.session.categories import StopAssessment, categorize, contradicted_claims
 from reflection_core.session.coverage import (
     open_todos,
     requested_commands,
@@ -32,7 +32,13 @@ from reflection_core.session.human_action import HumanActionAssessment, assess_r
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
 from reflection_core.session.model import Session
 from reflection_core.session.security import SecurityFinding, security_findings
-from reflection_core.session.task import TaskContext, build_task_context, required_gates, task_id
+from reflection_core.session.task import (
+    TaskContext,
+    build_task_context,
+    required_gates,
+    task_id,
+    unnamed_changes,
+)
 
 SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
 _OUR_ATTEMPT = re.compile(r"\breflection(?: \(| \u2014 FINAL )attempt \(?(\d+)/\d+\)")
@@ -301,11 +307,22 @@ def agent_score(
 def task_coverage(
     session: Session, task: TaskContext, message: str, requests: HumanActionAssessment
 ) -> list[Gap]:
-    """What the task named but the work does not show: requested check commands,
-    listed paths left unchanged, and the agent's own open todo items. An agent that
-    stops on a real question or a human-only blocker is not pushed on its todo list."""
+    """What the work does not show: a push/commit claimed although it failed, requested
+    check commands not run, listed paths left unchanged, and the agent's own open todo
+    items. An agent that stops on a real question or a human-only blocker is not pushed
+    on its todo list."""
     prompt = session.task_prompt or ""
-    gaps = unrun_requested(session, requested_commands(prompt)) if task.changed_paths else []
+    gaps = [
+        Gap(
+            "claims:contradicted",
+            f"claimed against the tool output: {claim}",
+            "Look at why it failed, fix it and retry, or correct the summary",
+            "HIGH",
+        )
+        for claim in contradicted_claims(message, session)
+    ]
+    if task.changed_paths:
+        gaps += unrun_requested(session, requested_commands(prompt))
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):
@@ -345,6 +362,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         not planning
         and task.task_type == "coding"
         and not task.changed_paths
+        and not unnamed_changes(session)
         and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)

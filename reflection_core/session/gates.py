@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from reflection_core.globs import matching_branch_rule, path_matches
 from reflection_core.session.model import Session, ToolCall
-from reflection_core.session.task import TaskContext
+from reflection_core.session.task import TaskContext, is_dependency_manifest
 
 _FAILED_IN_OUTPUT = re.compile(
     r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b", re.M
@@ -161,7 +161,9 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
     changed = inputs.task.changed_paths
     if not changed:
         return GateResult("tests", required, True, "no file changed in this task")
-    needs_tests = [p for p in changed if not path_matches(p, inputs.ignore_globs)]
+    needs_tests = [
+        p for p in changed if is_dependency_manifest(p) or not path_matches(p, inputs.ignore_globs)
+    ]
     if not needs_tests:
         return GateResult(
             "tests", required, True, f"only files that need no tests changed ({changed[0]}...)"

@@ -36,7 +36,8 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("upload", r"\bupload\b"),
         (
             "login",
-            r"\b(log|sign) ?in\b.{0,30}\b(browser|account|portal|dashboard|console)\b|\bsso\b",
+            r"\b(log|sign)[- ]?in\b.{0,30}\b(browser|account|portal|dashboard|console)\b|\bsso\b|"
+            r"\bdevice[- ](code|login)\b|\binteractive (log|sign)[- ]?in\b",
         ),
         (
             # The user must pay, enter card details, or approve a charge: not a question

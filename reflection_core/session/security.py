@@ -94,6 +94,10 @@ _IMPORTANT = frozenset(
         "/root",
     ]
 )
+# Anything under the system's own directories, except its scratch and cache areas.
+_SYSTEM_PATH = re.compile(
+    r"^/(usr|etc|bin|sbin|lib|lib64|opt|boot|root|sys|proc|dev|srv|var(?!/(tmp|cache)(/|$)))(/|$)"
+)
 # `-k "not name"`: a dodge when `name` is a test that failed earlier in the task.
 _K_EXPR = re.compile(r"\bpytest\b[^|;&]*\s-k\s*(?:'([^']*)'|\"([^\"]*)\"|(\S+))")
 _NOT_NAME = re.compile(r"\bnot\s+([A-Za-z_][\w\[\]-]*)")
@@ -229,7 +233,7 @@ def removed_important(command: str) -> str | None:
             path = word.strip("'\"")
             path = path[2:] if path.startswith("./") and len(path) > 2 else path
             path = path.rstrip("/") or "/"
-            if not word.startswith("-") and path in _IMPORTANT:
+            if not word.startswith("-") and (path in _IMPORTANT or _SYSTEM_PATH.match(path)):
                 return path
     return None
 

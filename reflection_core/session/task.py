@@ -88,6 +88,9 @@ _LINT_REQUEST = re.compile(
     r"green)\b",
     re.I,
 )
+_TREE_CHANGE = re.compile(
+    r"\bgit\s+(revert|cherry-pick|merge|am|apply|pull|rebase)\b(?![^;&|]*\s--(abort|quit)\b)"
+)
 _CI_REQUEST = re.compile(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
 
 
@@ -193,8 +196,28 @@ def reverted_paths(session: Session, base: str | None = None) -> set[str]:
     return {path for path, edits in pending.items() if not edits and path not in kept}
 
 
+def is_dependency_manifest(path: str) -> bool:
+    """`requirements.txt` and friends: a `.txt` file that changes what the code runs on."""
+    posix = PurePosixPath(path)
+    name = posix.name.lower()
+    return name.endswith(".txt") and (
+        name.startswith(("requirements", "constraints")) or posix.parent.name == "requirements"
+    )
+
+
 def is_doc_path(path: str) -> bool:
+    if is_dependency_manifest(path):
+        return False
     return path_matches(path, DOC_GLOBS) or PurePosixPath(path).suffix.lower() in {".md", ".rst"}
+
+
+def unnamed_changes(session: Session) -> bool:
+    """A git command changed the tree without naming files (`git revert`, `git merge`,
+    `git apply`): the task changed something even if no path is known."""
+    return any(
+        call.ok and call.command is not None and _TREE_CHANGE.search(call.command.raw)
+        for call in session.tool_calls
+    )
 
 
 def is_plan_only(prompt: str) -> bool:

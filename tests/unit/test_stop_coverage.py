@@ -184,3 +184,43 @@ def test_a_debug_line_added_and_removed_leaves_the_real_change() -> None:
         .build()
     )
     assert changed_paths(session, session.cwd) == ["src/money.py"]
+
+
+def test_a_dependency_manifest_change_needs_tests_like_code() -> None:
+    builder = SessionBuilder("Upgrade numpy to 2.x and fix what breaks").edit("requirements.txt")
+    builder.bash("python -m pytest -q", exit=143, output="....\nCommand timed out after 2m 0.0s")
+    d = run(builder, "numpy is upgraded; the tests that ran passed.")
+    assert d.task_type == "coding" and d.gates["tests"].failing and not d.complete
+
+
+def test_release_notes_in_a_txt_file_still_need_no_tests() -> None:
+    builder = SessionBuilder("Add the 2.3 notes to NOTES.txt").edit("NOTES.txt")
+    assert run(builder, "Added the 2.3 notes.").complete
+
+
+def test_a_git_revert_is_a_change_even_without_file_names() -> None:
+    builder = (
+        SessionBuilder("Revert commit 9f8e7d6, it broke login, and confirm the tests pass.")
+        .bash("git revert --no-edit 9f8e7d6", output="[fix/x 1a2b3c4] Revert ...")
+        .bash("python -m pytest -q", output="120 passed")
+    )
+    d = run(builder, "Reverted 9f8e7d6 as 1a2b3c4; 120 passed.")
+    assert d.complete and "work:no_change" not in d.patterns
+
+
+def test_claiming_a_push_that_was_rejected_is_high() -> None:
+    builder = (
+        SessionBuilder("Commit the fix and push the branch")
+        .edit("src/a.py")
+        .bash("pytest -q", output="5 passed")
+        .bash("git commit -am fix", output="[feat/x 1a2b3c4] fix")
+        .bash("git push -u origin feat/x", exit=1, output=" ! [rejected] feat/x (fetch first)")
+    )
+    d = run(builder, "Committed and pushed the fix.")
+    assert not d.complete and d.severity == "HIGH" and "claims:contradicted" in d.patterns
+    honest = run(builder, "Committed the fix; the push was rejected, the remote has new work.")
+    assert "claims:contradicted" not in honest.patterns
+    builder.bash("git pull --rebase", output="Successfully rebased")
+    builder.bash("pytest -q", output="6 passed")
+    builder.bash("git push -u origin feat/x", output="feat/x -> feat/x")
+    assert run(builder, "Committed and pushed the fix.").complete

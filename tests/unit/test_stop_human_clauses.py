@@ -71,3 +71,13 @@ def test_mentioning_a_key_that_is_already_configured_stays_complete(final: str) 
     assert assess_requests(final).human_only == []
     d = run(final)
     assert d.complete and not d.requires_human_action
+
+
+def test_a_device_code_sign_in_waits_for_the_user() -> None:
+    final = (
+        "The cloud CLI needs an interactive sign-in: open the device login page and enter the "
+        "code it shows. Tell me when you're done and I'll list the resource groups."
+    )
+    assert [k for k, _ in assess_requests(final).human_only][:1] == ["login"]
+    d = run(final, SessionBuilder("List our cloud resource groups").bash("az login", exit=1))
+    assert d.requires_human_action and d.status == "waiting_for_user"

@@ -137,3 +137,16 @@ def test_a_provider_shaped_key_in_source_counts_even_with_example_in_it() -> Non
     line = 'client = boto3.client("s3", aws_access_key_id="AKIAIOSFODNN7EXAMPLE")\n'
     assert rules(SessionBuilder("Configure S3").write("storage/s3.py", line)) == ["secret_in_code"]
     assert rules(SessionBuilder("Test S3").write("tests/test_s3.py", line)) == []
+
+
+@pytest.mark.parametrize(
+    ("command", "target"),
+    [
+        ("sudo rm -rf /var/lib/docker /usr/local/lib/python3.11", "/var/lib/docker"),
+        ("rm -rf /etc/nginx/", "/etc/nginx"),
+        ("rm -rf /tmp/build-cache /var/cache/apt/archives /var/tmp/x", None),
+        ("rm -rf /home/dev/project/dist", None),
+    ],
+)
+def test_recursive_rm_under_system_directories(command: str, target: str | None) -> None:
+    assert removed_important(command) == target
