@@ -28,7 +28,10 @@ CATEGORIES = (
 
 _DRIFT = re.compile(
     r"^\s*(#+\s*|\*\*)?(next steps?|remaining (work|tasks|items|steps)|todo|to do|still to do|"
-    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?|\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b|"
+    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?|^\s*(#+\s*|\*\*)?(remaining|left to do)\s*(\*\*)?\s*:|"
+    r"\b(in|for|during) (the )?(next|second|later|(phase|step|part|stage) [2-9])\b[^.\n]{0,40}"
+    r"\b(i|we)('ll| will)\b|\bnext,? (i|we)('ll| will)\b|"
+    r"\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b|"
     r"\b(next steps?|remaining (work|tasks|items|steps)|still to do)\s*(\*\*)?\s*:|"
     r"\b(i('ll| will)|we('ll| will)) (now |next |then )?(continue|implement|add|finish|"
     r"handle|tackle|address|work on)\b|\bstill (need|needs|have|has) to\b|"
@@ -85,6 +88,26 @@ _DONE_CLAIM = {
     "push": re.compile(r"\bpushed\b", re.I),
     "commit": re.compile(r"\bcommitted\b", re.I),
 }
+
+
+# "Do you want me to commit this?" names the action it asks permission for.
+_PERMISSION_VERB = re.compile(
+    r"\b(?:(?:want|like) me to|(?:should|shall|can|may) i(?: go ahead and)?)\s+(\w+)", re.I
+)
+_EXTRA = re.compile(r"\b(also|more|additional|another|other|further|extra|too)\b", re.I)
+
+
+def asks_for_requested_work(punts: list[str], task_prompt: str) -> list[str]:
+    """Punts asking permission for an action the task itself asked for ("commit it" +
+    "Do you want me to commit this?"): the work is not done, however green the gates.
+    Offers of extras ("also", "more tests") are not."""
+    asked = {word.lower() for word in re.findall(r"[A-Za-z]+", task_prompt or "")}
+    found = []
+    for punt in punts:
+        match = _PERMISSION_VERB.search(punt)
+        if match and match.group(1).lower() in asked and not _EXTRA.search(punt):
+            found.append(punt)
+    return found
 
 
 @dataclass
@@ -170,6 +193,7 @@ def categorize(
     *,
     other_gaps: bool = False,
     claims_basis: GateResult | None = None,
+    task_prompt: str = "",
 ) -> StopAssessment:
     """The stop category; `other_gaps` says something besides the gates is still open.
 
@@ -180,7 +204,8 @@ def categorize(
     claims = unsupported_claims(last_message, claims_basis or gates.get("tests"))
     drift = drift_markers(last_message)
     stuck = stuck_reason(last_message)
-    open_work = bool(failing or other_gaps or claims)
+    requested_punts = asks_for_requested_work(requests.agent_actionable, task_prompt)
+    open_work = bool(failing or other_gaps or claims or requested_punts)
     base = StopAssessment(
         "working",
         unsupported_claims=claims,

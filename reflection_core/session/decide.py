@@ -372,7 +372,12 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
     assessment = categorize(
-        message, gates, requests, other_gaps=other_gaps, claims_basis=transcript_tests
+        message,
+        gates,
+        requests,
+        other_gaps=other_gaps,
+        claims_basis=transcript_tests,
+        task_prompt=session.task_prompt,
     )
     if planning:
         assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
