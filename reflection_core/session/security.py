@@ -107,7 +107,7 @@ _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
 # A value `redact` would hide is a credential only if it looks like one: placeholders,
 # environment variable names, expressions, paths and default dev passwords are not.
 _PLACEHOLDER = re.compile(
-    r"example|sample|dummy|fake|placeholder|change_?me|replace|your[_-]|xxxx|\*\*\*|redacted|"
+    r"example|sample|dummy|fake|placeholder|change_?me|replace|your[_-]|xxxx|\*\*\*|redacted|insecure|"
     r"^(password|postgres|root|admin|secret|guest|mysql)$",
     re.I,
 )
@@ -201,12 +201,18 @@ def credential_values(text: str, *, test_file: bool = False) -> list[str]:
     lowered = text.lower()
     if not any(hint in lowered for hint in _SECRET_HINTS):
         return []
-    window = _window(text)
+    # Only lines that name a secret can hold one (a key block's BEGIN line does): the
+    # redaction patterns are too slow to run over every line of a large write.
+    window = "\n".join(
+        line for line in _window(text).splitlines() if any(h in line.lower() for h in _SECRET_HINTS)
+    )
     found = []
     for value in secret_values(window):
-        if len(value) < 8 or any(ch.isspace() for ch in value) or _MARKUP.search(value):
-            continue
         token_shaped = redact(value) == REDACTED
+        if len(value) < 8 or _MARKUP.search(value):
+            continue
+        if not token_shaped and any(ch.isspace() for ch in value):
+            continue
         # A provider-shaped key in source code is a key, even AWS's documented example one.
         if _PLACEHOLDER.search(value) and (test_file or not token_shaped):
             continue

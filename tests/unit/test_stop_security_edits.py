@@ -150,3 +150,16 @@ def test_a_provider_shaped_key_in_source_counts_even_with_example_in_it() -> Non
 )
 def test_recursive_rm_under_system_directories(command: str, target: str | None) -> None:
     assert removed_important(command) == target
+
+
+def test_a_private_key_block_is_a_credential() -> None:
+    key = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7xq\n-----END RSA PRIVATE KEY-----\n"
+    content = f'DEPLOY_KEY = """{key}"""\n'
+    assert rules(SessionBuilder("Add the deploy key").write("deploy/keys.py", content)) == [
+        "secret_in_code"
+    ]
+
+
+def test_a_framework_dev_key_marked_insecure_is_not_a_credential() -> None:
+    content = 'SECRET_KEY = "django-insecure-4k#9v!x2@m5qz"\n'
+    assert rules(SessionBuilder("Start the project").write("site/settings.py", content)) == []
