@@ -28,7 +28,9 @@ _NOTHING_RAN = re.compile(
 # A count of tests that did run: a runner that found nothing in one place ("running 0
 # tests" for doc-tests, "No tests found" for one package) may still have run the rest.
 _RAN_SOME = re.compile(
-    r"\b[1-9]\d* (passed|passing)\b|\bRan [1-9]\d* tests?\b|\bTests:\s+[1-9]\d* passed", re.I
+    r"\b[1-9]\d* (passed|passing)\b|\bRan [1-9]\d* tests?\b|\bTests:\s+[1-9]\d* passed|"
+    r"^ok\s+\S+\s+(\(cached\)|[\d.]+s)",  # go test: one `ok <pkg> <time>` per tested package
+    re.I | re.M,
 )
 _PASSED_IN_OUTPUT = re.compile(
     r"\b[1-9]\d* (passed|passing)\b|^OK\b|^ok\s|\bPASS\b|\bTests?:\s+\d+ passed", re.M

@@ -158,6 +158,22 @@ def test_pytest_exit_5_is_no_tests_ran() -> None:
     assert gate(s.build()).pattern == "tests:none_ran"
 
 
+def test_go_packages_without_test_files_next_to_tested_ones_still_pass() -> None:
+    output = (
+        "?   \texample.com/shop/cmd/shop\t[no test files]\n"
+        "ok  \texample.com/shop/cart\t0.031s\n"
+        "ok  \texample.com/shop/tax\t(cached)\n"
+    )
+    s = SessionBuilder("Fix it").edit("cart/cart.go").bash("go test ./...", output=output).build()
+    assert gate(s).satisfied
+
+
+def test_go_run_with_no_test_files_anywhere_ran_nothing() -> None:
+    output = "?   \texample.com/shop/cmd/shop\t[no test files]\n"
+    s = SessionBuilder("Fix it").edit("cmd/shop/main.go").bash("go test ./...", output=output)
+    assert gate(s.build()).pattern == "tests:none_ran"
+
+
 def test_an_empty_section_next_to_tests_that_ran_still_passes() -> None:
     output = "running 12 tests\ntest result: ok. 12 passed\n\nDoc-tests app\nrunning 0 tests\n"
     s = SessionBuilder("Fix it").edit("src/lib.rs").bash("cargo test", output=output).build()
