@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 
 from reflection_core.evals.transcript_builder import build_records, write_jsonl
 from tests.gitutil import make_repo
 
-REFLECTION = "/work/.venv/bin/reflection"
+REFLECTION = str(Path(sys.executable).with_name("reflection"))
 
 
 def run(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

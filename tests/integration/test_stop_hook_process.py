@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,7 @@ import jsonschema
 from reflection_core.evals.transcript_builder import build_records, write_jsonl
 from tests.gitutil import make_repo
 
-REFLECTION = "/work/.venv/bin/reflection"
+REFLECTION = str(Path(sys.executable).with_name("reflection"))
 SCHEMA = json.loads(
     resources.files("reflection_core.data").joinpath("verdict.schema.json").read_text()
 )
@@ -149,7 +150,7 @@ def test_ledger_wins_over_a_transcript_that_claims_a_pass(tmp_path: Path) -> Non
             REFLECTION,
             "run",
             "--",
-            "/work/.venv/bin/python",
+            sys.executable,
             "-m",
             "pytest",
             "-q",
