@@ -6,7 +6,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
