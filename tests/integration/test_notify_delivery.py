@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from reflection_core.atomic import write_json_atomic
+from tests.hookrun import run_hook
 from tests.loopback import Receiver, json_receiver
 from tests.verdictutil import iso_utc, write_verdict
 
@@ -240,14 +241,7 @@ def test_notify_waits_for_the_real_stop_hook_running_in_parallel(
             stderr=subprocess.PIPE,
             text=True,
         )
-    stop = subprocess.run(
-        [REFLECTION, "hook", "stop"],
-        cwd=git_repo,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    stop = run_hook("stop", payload, git_repo)
     out, err = notifier.communicate(timeout=60)
     assert stop.returncode == 0, stop.stderr
     assert notifier.returncode == 0, err

@@ -4,7 +4,6 @@ the verdict of this stop is notified exactly once. Real processes, files and HTT
 from __future__ import annotations
 
 import json
-import subprocess
 import threading
 import time
 from pathlib import Path
@@ -12,8 +11,8 @@ from typing import Any
 
 from reflection_core.atomic import write_json_atomic
 from reflection_core.consumers.verdict_files import parse_timestamp
+from tests.hookrun import run_hook
 from tests.integration.test_notify_delivery import (
-    REFLECTION,
     Receiver,
     configure,
     log_entries,
@@ -58,14 +57,7 @@ def test_verdict_written_before_the_notifier_started_is_still_notified(
     received, port = receiver
     configure(git_repo, [f"json://127.0.0.1:{port}/"])
     payload = answered_question_payload(git_repo, tmp_path, "race-1")
-    stop = subprocess.run(
-        [REFLECTION, "hook", "stop"],
-        cwd=git_repo,
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    stop = run_hook("stop", payload, git_repo)
     assert stop.returncode == 0, stop.stderr
     verdict = json.loads((git_repo / ".reflection" / "verdict_race-1.json").read_text("utf-8"))
     assert verdict["complete"] is True

@@ -12,6 +12,7 @@ from reflection_core.atomic import write_json_atomic
 from reflection_core.cli.curate_cmd import command as curate_command
 from reflection_core.consumers.curate import SECTION
 from tests.gitutil import git
+from tests.hookrun import run_hook
 from tests.verdictutil import iso_utc, write_verdict
 
 SESSION = "sess-curate"
@@ -140,8 +141,6 @@ def test_curate_learns_from_records_the_real_stop_hook_wrote(
     git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Two real stops on an edit without a test run, after a user correction."""
-    import subprocess
-    import sys
 
     (git_repo / "util.py").write_text("def f():\n    return 1\n", "utf-8")
     (git_repo / "tests").mkdir()
@@ -173,7 +172,6 @@ def test_curate_learns_from_records_the_real_stop_hook_wrote(
     transcript = tmp_path / "real.jsonl"
     transcript.write_text("".join(json.dumps(r) + "\n" for r in records), "utf-8")
     (git_repo / "util.py").write_text("def f():\n    return 2\n", "utf-8")  # what the Edit did
-    reflection = str(Path(sys.executable).with_name("reflection"))
     for active in (False, True):
         payload = {
             "session_id": "real-1",
@@ -183,14 +181,7 @@ def test_curate_learns_from_records_the_real_stop_hook_wrote(
             "stop_hook_active": active,
             "last_assistant_message": "Done: f returns 2.",
         }
-        stop = subprocess.run(
-            [reflection, "hook", "stop"],
-            cwd=git_repo,
-            input=json.dumps(payload),
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
+        stop = run_hook("stop", payload, git_repo)
         assert stop.returncode == 0, stop.stderr
     output = run(git_repo, monkeypatch, "--yes")
     text = (git_repo / "CLAUDE.md").read_text("utf-8")
