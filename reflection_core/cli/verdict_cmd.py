@@ -25,7 +25,7 @@ EXIT_TIMEOUT = 3
     "--since",
     default=None,
     help="wait: only verdicts written at or after this time (ISO 8601 or Unix seconds; "
-    "default: now).",
+    "default: now, less notify.grace_seconds).",
 )
 def command(
     action: str, session: str | None, as_json: bool, timeout: float, since: str | None
@@ -47,13 +47,17 @@ def command(
         raise SystemExit(_list(root, as_json))
     if action == "show":
         raise SystemExit(_show(root, session, as_json))
-    since_ts = _parse_since(since) if since else started
+    # Without --since, a verdict written just before this command started still counts:
+    # a stop hook running in parallel may finish first (the same grace as `notify`).
+    stale = float(cfg.get("verdict.stale_seconds"))
+    grace = min(float(cfg.get("notify.grace_seconds")), stale)
+    since_ts = _parse_since(since) if since else started - grace
     verdict = vf.wait_for_verdict(
         root,
         session,
         since=since_ts,
         timeout=timeout,
-        stale_seconds=max(float(cfg.get("verdict.stale_seconds")), time.time() - since_ts),
+        stale_seconds=max(stale, time.time() - since_ts),
     )
     if verdict is None:
         which = f"session {session}" if session else "this repo"

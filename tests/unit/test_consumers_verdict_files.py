@@ -134,6 +134,18 @@ def test_verdict_cli_show_list_and_wait_exit_codes(
     assert timed_out.exit_code == EXIT_TIMEOUT
 
 
+def test_wait_takes_a_verdict_written_just_before_it_started_but_not_an_old_one(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(git_repo)
+    runner = CliRunner()
+    write_verdict(git_repo, "race-1", complete=True, created_at=iso_utc(1))
+    write_verdict(git_repo, "old-1", complete=True, created_at=iso_utc(20))
+    assert runner.invoke(verdict_command, ["wait", "--session", "race-1"]).exit_code == 0
+    waited = runner.invoke(verdict_command, ["wait", "--session", "old-1", "--timeout", "0.3"])
+    assert waited.exit_code == EXIT_TIMEOUT
+
+
 def test_readers_never_see_a_torn_verdict_while_a_writer_rewrites_it(git_repo: Path) -> None:
     stop = threading.Event()
 
