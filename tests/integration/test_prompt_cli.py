@@ -7,19 +7,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.unit.test_prompt_score import CONTRACT_KEYS as CONTRACT
+
 REFLECTION = str(Path(sys.executable).parent / "reflection")
-CONTRACT = {
-    "score",
-    "action",
-    "skipped",
-    "dimensions",
-    "smells",
-    "classification",
-    "questions",
-    "reformulation",
-    "scope",
-    "live_context_bonus",
-}
 
 
 def _cli(
