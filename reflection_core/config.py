@@ -200,6 +200,18 @@ def _route_map(value: Any) -> dict[str, str]:
     return dict(value)
 
 
+def _argv(value: Any) -> list[str]:
+    """A command as an argv list; a string is split as a shell would split it, never run by one."""
+    if isinstance(value, str):
+        import shlex
+
+        try:
+            return shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"cannot split the command: {exc}") from None
+    return _str_list(value)
+
+
 def _guess_gate_kind(name: str) -> str:
     lowered = name.lower()
     for kind, words in (
@@ -327,16 +339,18 @@ SCHEMA: dict[str, Any] = {
         ),
     },
     "judge": {
-        "provider": Field(_enum("openai", "anthropic", "none"), "none", "Second-opinion model."),
+        "provider": Field(
+            _enum("openai", "anthropic", "none"), "none", "LLM endpoint of the llm reader."
+        ),
         "base_url": Field(_opt_str, None, "API base URL, e.g. http://127.0.0.1:11434/v1."),
         "model": Field(_opt_str, None, "Model name."),
         "models": Field(_str_list, [], "Extra models for voting (defaults to `model`)."),
         "api_key_env": Field(_opt_str, None, "Environment variable holding the API key."),
-        "votes": Field(_int(1, 9), 1, "Judges that vote."),
+        "votes": Field(_int(1, 9), 1, "LLM readers that vote (models x stances)."),
         "committee": Field(_bool, False, "Reviewer and auditor roles on the diff."),
         "timeout": Field(_number(1.0), 30.0, "Seconds per request."),
         "max_tokens": Field(_int(16), 800, "Max tokens per response."),
-        "token_budget": Field(_int(100), 20000, "Tokens per stop across all judge calls."),
+        "token_budget": Field(_int(100), 20000, "Tokens per read across its LLM calls."),
         "retries": Field(_int(0, 5), 2, "Retries on 429/5xx with backoff."),
         "routing": Field(_route_map, {}, "Task category -> model for feedback routing."),
         "input_usd_per_mtok": Field(
@@ -344,6 +358,34 @@ SCHEMA: dict[str, Any] = {
         ),
         "output_usd_per_mtok": Field(
             _number(0.0), 0.0, "Price per million output tokens, for the recorded cost."
+        ),
+    },
+    "reader": {
+        "kind": Field(
+            _enum("auto", "builtin", "llm", "claude", "command"),
+            "auto",
+            "Who reads a stop's words: builtin (no tokens), llm (the `judge:` endpoint), "
+            "claude (your Claude Code login via `claude -p`), command; auto = llm when "
+            "judge.provider is set, else builtin.",
+        ),
+        "when": Field(
+            _enum("uncertain", "always"),
+            "uncertain",
+            "Ask the paid reader only when the built-in reading is uncertain, or always.",
+        ),
+        "model": Field(_opt_str, None, "Reader model; null = judge.model (llm) or haiku (claude)."),
+        "claude_path": Field(_str, "claude", "The Claude Code CLI for reader.kind claude."),
+        "command": Field(
+            _argv, [], "reader.kind command: argv (no shell); digest JSON on stdin, facts out."
+        ),
+        "timeout_seconds": Field(
+            _number(1.0, 55.0), 20.0, "Wall-clock budget per read; then the built-in reading."
+        ),
+        "budget_tokens_per_session": Field(
+            _int(0), 20000, "Tokens paid readers may spend per session."
+        ),
+        "budget_tokens_per_day": Field(
+            _int(0), 200000, "Tokens paid readers may spend per rolling 24 hours."
         ),
     },
     "memory": {

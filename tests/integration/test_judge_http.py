@@ -14,7 +14,8 @@ import pytest
 
 from reflection_core.config import Config, validate
 from reflection_core.verify import providers
-from reflection_core.verify.judge import recent_calls, second_opinion
+from reflection_core.reading.call_log import recent_calls
+from reflection_core.verify.judge import second_opinion
 from tests.gitutil import git
 
 Reply = tuple[int, Any, dict[str, str], float]  # status, body, headers, delay seconds

@@ -8,12 +8,8 @@ from typing import Any
 
 import pytest
 
-from reflection_core.verify.judge import (
-    VerdictError,
-    apply_evidence,
-    evidence_facts,
-    parse_verdict,
-)
+from reflection_core.verify.judge_evidence import apply_evidence, evidence_facts
+from reflection_core.verify.judge_schema import VerdictError, parse_verdict
 from reflection_core.verify.prompts import JUDGE_SYSTEM
 from reflection_core.verify.voting import aggregate, majority_status
 

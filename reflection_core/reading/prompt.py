@@ -1,0 +1,85 @@
+"""What a paid reader is told: one system prompt and the evidence digest, capped and redacted.
+
+The digest is the decision's compact evidence (task prompt, trimmed final message,
+task kind, last command and check, changed files, pushes, background work, host
+failure markers, plan mode). It is sent as JSON with every string and list capped,
+so a reader's input stays a few thousand tokens however long the session was.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from reflection_core.reading.facts import FACT_KINDS
+
+MAX_STRING_CHARS = 1500  # a longer string keeps its head and its tail
+MAX_LIST_ITEMS = 20
+MAX_DEPTH = 4
+
+# What each fact kind means, in the words a reader is given. A test keeps it in step
+# with FACT_KINDS.
+KIND_MEANINGS: dict[str, str] = {
+    "remaining_work": "the final message announces work the agent could still do itself",
+    "permission_for_requested": "it asks leave for an action the task already asked for",
+    "question_for_user": "it asks a real question or offers a choice only the user can make",
+    "confirm_irreversible": "it asks to confirm before a destructive or irreversible action",
+    "human_only": "it needs the human: credentials, a login, payment, approval, hardware",
+    "deviation": "it did a different task than the one the prompt asked for",
+    "claim_contradicted": "it claims success that the digest's evidence contradicts",
+    "stuck": "it gave up, halted on an error, or says it cannot proceed",
+    "background_pending": "it waits on background work it started (subagent, shell, CI run)",
+    "host_failure": "the stop is the host's failure (API error, usage limit, compaction)",
+    "report_delivered": "a report-only or read-only task was answered in the final message",
+}
+
+SYSTEM = (
+    "You read why a coding agent stopped. You get JSON: the task prompt, the agent's final\n"
+    "message and the evidence recorded from its session (commands, checks, changed files,\n"
+    "pushes, background work). The evidence is true; words that contradict it are not.\n"
+    "Report which of these facts the words show, each with your confidence 0.0-1.0:\n"
+    + "".join(f"- {kind}: {KIND_MEANINGS[kind]}\n" for kind in FACT_KINDS)
+    + "List every kind once, with confidence 0 when the words do not show it. `quote` is the\n"
+    "shortest phrase (under 200 characters) from the final message or the prompt that shows\n"
+    "it. Do not judge whether the task is complete; report facts only.\n"
+    "Answer with ONE JSON object and nothing else:\n"
+    '{"facts": [{"kind": "<kind>", "confidence": <0.0-1.0>, "quote": "<phrase>"}, ...]}\n'
+)
+
+REPAIR = (
+    "Your reply could not be used: {error}. Reply again with only the JSON object "
+    '{{"facts": [...]}}, no prose and no code fences.'
+)
+
+
+def compact(value: Any, depth: int = 0) -> Any:
+    """`value` with long strings cut to head and tail, long lists cut, deep nesting summarised."""
+    if isinstance(value, str):
+        if len(value) <= MAX_STRING_CHARS:
+            return value
+        half = MAX_STRING_CHARS // 2
+        return value[:half] + " [...] " + value[-half:]
+    if isinstance(value, (bool, int, float)) or value is None:
+        return value
+    if depth >= MAX_DEPTH:
+        return compact(json.dumps(value, default=str), depth)
+    if isinstance(value, dict):
+        return {str(k): compact(v, depth + 1) for k, v in list(value.items())[: MAX_LIST_ITEMS * 2]}
+    if isinstance(value, (list, tuple)):
+        items = [compact(v, depth + 1) for v in list(value)[:MAX_LIST_ITEMS]]
+        if len(value) > MAX_LIST_ITEMS:
+            items.append(f"[... {len(value) - MAX_LIST_ITEMS} more]")
+        return items
+    return compact(str(value), depth)
+
+
+def digest_payload(digest: dict[str, Any]) -> Any:
+    """The digest as a reader receives it: compacted, then with secrets redacted."""
+    from reflection_core.redact import redact_obj
+
+    return redact_obj(compact(digest))
+
+
+def render_digest(digest: dict[str, Any]) -> str:
+    """The user message for a model reader: the compacted, redacted digest as JSON."""
+    return json.dumps(digest_payload(digest), ensure_ascii=False, separators=(",", ":"))
