@@ -1,11 +1,13 @@
-"""A real HTTP endpoint on 127.0.0.1 that records JSON posts (apprise's json:// target)."""
+"""Real HTTP endpoints on 127.0.0.1: a JSON post receiver (apprise's json:// target) and a
+scripted chat API for the model readers and the judge."""
 
 from __future__ import annotations
 
 import contextlib
 import json
 import threading
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -42,3 +44,50 @@ def json_receiver() -> Iterator[tuple[Receiver, int]]:
     finally:
         server.shutdown()
         server.server_close()
+
+
+Reply = tuple[int, Any, dict[str, str], float]  # status, body, headers, delay seconds
+
+
+class ChatServer:
+    """A chat API (OpenAI or Anthropic shape) on 127.0.0.1:0; a test scripts `respond`."""
+
+    def __init__(self) -> None:
+        self.requests: list[dict[str, Any]] = []
+        self.respond: Callable[[dict[str, Any]], Reply] = lambda req: (500, {}, {}, 0.0)
+        self.lock = threading.Lock()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length", "0"))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                request = {"path": self.path, "headers": dict(self.headers), "json": body}
+                with owner.lock:
+                    owner.requests.append(request)
+                status, payload, headers, delay = owner.respond(request)
+                time.sleep(delay)
+                raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+                try:
+                    self.send_response(status)
+                    for key, value in headers.items():
+                        self.send_header(key, value)
+                    self.send_header("content-type", "application/json")
+                    self.send_header("content-length", str(len(raw)))
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()

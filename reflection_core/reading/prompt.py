@@ -13,8 +13,10 @@ from typing import Any
 
 from reflection_core.reading.facts import FACT_KINDS
 
-MAX_STRING_CHARS = 1500  # a longer string keeps its head and its tail
-MAX_LIST_ITEMS = 20
+MAX_DIGEST_CHARS = 10000  # about 2,500 tokens
+# (longest string, longest list), tried in order until the digest fits; a string over
+# its cap keeps its head and its tail.
+CAPS = ((1500, 20), (600, 10), (240, 5), (100, 3))
 MAX_DEPTH = 4
 
 # What each fact kind means, in the words a reader is given. A test keeps it in step
@@ -52,32 +54,37 @@ REPAIR = (
 )
 
 
-def compact(value: Any, depth: int = 0) -> Any:
-    """`value` with long strings cut to head and tail, long lists cut, deep nesting summarised."""
+def compact(value: Any, string_cap: int = 1500, list_cap: int = 20, depth: int = 0) -> Any:
+    """`value` with long strings cut to head and tail, long lists cut, deep nesting flattened."""
     if isinstance(value, str):
-        if len(value) <= MAX_STRING_CHARS:
+        if len(value) <= string_cap:
             return value
-        half = MAX_STRING_CHARS // 2
+        half = string_cap // 2
         return value[:half] + " [...] " + value[-half:]
     if isinstance(value, (bool, int, float)) or value is None:
         return value
     if depth >= MAX_DEPTH:
-        return compact(json.dumps(value, default=str), depth)
+        return compact(json.dumps(value, default=str), string_cap, list_cap, depth)
     if isinstance(value, dict):
-        return {str(k): compact(v, depth + 1) for k, v in list(value.items())[: MAX_LIST_ITEMS * 2]}
+        items = list(value.items())[: list_cap * 2]
+        return {str(k): compact(v, string_cap, list_cap, depth + 1) for k, v in items}
     if isinstance(value, (list, tuple)):
-        items = [compact(v, depth + 1) for v in list(value)[:MAX_LIST_ITEMS]]
-        if len(value) > MAX_LIST_ITEMS:
-            items.append(f"[... {len(value) - MAX_LIST_ITEMS} more]")
-        return items
-    return compact(str(value), depth)
+        kept = [compact(v, string_cap, list_cap, depth + 1) for v in list(value)[:list_cap]]
+        if len(value) > list_cap:
+            kept.append(f"[... {len(value) - list_cap} more]")
+        return kept
+    return compact(str(value), string_cap, list_cap, depth)
 
 
 def digest_payload(digest: dict[str, Any]) -> Any:
-    """The digest as a reader receives it: compacted, then with secrets redacted."""
+    """The digest as a reader receives it: compacted until it fits, secrets redacted."""
     from reflection_core.redact import redact_obj
 
-    return redact_obj(compact(digest))
+    for string_cap, list_cap in CAPS:
+        payload = compact(digest, string_cap, list_cap)
+        if len(json.dumps(payload, ensure_ascii=False)) <= MAX_DIGEST_CHARS:
+            break
+    return redact_obj(payload)
 
 
 def render_digest(digest: dict[str, Any]) -> str:

@@ -3,66 +3,19 @@
 from __future__ import annotations
 
 import json
-import threading
-import time
 from collections.abc import Callable, Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from reflection_core.config import Config, validate
-from reflection_core.verify import providers
 from reflection_core.reading.call_log import recent_calls
+from reflection_core.verify import providers
 from reflection_core.verify.judge import second_opinion
 from tests.gitutil import git
-
-Reply = tuple[int, Any, dict[str, str], float]  # status, body, headers, delay seconds
-
-
-class Loopback:
-    """A chat API on 127.0.0.1:0 whose answers a test scripts with `respond`."""
-
-    def __init__(self) -> None:
-        self.requests: list[dict[str, Any]] = []
-        self.respond: Callable[[dict[str, Any]], Reply] = lambda req: (500, {}, {}, 0.0)
-        self.lock = threading.Lock()
-        owner = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                length = int(self.headers.get("content-length", "0"))
-                body = json.loads(self.rfile.read(length) or b"{}")
-                request = {"path": self.path, "headers": dict(self.headers), "json": body}
-                with owner.lock:
-                    owner.requests.append(request)
-                status, payload, headers, delay = owner.respond(request)
-                time.sleep(delay)
-                raw = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
-                try:
-                    self.send_response(status)
-                    for key, value in headers.items():
-                        self.send_header(key, value)
-                    self.send_header("content-type", "application/json")
-                    self.send_header("content-length", str(len(raw)))
-                    self.end_headers()
-                    self.wfile.write(raw)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
-
-            def log_message(self, *args: Any) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.server.daemon_threads = True
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
+from tests.loopback import ChatServer as Loopback
+from tests.loopback import Reply
 
 
 @pytest.fixture
