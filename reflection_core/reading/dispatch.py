@@ -87,6 +87,7 @@ def _check_budget(settings: ReaderSettings, session_id: str, estimate: int) -> N
         in_session, in_day = ledger.spent(session_id)
     except (OSError, sqlite3.Error) as exc:  # spending unknown: do not spend
         raise ReaderError("budget", f"cannot read what was spent: {exc}") from None
+    estimate = max(1, estimate)  # a budget of 0 turns paid reading off
     if in_day + estimate > settings.budget_per_day:
         raise ReaderError(
             "budget",
