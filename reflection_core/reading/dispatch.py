@@ -17,15 +17,12 @@ evidence, and evidence wins.
 from __future__ import annotations
 
 import dataclasses
-import sqlite3
 import time
 from typing import Any
 
-from reflection_core.reading import ledger, prompt
 from reflection_core.reading.errors import ReaderError
 from reflection_core.reading.facts import Reading
 from reflection_core.reading.settings import ReaderSettings, resolve
-from reflection_core.verify.providers import estimate_tokens
 
 
 def read(digest: dict[str, Any], builtin: Reading, cfg: Any) -> Reading:
@@ -35,6 +32,8 @@ def read(digest: dict[str, Any], builtin: Reading, cfg: Any) -> Reading:
         return builtin
     if settings.when == "uncertain" and not builtin.uncertain:
         return builtin
+    from reflection_core.reading import ledger  # the paid path only: SQLite, HTTP, processes
+
     session_id = str(digest.get("session_id") or "")
     started = time.monotonic()
     try:
@@ -74,6 +73,9 @@ def merge(builtin: Reading, paid: Reading) -> Reading:
 
 def estimated_tokens(digest: dict[str, Any], settings: ReaderSettings) -> int:
     """What one read will likely cost, checked against the budgets before it is made."""
+    from reflection_core.reading import prompt
+    from reflection_core.verify.providers import estimate_tokens
+
     if settings.kind == "command":
         return 0  # unknown until the command reports it
     size = estimate_tokens(prompt.SYSTEM + prompt.render_digest(digest))
@@ -83,6 +85,10 @@ def estimated_tokens(digest: dict[str, Any], settings: ReaderSettings) -> int:
 
 
 def _check_budget(settings: ReaderSettings, session_id: str, estimate: int) -> None:
+    import sqlite3
+
+    from reflection_core.reading import ledger
+
     try:
         in_session, in_day = ledger.spent(session_id)
     except (OSError, sqlite3.Error) as exc:  # spending unknown: do not spend
@@ -129,6 +135,8 @@ def _fall_back(
     started: float,
 ) -> Reading:
     """`builtin`, with the failure visible in `error` and recorded with what it cost."""
+    from reflection_core.reading import ledger
+
     latency_ms = _elapsed_ms(started)
     ledger.record(session_id, settings.kind, outcome, reason, tokens, latency_ms)
     return dataclasses.replace(

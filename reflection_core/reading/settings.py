@@ -11,9 +11,10 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from reflection_core.verify.providers import Endpoint
+if TYPE_CHECKING:  # imported when a paid reader runs, not on the Stop hook's built-in path
+    from reflection_core.verify.providers import Endpoint
 
 PAID_KINDS = ("llm", "claude", "command")
 CLAUDE_DEFAULT_MODEL = "haiku"
@@ -50,6 +51,8 @@ class ReaderSettings:
 
 def judge_endpoint(judge: Mapping[str, Any], timeout: float) -> Endpoint:
     """The model endpoint the `judge:` section describes (the key read from its variable)."""
+    from reflection_core.verify.providers import Endpoint
+
     key_env = judge.get("api_key_env")
     return Endpoint(
         provider=str(judge.get("provider")),
