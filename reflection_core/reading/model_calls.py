@@ -8,7 +8,6 @@ to the time left. Every call, made or skipped, goes into the `CallLog`.
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 from collections.abc import Callable
@@ -63,8 +62,7 @@ class Asker:
         """
         messages = [{"role": "user", "content": user}]
         for attempt in ("first", "repair"):
-            endpoint = self._endpoint_now()
-            if endpoint is None:
+            if self.deadline is not None and self.deadline - time.monotonic() < MIN_CALL_S:
                 self.log.add(model, role, "timeout", "reader time budget spent", None, 0.0)
                 return None
             reserved = estimate_tokens(system + "".join(m["content"] for m in messages))
@@ -75,11 +73,12 @@ class Asker:
             started = time.monotonic()
             try:
                 reply = chat(
-                    endpoint,
+                    self.endpoint,
                     model=model,
                     system=system,
                     messages=messages,
                     max_tokens=self.max_tokens,
+                    deadline=self.deadline,
                 )
             except ProviderError as exc:
                 self.budget.settle(reserved, 0)
@@ -98,12 +97,3 @@ class Asker:
             self.log.add(model, role, "ok", attempt, reply, reply.latency_s)
             return parsed
         return None
-
-    def _endpoint_now(self) -> Endpoint | None:
-        """The endpoint with its timeout cut to the time left; None when none is left."""
-        if self.deadline is None:
-            return self.endpoint
-        left = self.deadline - time.monotonic()
-        if left < MIN_CALL_S:
-            return None
-        return dataclasses.replace(self.endpoint, timeout=min(self.endpoint.timeout, left))

@@ -68,8 +68,13 @@ def chat(
     messages: list[dict[str, str]],
     max_tokens: int,
     json_mode: bool = True,
+    deadline: float | None = None,
 ) -> ChatReply:
-    """One chat completion with retries; raises ProviderError when no reply comes."""
+    """One chat completion with retries; raises ProviderError when no reply comes.
+
+    With a `deadline` (a `time.monotonic()` value) every attempt's timeout is cut to the
+    time left and no retry starts after it: the caller's wall clock holds.
+    """
     import requests
 
     url, headers, body = _request(endpoint, model, system, messages, max_tokens, json_mode)
@@ -77,13 +82,18 @@ def chat(
     attempt = 0
     while True:
         attempt += 1
+        timeout = endpoint.timeout
+        if deadline is not None:
+            timeout = min(timeout, deadline - time.monotonic())
+            if timeout <= 0:
+                raise ProviderError("timeout", f"time budget spent after {attempt - 1} attempts")
         try:
-            response = requests.post(url, json=body, headers=headers, timeout=endpoint.timeout)
+            response = requests.post(url, json=body, headers=headers, timeout=timeout)
         except requests.Timeout:
-            raise ProviderError("timeout", f"no answer within {endpoint.timeout:g}s") from None
+            raise ProviderError("timeout", f"no answer within {timeout:g}s") from None
         except requests.ConnectionError as exc:
             if attempt <= endpoint.retries:
-                _sleep_backoff(attempt, None)
+                _sleep_backoff(attempt, None, deadline)
                 continue
             raise ProviderError("connection", f"cannot reach {url}: {exc}") from None
         status = response.status_code
@@ -92,7 +102,7 @@ def chat(
             continue  # a server without JSON mode: the prompt still asks for JSON
         if status == 429 or status >= 500:
             if attempt <= endpoint.retries:
-                _sleep_backoff(attempt, response.headers.get("Retry-After"))
+                _sleep_backoff(attempt, response.headers.get("Retry-After"), deadline)
                 continue
             raise ProviderError("http", f"HTTP {status} after {attempt} attempts", status)
         if status >= 400:
@@ -111,13 +121,15 @@ def chat(
         return reply
 
 
-def _sleep_backoff(attempt: int, retry_after: str | None) -> None:
+def _sleep_backoff(attempt: int, retry_after: str | None, deadline: float | None) -> None:
     delay = BACKOFF_BASE_S * (2 ** (attempt - 1))
     if retry_after:
         try:
             delay = min(float(retry_after), MAX_RETRY_AFTER_S)
         except ValueError:
             pass
+    if deadline is not None:
+        delay = min(delay, deadline - time.monotonic())
     time.sleep(max(0.0, delay))
 
 

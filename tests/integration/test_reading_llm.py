@@ -140,6 +140,15 @@ def test_a_slow_server_times_out_and_the_builtin_reading_is_used(api: ChatServer
     assert ledger.recent_reads(1)[0]["outcome"] == "timeout"
 
 
+def test_slow_server_errors_are_not_retried_past_the_wall_clock(api: ChatServer) -> None:
+    api.respond = lambda req: (503, {"error": "busy"}, {"Retry-After": "8"}, 0.8)
+    started = time.monotonic()
+    reading = read(digest(), builtin(), cfg_for(api, retries=5, reader={"timeout_seconds": 2}))
+    assert time.monotonic() - started < 3.0
+    assert reading.error is not None and "timeout" in reading.error
+    assert len(api.requests) <= 3
+
+
 def test_http_errors_fall_back_with_the_status(api: ChatServer) -> None:
     api.respond = lambda req: (503, {"error": "down"}, {}, 0.0)
     reading = read(digest(), builtin(), cfg_for(api, retries=1))
