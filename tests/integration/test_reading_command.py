@@ -84,7 +84,7 @@ def test_a_hanging_command_is_killed_within_the_timeout(script: Path, tmp_path: 
     base = builtin()
     started = time.monotonic()
     reading = read(digest(), base, cfg(script, "hang", tmp_path, timeout_seconds=1))
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < 20.0  # killed at 1 s, not after the script's 60 s
     assert reading.facts == base.facts
     assert reading.error is not None and "timeout" in reading.error
 
