@@ -72,6 +72,11 @@ def test_the_command_reads_the_digest_and_its_facts_replace_the_builtin(
     assert ledger.recent_reads(1)[0]["tokens"] == 321
 
 
+def test_the_config_may_be_given_as_its_plain_data_dict(script: Path, tmp_path: Path) -> None:
+    reading = read(digest(), builtin(), cfg(script, "ok", tmp_path).data)
+    assert reading.error is None and reading.reader == "command"
+
+
 def test_a_command_string_is_split_without_a_shell(script: Path, tmp_path: Path) -> None:
     out = tmp_path / "request with space.json"
     command = f"{sys.executable} {script} ok '{out}'"
