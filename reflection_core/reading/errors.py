@@ -2,22 +2,12 @@
 
 from __future__ import annotations
 
-# timeout | http | connection | format | malformed | exit | missing | config | budget
-FAILURE_KINDS = (
-    "timeout",
-    "http",
-    "connection",
-    "format",
-    "malformed",
-    "exit",
-    "missing",
-    "config",
-    "budget",
-)
-
 
 class ReaderError(Exception):
-    """A reader gave no usable reading; the built-in reading is used instead."""
+    """A reader gave no usable reading; the built-in reading is used instead.
+
+    `kind`: timeout, http, connection, format, malformed, exit, missing, config or budget.
+    """
 
     def __init__(self, kind: str, message: str, cost_tokens: int = 0) -> None:
         super().__init__(message)
