@@ -149,6 +149,10 @@ def _worst(outcomes: Iterable[Outcome], key: Callable[[Outcome], Any], limit: in
     return lines
 
 
+def _most_confident(outcome: Outcome) -> tuple[int, float]:
+    return (_CONFIDENCE_RANK.get(outcome.confidence, 3), -outcome.score)
+
+
 def render(report: Report, worst: int = 10) -> str:
     by_kind = report.false_alarms_by_kind()
     lines = [
@@ -164,9 +168,7 @@ def render(report: Report, worst: int = 10) -> str:
         lines.append(f"  {kind:<12} {by_kind.get(kind, 0):>3} of {count}")
     if report.misses:
         lines.append("worst misses (needs clarification, not flagged; most confident first):")
-        lines.extend(
-            _worst(report.misses, lambda o: (_CONFIDENCE_RANK.get(o.confidence, 3), -o.score), worst)
-        )
+        lines.extend(_worst(report.misses, _most_confident, worst))
     if report.false_alarms:
         lines.append("worst false alarms (flagged, not needed; lowest score first):")
         lines.extend(_worst(report.false_alarms, lambda o: o.score, worst))
@@ -176,7 +178,8 @@ def render(report: Report, worst: int = 10) -> str:
 def failures(report: Report, args: argparse.Namespace) -> list[str]:
     """The thresholds `report` misses, as sentences."""
     out = []
-    if args.max_false_alarm_rate is not None and report.false_alarm_rate > args.max_false_alarm_rate:
+    limit_rate = args.max_false_alarm_rate
+    if limit_rate is not None and report.false_alarm_rate > limit_rate:
         out.append(
             f"false-alarm rate {report.false_alarm_rate:.3f} > {args.max_false_alarm_rate:.3f}"
         )

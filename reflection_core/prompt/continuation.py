@@ -197,17 +197,22 @@ def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
     if found.kind == "selection":
         picked = [i for i in found.selected if i != "last"]
         missing = [i for i in picked if i not in offered]
+        if missing and not offered and "?" in prev:
+            return found  # a number answering a question ("how many?"), not a pick
         if missing:
-            listed = ", ".join(sorted(offered, key=lambda s: (len(s), s))) or "none"
+            listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
             question = (
                 f"Which option did you mean? I offered {listed}; there is no {', '.join(missing)}."
+                if listed
+                else f"My last message had no numbered options: what does “{', '.join(missing)}” "
+                "refer to?"
             )
             return Continuation(True, found.kind, found.selected, question)
         return found
     if found.kind == "anaphoric":
         return found
     has_choice = _CHOICE.search(prev) is not None
-    has_proposal = _PROPOSAL.search(prev) is not None
+    has_proposal = _PROPOSAL.search(prev) is not None or "?" in prev[-600:] or "？" in prev[-600:]
     has_recommendation = _RECOMMENDATION.search(prev) is not None
     if has_choice and not has_recommendation:
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))

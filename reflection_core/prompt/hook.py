@@ -69,7 +69,7 @@ def build_response(
         mode == "block"
         and not plan_mode
         and not result.skipped
-        and result.classification != "conversational"
+        and result.needs_clarification
         and result.score < block_below
     )
     if blocks:

@@ -206,3 +206,18 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
             question = template.format(evidence=evidence, count=len(scope.tasks))
             smells.append(Smell(smell_id, evidence, question))
     return smells
+
+
+def missing_referent(evidence: str) -> Smell:
+    """`implicit_context` for a thing pointed at ("this file") that nobody supplied."""
+    evidence = " ".join(evidence.split())[:160]
+    return Smell(
+        "implicit_context",
+        evidence,
+        QUESTION_TEMPLATES["implicit_context"].format(evidence=evidence, count=1),
+    )
+
+
+def sorted_smells(found: list[Smell]) -> tuple[Smell, ...]:
+    """Smells in SMELL_IDS order, the order the user reads them in."""
+    return tuple(sorted(found, key=lambda smell: SMELL_IDS.index(smell.id)))
