@@ -35,7 +35,9 @@ def handle(payload: dict[str, Any]) -> HookResponse:
 
     prev = previous_assistant_message(payload.get("transcript_path"))
     result = score_prompt(prompt, prev, cfg)
-    conn, warning = _open_history() if cfg.get("prompt.history") else (None, "")
+    # Replies, questions and chat leave nothing to record or to de-duplicate: no SQLite.
+    recorded = result.questions or (not result.skipped and result.turn == "task")
+    conn, warning = _open_history() if recorded and cfg.get("prompt.history") else (None, "")
     try:
         if conn is not None:
             result, warning = _with_history(conn, result, payload.get("session_id"))
