@@ -304,10 +304,22 @@ def _gap_is_evident(read: turn.Turn, sig: Signals, gaps: set[str]) -> bool:
 
     In a conversation, or with a file or image attached, the agent has context the
     words alone do not show: no. On a cold start, in a language the phrase rules
-    read, a smell that names a gap or a prompt that names nothing concrete is.
+    read, a smell that names a gap (a missing repro, metric, referent or bound) or a
+    request that names nothing concrete is.
     """
     if read.live or read.attached or turn.latin_share(read.text) < 0.6:
         return False
     if turn.is_command(read.text):
         return False
-    return bool(gaps - {"scope_creep", "magic_words"}) or sig.anchors < 1.5
+    return bool(gaps - {"scope_creep", "magic_words"}) or _names_nothing(sig)
+
+
+def _names_nothing(sig: Signals) -> bool:
+    """No place, no named object, no criterion, no observed behaviour, no example."""
+    return not (
+        sig.anchors >= 0.75
+        or sig.named_objects
+        or sig.criteria
+        or sig.expected_actual
+        or sig.examples
+    )
