@@ -85,9 +85,7 @@ def _restrictions(sig: Signals, smells: set[str]) -> int:
 def _verifiability(text: str, sig: Signals, smells: set[str]) -> int:
     """Tests, behaviour criteria, a metric, a repro, a worked example: each kind counts once."""
     value = 1.0
-    if (sig.verbs or _REQUEST.search(text)) and (
-        sig.anchors >= 0.75 or _TARGET_VALUE.search(text)
-    ):
+    if (sig.verbs or _REQUEST.search(text)) and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
         value += 1  # a named change in a named place can be observed
     kinds = {
         "tests": any(
