@@ -41,8 +41,6 @@ ANSWER_OPENERS = _table(
     nice
     good
     fine
-    thanks
-    thank you
     sounds good
     looks good
     lgtm
