@@ -68,7 +68,8 @@ _TOTAL = LazyPattern(
     r"\beverything\b(?! else)|\ball (?:the |of the |our )?(?:code|codebase|files|modules|screens"
     r"|pages|components|endpoints|services|functions|classes|repos|projects|apps|views|tables"
     r"|queries)\b|\b(?:the |our )?(?:whole|entire) (?:app|application|codebase|code base|system"
-    r"|project|repo|repository|frontend|backend|site|platform|stack|ui|api|database)\b"
+    r"|project|repo|repository|frontend|backend|site|platform|stack|ui|api|database|laptop"
+    r"|machine|computer|server|disk|drive|config|configuration|setup)\b"
     r"|\bevery (?:file|module|screen|page|component|endpoint|service|function|class)\b"
     r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
 )
