@@ -259,7 +259,8 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
     if klass == "conversational":
         klass = classify_mod.class_of_work(text, governed)
     action = action_for(value, settings.thresholds)
-    if bare or referent:
+    open_choice = bool(sig.hedges) and _gap_is_evident(read, sig, smell_ids)
+    if bare or referent or open_choice:
         action = action if action in ("ask", "reformulate") else "ask"
     elif action in ("ask", "reformulate") and not _gap_is_evident(read, sig, smell_ids):
         action = "note"
@@ -304,14 +305,14 @@ def _gap_is_evident(read: turn.Turn, sig: Signals, gaps: set[str]) -> bool:
 
     In a conversation, or with a file or image attached, the agent has context the
     words alone do not show: no. On a cold start, in a language the phrase rules
-    read, a smell that names a gap (a missing repro, metric, referent or bound) or a
-    request that names nothing concrete is.
+    read, a smell that names a gap (a missing repro, metric, referent or bound), a
+    choice left open ("either ... or", "maybe") or a request naming nothing concrete is.
     """
     if read.live or read.attached or turn.latin_share(read.text) < 0.6:
         return False
     if turn.is_command(read.text):
         return False
-    return bool(gaps - {"scope_creep", "magic_words"}) or _names_nothing(sig)
+    return bool(gaps - {"scope_creep", "magic_words"}) or bool(sig.hedges) or _names_nothing(sig)
 
 
 def _names_nothing(sig: Signals) -> bool:

@@ -184,7 +184,8 @@ _EXAMPLE_RE = lazy_words(
 _HEDGE_RE = lazy_words(
     r"\bmaybe\b|\bperhaps\b|\bor something\b|\bnot sure\b|\bi guess\b|\bsome kind of\b"
     r"|\bsomething like\b|\bkind of\b|\bsort of\b|\bpossibly\b|\bor maybe\b|\bif possible\b"
-    r"|\bor whatever\b|\bi'?m not sure\b|\bnot decided\b|\beither\b[^.\n]{1,80}\bor\b",
+    r"|\bor whatever\b|\bi'?m not sure\b|\bnot decided\b|\beither\b[^.\n]{1,80}\bor\b"
+    r"|\bwhichever\b",
 )
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
 

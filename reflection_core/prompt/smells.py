@@ -124,6 +124,11 @@ QUESTION_TEMPLATES: dict[str, str] = {
     ),
 }
 
+OPEN_CHOICE_QUESTION = (
+    "“{evidence}” leaves a choice open. Which should it be, and is there an example of the "
+    "result you expect?"
+)
+
 
 class Smell(NamedTuple):
     """One smell: its id, the matched span, and the question that resolves it."""
@@ -163,9 +168,13 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     low = text.lower()
     shown = text if len(text) == len(low) else low  # evidence keeps the user's casing
     found: dict[str, str] = {}
+    templates = QUESTION_TEMPLATES
     magic = _MAGIC.search(low)
     if magic:
         found["magic_words"] = shown[magic.start() : magic.end()]
+    elif sig.hedges:  # "either A or B", "maybe": a choice the author left open
+        found["magic_words"] = sig.hedges[0]
+        templates = {**QUESTION_TEMPLATES, "magic_words": OPEN_CHOICE_QUESTION}
     elif sig.anchors < 1.5 and (soft := _SOFT_MAGIC.search(low)):
         found["magic_words"] = shown[soft.start() : soft.end()]
 
@@ -203,7 +212,7 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     for smell_id in SMELL_IDS:
         if smell_id in found:
             evidence = " ".join(found[smell_id].split())[:160]
-            template = QUESTION_TEMPLATES[smell_id]
+            template = templates[smell_id]
             question = template.format(evidence=evidence, count=len(scope.tasks))
             smells.append(Smell(smell_id, evidence, question))
     return smells

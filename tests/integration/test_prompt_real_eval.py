@@ -77,3 +77,22 @@ def test_the_in_house_format_gets_its_kind_from_its_labels() -> None:
     assert kind_of({"classification": "conversational"}) == "question"
     assert kind_of({"classification": "backend"}) == "new_task"
     assert kind_of({"kind": "chat", "continuation": True}) == "chat"
+
+
+EVALS = Path(__file__).resolve().parents[2] / "evals" / "prompts"
+
+
+def test_vague_issue_summaries_are_asked_about_and_full_issues_are_not() -> None:
+    report = evaluate(load(EVALS / "issue-summaries.jsonl"))
+    assert report.false_alarms == ()
+    assert report.recall == 1.0
+
+
+def test_spec_variants_never_flag_a_clear_spec_and_catch_the_open_choices() -> None:
+    rows = load(EVALS / "spec-variants.jsonl")
+    report = evaluate(rows)
+    assert report.false_alarms == ()
+    missed = {o.id for o in report.misses}
+    ambiguous = {row["id"] for row in rows if row["variant"] == "ambiguous"}
+    assert not ambiguous & missed  # every "either ... or" / "maybe" spec gets a question
+    assert report.recall >= 0.5

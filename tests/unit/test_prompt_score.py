@@ -205,3 +205,33 @@ def test_lone_surrogates_are_replaced_so_the_result_can_be_printed() -> None:
     result = score_prompt("make everything \ud800 better", "1. a\ud800\n2. b")
     json.dumps(result.to_dict(), ensure_ascii=False).encode("utf-8")
     assert "\ud800" not in (result.reformulation or "")
+
+
+def test_length_alone_earns_no_specificity() -> None:
+    short = score_prompt("add retries to the upload client")
+    padded = score_prompt(
+        "so we have been talking about this for a while now and I really think that at this "
+        "point in time it would be good to finally add retries to the upload client"
+    )
+    assert padded.dimensions.clarity <= short.dimensions.clarity
+    assert padded.dimensions.context <= short.dimensions.context
+    assert padded.dimensions.verifiability <= short.dimensions.verifiability
+
+
+def test_observed_versus_wanted_behaviour_and_examples_raise_the_score() -> None:
+    bare = score_prompt("fix `parse_price` in shop/money.py")
+    described = score_prompt(
+        "fix `parse_price` in shop/money.py: it returns 1250 for '12,50' instead of 12.5, "
+        "e.g. parse_price('3,99') should be 3.99"
+    )
+    assert described.dimensions.context > bare.dimensions.context
+    assert described.dimensions.verifiability > bare.dimensions.verifiability
+    assert described.score > bare.score
+
+
+def test_a_choice_left_open_is_asked_about_on_a_cold_start() -> None:
+    result = score_prompt(
+        "Write `round_price(value)` in shop/money.py that rounds either half up or half even."
+    )
+    assert result.needs_clarification
+    assert "leaves a choice open" in result.questions[0]
