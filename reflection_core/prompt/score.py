@@ -187,7 +187,7 @@ def score_prompt(
     read = turn.read(text, prev_assistant)
     cont = continuation.Continuation(False)
     if read.kind in ("task", "reply", "continuation") and any(c.isalnum() for c in read.text):
-        cont = continuation.resolve(continuation.detect(read.text), prev_assistant)
+        cont = continuation.resolve(continuation.detect(read.text), prev_assistant, read.text)
     if read.kind == "continuation" and cont.kind != "selection":
         cont = cont._replace(unresolved=None)  # "continue" resumes; it needs no referent
     bonus = live_context.applies(len(read.text.split()), prev_assistant)
