@@ -189,11 +189,7 @@ def selected_tasks(prompt: str, found: Continuation, prev_assistant: str | None)
 
 def offered_items(prev_assistant: str) -> set[str]:
     """Numbers and letters the previous message offered as list items."""
-    items: set[str] = set()
-    for match in _LIST_ITEM.finditer(prev_assistant):
-        marker = match.group(1) or match.group(2)
-        if marker:
-            items.add(marker.lower())
+    items = {marker for marker, _ in offered_list(prev_assistant)}  # bullets count as 1, 2, ...
     items.update(m.group(1).lower() for m in _INLINE_ITEM.finditer(prev_assistant))
     items.update(m.group(1).lower() for m in _NUMBERED_ANYWHERE.finditer(prev_assistant))
     return items

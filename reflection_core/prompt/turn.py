@@ -31,7 +31,8 @@ _WORD = LazyPattern(r"[^\W_]+(?:['’-][^\W_]+)*")
 _NO_SPACE_SCRIPT = LazyPattern(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ASKS_BACK = LazyPattern(
     r"\?|？|\b(?:want me to|would you like|shall i|should i|let me know|tell me|do you want"
-    r"|y/n|soll ich|möchtest du|willst du|voulez-vous|veux-tu|tu veux|quieres|prefieres"
+    r"|y/n|please confirm|choose|pick one|soll ich|möchtest du|willst du|voulez-vous|veux-tu"
+    r"|tu veux|quieres|prefieres"
     r"|deseja|quer que)\b|要我|需要我|是否|원하시면|할까요|しますか",
     re.IGNORECASE,
 )

@@ -121,3 +121,9 @@ def test_an_acknowledgement_after_a_report_is_not_asked_about() -> None:
 def test_options_numbered_outside_list_syntax_are_offered(menu: str) -> None:
     assert not score_prompt("2", menu).questions
     assert score_prompt("4", menu).questions
+
+
+def test_a_number_can_pick_a_bullet_of_the_previous_message() -> None:
+    findings = "Findings:\n- the cache never expires\n- the retry loop has no cap"
+    assert not score_prompt("2", findings).questions
+    assert score_prompt("4", findings).questions
