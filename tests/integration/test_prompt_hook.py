@@ -217,3 +217,21 @@ def test_make_repo_is_used_for_a_nested_cwd(tmp_path: Path) -> None:
     (repo / ".reflection.yaml").write_text('prompt:\n  bypass_prefix: ["!!"]\n')
     proc = _run(json.dumps(_payload("!! skip me", repo / "pkg" / "sub")).encode())
     assert proc.stdout.strip() == b""
+
+
+def test_a_reply_to_the_agents_question_is_one_line_and_touches_no_database(
+    git_repo: Path,
+) -> None:
+    transcript = git_repo / "session.jsonl"
+    _write_transcript(transcript, "Le timeout vient de l'ALB. Tu veux que je le passe à 180 s ?")
+    state = Path(os.environ["REFLECTION_STATE_DIR"])
+    before = sorted(state.rglob("*")) if state.exists() else []
+    for reply in ("oui, vas-y, mais garde les logs", "non", "好的"):
+        out = _hook(_payload(reply, git_repo, transcript_path=str(transcript)))
+        assert out["systemMessage"] in (
+            "reflection: reply · not scored",
+            "reflection: continuation · not scored",
+        ), out
+        assert "hookSpecificOutput" not in out
+    after = sorted(state.rglob("*")) if state.exists() else []
+    assert after == before
