@@ -478,5 +478,12 @@ COMMAND_WORDS = _table(
     retry
     resume
     help
+    wait
+    hold
+    pause
+    cancel
+    abort
+    halt
+    revert
     """
 )

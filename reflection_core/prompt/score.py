@@ -253,16 +253,17 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
     value = round(max(1.0, min(5.0, raw)), 1)
     bare = turn.bare_request(read, sig.anchors > 0, bool(sig.verbs))
     klass = classify_mod.classify(text, governed, task_smells=bool(smell_ids - {"magic_words"}))
-    if klass == "conversational" and bare is None:
+    if klass == "conversational" and bare is None and referent is None:
         note = _QUIET_NOTES["question"]
         return _skipped(text, "pass", bonus, note, klass)._replace(turn="question", skipped=False)
     if klass == "conversational":
         klass = classify_mod.class_of_work(text, governed)
     action = action_for(value, settings.thresholds)
-    open_choice = bool(sig.hedges) and _gap_is_evident(read, sig, smell_ids)
-    if bare or referent or open_choice:
-        action = action if action in ("ask", "reformulate") else "ask"
-    elif action in ("ask", "reformulate") and not _gap_is_evident(read, sig, smell_ids):
+    evident = _gap_is_evident(read, sig, smell_ids)
+    if bare or referent or (sig.hedges and evident):
+        # One missing thing: ask about it; the fill-in template is for a prompt low all over.
+        action = action if action in ("ask", "reformulate") and evident else "ask"
+    elif action in ("ask", "reformulate") and not evident:
         action = "note"
     decomposition = (
         tuple(questions.decomposition(governed))
@@ -291,6 +292,9 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
         evidence = " ".join(text.split())[:120]
         question = questions.GAP_QUESTIONS[bare].format(evidence=evidence)
         return result._replace(action="ask", questions=(question,), question_keys=("clarity",))
+    if referent and not evident:  # the one gap this prompt shows: ask only about it
+        smell = next(s for s in found if s.id == "implicit_context")
+        return result._replace(questions=(smell.question,), question_keys=("implicit_context",))
     pairs = questions.choose(found, dims, governed, settings.max_questions, klass)
     reform = questions.reformulation(text) if action == "reformulate" else None
     return result._replace(

@@ -163,3 +163,16 @@ def test_word_count_counts_scripts_without_spaces() -> None:
     assert turn.word_count("生成文档") == 2
     assert turn.latin_share("在设置页面加一个导出按钮") < 0.6
     assert turn.latin_share("add an export button") == 1.0
+
+
+def test_a_missing_referent_in_any_script_gets_exactly_that_question() -> None:
+    for prompt in ("把这个文件翻译成英文", "このファイルを要約して", "이 파일 번역해줘"):
+        result = score_prompt(prompt)
+        assert result.action == "ask", prompt
+        assert result.question_keys == ("implicit_context",), prompt
+        assert "refers to something I can't see" in result.questions[0]
+
+
+def test_halting_an_agent_is_a_command_not_a_fragment() -> None:
+    for word in ("wait", "stop", "hold on"):
+        assert _quiet(word, STATUS), word
