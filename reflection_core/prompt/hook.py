@@ -41,8 +41,8 @@ def handle(payload: dict[str, Any]) -> HookResponse:
     try:
         if conn is not None:
             result, warning = _with_history(conn, result, payload.get("session_id"))
-        # Recalled while our connection is open, so only one close pays the WAL checkpoint.
-        use_memory = not result.skipped and cfg.get("memory.enabled")
+        # Recalled for new tasks only, while our connection is open (one WAL checkpoint).
+        use_memory = not result.skipped and result.turn == "task" and cfg.get("memory.enabled")
         lesson = _recall(cfg, prompt) if use_memory else None
     finally:
         if conn is not None:
