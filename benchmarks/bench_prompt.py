@@ -6,6 +6,10 @@ Prints:
   2. `reflection score --jsonl` throughput on a batch of prompts; target >= 2,000 prompts/s.
   3. Scoring a 1 MB prompt vs a 100 KB prompt in-process (linearity: ~10x expected).
 
+Each measured line that misses its target ends with FAIL, and the script then exits 1.
+Bytecode caches are on (users have them; PYTHONDONTWRITEBYTECODE is dropped for the
+children, the caches go to a temporary PYTHONPYCACHEPREFIX).
+
 Usage: python benchmarks/bench_prompt.py [--runs N] [--batch N]
 """
 
@@ -76,7 +80,15 @@ def _cpu(cmd: list[str], stdin: bytes, env: dict[str, str]) -> float:
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
-def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> None:
+HOOK_RATIO_TARGET = 3.5
+JSONL_RATE_TARGET = 2000.0
+
+
+def _verdict(ok: bool) -> str:
+    return "ok" if ok else "FAIL"
+
+
+def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> bool:
     payload = json.dumps(
         {
             "session_id": "bench",
@@ -91,6 +103,7 @@ def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> None:
     bare_cmd = [sys.executable, "-c", "pass"]
     for warm in (hook_cmd, bare_cmd):  # bytecode, config cache and OS file cache
         _time(warm, payload if warm is hook_cmd else b"", env)
+    met = True
     for label, measure in (("wall", _time), ("cpu", _cpu)):
         hook, bare = [], []
         for _ in range(runs):  # interleaved so both see the same machine load
@@ -100,10 +113,16 @@ def bench_hook(runs: int, workdir: Path, env: dict[str, str]) -> None:
         print(f"[{label}] hook end to end  median {h * 1000:7.1f} ms  (min {min(hook) * 1000:.1f})")
         print(f"[{label}] python -c pass   median {b * 1000:7.1f} ms  (min {min(bare) * 1000:.1f})")
         best = min(hook) / min(bare)
-        print(f"[{label}] ratio  median {h / b:5.2f}x  min/min {best:.2f}x  target <= 3.5x")
+        ok = h / b <= HOOK_RATIO_TARGET
+        met = met and ok
+        print(
+            f"[{label}] ratio  median {h / b:5.2f}x  min/min {best:.2f}x  "
+            f"target <= {HOOK_RATIO_TARGET}x  {_verdict(ok)}"
+        )
+    return met
 
 
-def bench_jsonl(batch: int, workdir: Path, env: dict[str, str]) -> None:
+def bench_jsonl(batch: int, workdir: Path, env: dict[str, str]) -> bool:
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line]
     path = workdir / "batch.jsonl"
     with path.open("w", encoding="utf-8") as handle:
@@ -117,10 +136,13 @@ def bench_jsonl(batch: int, workdir: Path, env: dict[str, str]) -> None:
     cmd = [_console_script(), "score", "--jsonl", str(path)]
     wall = _time(cmd, b"", env)
     cpu = _cpu(cmd, b"", env)
+    ok = batch / cpu >= JSONL_RATE_TARGET
     print(
         f"score --jsonl     {batch} prompts: {batch / wall:8.0f} prompts/s wall, "
-        f"{batch / cpu:8.0f} prompts/s per CPU second   target >= 2000"
+        f"{batch / cpu:8.0f} prompts/s per CPU second   target >= {JSONL_RATE_TARGET:.0f}  "
+        f"{_verdict(ok)}"
     )
+    return ok
 
 
 def bench_linearity() -> None:
@@ -147,6 +169,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--batch", type=int, default=5000)
+    parser.add_argument(
+        "--no-bytecode-cache",
+        action="store_true",
+        help="measure with PYTHONDONTWRITEBYTECODE=1: an uncached source tree compiles every run",
+    )
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
@@ -157,12 +184,16 @@ def main() -> int:
             "PYTHONPYCACHEPREFIX": str(workdir / "pycache"),
         }
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+        if args.no_bytecode_cache:  # installed caches are read, the source tree compiles
+            env["PYTHONDONTWRITEBYTECODE"] = "1"
+            env.pop("PYTHONPYCACHEPREFIX")
+        print(f"bytecode caches: {'off' if args.no_bytecode_cache else 'on'}")
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"load average at start: {load:.2f} on {os.cpu_count()} CPUs")
-        bench_hook(args.runs, workdir, env)
-        bench_jsonl(args.batch, workdir, env)
+        met = bench_hook(args.runs, workdir, env)
+        met = bench_jsonl(args.batch, workdir, env) and met
         bench_linearity()
-    return 0
+    return 0 if met else 1
 
 
 if __name__ == "__main__":

@@ -82,6 +82,16 @@ _CHOICE = LazyPattern(
     r"|alternatives)|depending on|do you prefer|let me know which)",
     0,  # matched against lower-cased text
 )
+# Numbered things outside list syntax: "**1.** Add", "### Option 2", "方案3", "1️⃣".
+_NUMBERED_ANYWHERE = LazyPattern(
+    r"(?:^[^\w\n]{0,8}|\b(?:option|opción|opção|choix|choice|variant|approach|step|étape|paso"
+    r"|schritt)\s*#?|方案|选项|選項)(\d{1,2}|[a-h])(?![\w.]\w)",
+    re.MULTILINE | re.IGNORECASE,
+)
+_GO_AHEAD = LazyPattern(
+    r"\b(?:go|do|proceed|fix|apply|implement|ship|make|run|start|execute|haz|hazlo|adelante"
+    r"|dale|mach|fais|vas-y)\b"
+)
 _RECOMMENDATION = LazyPattern(
     r"\b(?:i'?d recommend|i recommend|i lean towards|i'?d go with|i suggest|i'?d pick"
     r"|is (?:cleaner|simpler|safer|better)|my recommendation)\b",
@@ -179,17 +189,19 @@ def selected_tasks(prompt: str, found: Continuation, prev_assistant: str | None)
 
 def offered_items(prev_assistant: str) -> set[str]:
     """Numbers and letters the previous message offered as list items."""
-    items: set[str] = set()
-    for match in _LIST_ITEM.finditer(prev_assistant):
-        marker = match.group(1) or match.group(2)
-        if marker:
-            items.add(marker.lower())
+    items = {marker for marker, _ in offered_list(prev_assistant)}  # bullets count as 1, 2, ...
     items.update(m.group(1).lower() for m in _INLINE_ITEM.finditer(prev_assistant))
+    items.update(m.group(1).lower() for m in _NUMBERED_ANYWHERE.finditer(prev_assistant))
     return items
 
 
-def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
-    """Pure: check the continuation's referent against the previous assistant message."""
+def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -> Continuation:
+    """Pure: check the continuation's referent against the previous assistant message.
+
+    "ok" or "thanks" after a report acknowledges it; only a go-ahead ("go for it")
+    after a message that proposed nothing leaves the agent guessing what to do.
+    """
+    text = prompt.lower()
     if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
         return found
     prev = prev_assistant.lower()
@@ -197,24 +209,29 @@ def resolve(found: Continuation, prev_assistant: str | None) -> Continuation:
     if found.kind == "selection":
         picked = [i for i in found.selected if i != "last"]
         missing = [i for i in picked if i not in offered]
+        if missing and not offered and "?" in prev:
+            return found  # a number answering a question ("how many?"), not a pick
         if missing:
-            listed = ", ".join(sorted(offered, key=lambda s: (len(s), s))) or "none"
+            listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
             question = (
                 f"Which option did you mean? I offered {listed}; there is no {', '.join(missing)}."
+                if listed
+                else f"My last message had no numbered options: what does “{', '.join(missing)}” "
+                "refer to?"
             )
             return Continuation(True, found.kind, found.selected, question)
         return found
     if found.kind == "anaphoric":
         return found
     has_choice = _CHOICE.search(prev) is not None
-    has_proposal = _PROPOSAL.search(prev) is not None
+    has_proposal = _PROPOSAL.search(prev) is not None or "?" in prev[-600:] or "？" in prev[-600:]
     has_recommendation = _RECOMMENDATION.search(prev) is not None
     if has_choice and not has_recommendation:
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
         return Continuation(True, found.kind, found.selected, question)
-    if not has_proposal and not has_choice:
+    if not has_proposal and not has_choice and _GO_AHEAD.search(text) is not None:
         question = (
             "Happy to continue, but my last message did not propose a specific change. "
             "What should I do next: a concrete fix for what I found, or first a short plan?"

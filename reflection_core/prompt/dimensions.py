@@ -52,20 +52,23 @@ def _clamp(value: float) -> int:
 
 
 def _context(sig: Signals, smells: set[str]) -> int:
+    """Concrete references a reader could look up, plus observed-vs-wanted behaviour."""
     anchors = sig.anchors
     value = 1 + (anchors >= 0.75) + (anchors >= 1.5) + (anchors >= 3) + (anchors >= 5)
-    if anchors < 1.5 and sig.words >= 35:
-        value += 1  # a described situation is context even without file names
+    if sig.expected_actual and anchors < 5:
+        value += 1  # what happens and what should: a situation described, not just a length
     value -= ("implicit_context" in smells) + ("bug_without_repro" in smells)
     return _clamp(value)
 
 
 def _clarity(text: str, sig: Signals, smells: set[str]) -> int:
+    """An action, a named target, a done-criterion; hedges and open alternatives subtract."""
     value = 1.0
     value += 1 if (sig.verbs or _REQUEST.search(text)) else 0
-    value += 1 if sig.words >= 6 else 0
-    value += 1 if (sig.anchors >= 0.75 or _TARGET_VALUE.search(text) or sig.words >= 20) else 0
+    value += 1 if (sig.anchors >= 0.75 or _TARGET_VALUE.search(text) or sig.named_objects) else 0
     value += 1 if (sig.criteria or sig.restrictions or sig.anchors >= 3) else 0
+    value += 1 if (sig.expected_actual or sig.examples or sig.anchors >= 1.5) else 0
+    value -= 1 if sig.hedges else 0
     value -= ("vague_improvement" in smells) + ("magic_words" in smells)
     value -= ("total_system" in smells) + 0.5 * ("implicit_context" in smells)
     return _clamp(value)
@@ -80,8 +83,9 @@ def _restrictions(sig: Signals, smells: set[str]) -> int:
 
 
 def _verifiability(text: str, sig: Signals, smells: set[str]) -> int:
+    """Tests, behaviour criteria, a metric, a repro, a worked example: each kind counts once."""
     value = 1.0
-    if (sig.verbs or sig.words >= 12) and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
+    if (sig.verbs or _REQUEST.search(text)) and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
         value += 1  # a named change in a named place can be observed
     kinds = {
         "tests": any(
@@ -93,6 +97,7 @@ def _verifiability(text: str, sig: Signals, smells: set[str]) -> int:
         ),
         "metric": bool(sig.metrics),
         "repro": sig.has_repro,
+        "example": bool(sig.examples),
     }
     value += min(3, sum(kinds.values()))
     value -= ("performance_without_metric" in smells) + ("vague_improvement" in smells)
@@ -106,7 +111,7 @@ def _scope(sig: Signals, scope: Scope, smells: set[str]) -> int:
         value -= 0.5 if scope.override else min(2.5, 1 + 0.5 * extra)
     value -= 2 * ("total_system" in smells)
     if sig.words > LONG_PROMPT_WORDS:
-        value -= 1
+        value -= 1  # the one place length counts: a very long prompt rarely fits one session
     return _clamp(value)
 
 

@@ -35,12 +35,14 @@ def handle(payload: dict[str, Any]) -> HookResponse:
 
     prev = previous_assistant_message(payload.get("transcript_path"))
     result = score_prompt(prompt, prev, cfg)
-    conn, warning = _open_history() if cfg.get("prompt.history") else (None, "")
+    # Replies, questions and chat leave nothing to record or to de-duplicate: no SQLite.
+    recorded = result.questions or (not result.skipped and result.turn == "task")
+    conn, warning = _open_history() if recorded and cfg.get("prompt.history") else (None, "")
     try:
         if conn is not None:
             result, warning = _with_history(conn, result, payload.get("session_id"))
-        # Recalled while our connection is open, so only one close pays the WAL checkpoint.
-        use_memory = not result.skipped and cfg.get("memory.enabled")
+        # Recalled for new tasks only, while our connection is open (one WAL checkpoint).
+        use_memory = not result.skipped and result.turn == "task" and cfg.get("memory.enabled")
         lesson = _recall(cfg, prompt) if use_memory else None
     finally:
         if conn is not None:
@@ -69,7 +71,7 @@ def build_response(
         mode == "block"
         and not plan_mode
         and not result.skipped
-        and result.classification != "conversational"
+        and result.needs_clarification
         and result.score < block_below
     )
     if blocks:

@@ -16,45 +16,43 @@ def status_line(result: PromptScore) -> str:
     """The single line the user sees, e.g. `reflection: prompt 4.3/5 · backend`."""
     if result.action == "skip":
         return "reflection: skipped (bypass)"
-    if result.skipped:
+    if result.skipped or result.classification == "conversational":
+        kind = result.turn if result.turn != "task" else "continuation"
         tail = " · 1 question" if result.questions else " · not scored"
-        return f"reflection: continuation{tail}"
-    if result.classification == "conversational":
-        return "reflection: conversational · not scored"
+        return f"reflection: {kind}{tail}"
     head = f"reflection: prompt {result.score:.1f}/5 · {result.classification}"
-    if result.action == "note" and result.note:
-        return f"{head} · tip: {result.note}"
     if result.action in ("ask", "reformulate"):
         count = len(result.questions)
         return f"{head} · {count} question{'s' if count != 1 else ''} before starting"
+    if result.action == "note" and result.note:
+        return f"{head} · tip: {result.note}"
     if result.decomposition:
-        return f"{head} · {len(result.decomposition)} tasks, asking for the order"
+        return f"{head} · {len(result.decomposition)} tasks, taken in the order given"
     return head
 
 
 def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
-    """What the model reads before acting (hookSpecificOutput.additionalContext)."""
+    """What the model reads before acting (hookSpecificOutput.additionalContext).
+
+    Only a prompt that needs clarification adds context: everything else costs
+    the model no tokens (a lesson from episodic memory aside).
+    """
     lines: list[str] = []
-    if result.action == "skip":
-        return None
-    if result.skipped:
-        if result.questions:
+    if result.action in ("ask", "reformulate") and result.questions:
+        if result.skipped:
             lines.append(
-                "[reflection] The user's reply does not clearly pick one of your proposals. "
+                "[reflection] The user's reply leaves one thing open. "
                 f"Before acting, ask: {result.questions[0]}"
             )
-    elif result.classification == "conversational":
-        lines.append("[reflection] A question, not a task: answer it; change nothing unasked.")
-    else:
-        smells = ", ".join(s.id for s in result.smells) or "none"
-        lines.append(
-            f"[reflection] Prompt score {result.score:.1f}/5, class {result.classification}, "
-            f"smells: {smells}."
-        )
-        if result.decomposition:
-            lines.append("The prompt holds several tasks:")
-            lines.extend(result.decomposition)
-        if result.action in ("ask", "reformulate"):
+        else:
+            smells = ", ".join(s.id for s in result.smells) or "none"
+            lines.append(
+                f"[reflection] Prompt score {result.score:.1f}/5, class "
+                f"{result.classification}, smells: {smells}."
+            )
+            if result.decomposition:
+                lines.append("The prompt holds several tasks:")
+                lines.extend(result.decomposition)
             lines.append(
                 "It is too ambiguous to act on safely. Before changing anything, ask the user "
                 f'these questions, briefly and warmly, starting with "{INTRO}"'
@@ -63,13 +61,6 @@ def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
             if result.reformulation:
                 lines.append("Offer this template they can fill in:")
                 lines.append(result.reformulation)
-        elif result.decomposition and result.questions:
-            lines.append(f"Ask once, then proceed: {result.questions[0]}")
-        elif result.action == "note" and result.note:
-            lines.append(f"Proceed; mention this to the user in one short line: {result.note}")
-        else:
-            # A good prompt costs the model one line of context, no more.
-            lines[-1] = lines[-1].rstrip(".") + "; clear enough to act on."
     if lesson:
         lines.append(f"[reflection] Lesson from a similar past task: {lesson}")
     return "\n".join(lines) if lines else None

@@ -11,9 +11,17 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from reflection_core.prompt import classify as classify_mod
-from reflection_core.prompt import continuation, dimensions, live_context, questions, scope, smells
+from reflection_core.prompt import (
+    continuation,
+    dimensions,
+    live_context,
+    questions,
+    scope,
+    smells,
+    turn,
+)
 from reflection_core.prompt.dimensions import DEFAULT_WEIGHTS
-from reflection_core.prompt.signals import extract, find_paths
+from reflection_core.prompt.signals import Signals, extract, find_paths
 
 if TYPE_CHECKING:
     from reflection_core.config import Config
@@ -62,6 +70,7 @@ class PromptScore(NamedTuple):
     decomposition: tuple[str, ...] = ()
     truncated: bool = False
     question_keys: tuple[str, ...] = ()
+    turn: str = "task"
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -78,6 +87,7 @@ class PromptScore(NamedTuple):
             "note": self.note,
             "decomposition": list(self.decomposition),
             "truncated": self.truncated,
+            "turn": self.turn,
         }
 
     @property
@@ -174,33 +184,87 @@ def score_prompt(
         note = "Bypassed: slash command or bypass prefix."
         return _skipped(text, "skip", False, note, "conversational")._replace(truncated=truncated)
 
-    cont = continuation.resolve(continuation.detect(text), prev_assistant)
-    sig = extract(text)
-    bonus = live_context.applies(sig.words, prev_assistant)
-    if cont.is_continuation:
-        picked = continuation.selected_tasks(text, cont, prev_assistant)
-        taken = scope.Scope(atomic=_one_piece(picked), tasks=tuple(picked) or (text.strip()[:90],))
-        area = classify_mod.class_of_work(prev_assistant or "", taken)
-        note = "Continuation of the previous turn: not scored."
-        skipped = _skipped(text, "pass", bonus, note, area)._replace(
-            truncated=truncated,
-            scope=taken,
-            decomposition=tuple(questions.decomposition(taken)) if not taken.atomic else (),
+    read = turn.read(text, prev_assistant)
+    cont = continuation.Continuation(False)
+    if read.kind in ("task", "reply", "continuation") and any(c.isalnum() for c in read.text):
+        cont = continuation.resolve(continuation.detect(read.text), prev_assistant, read.text)
+    if read.kind == "continuation" and cont.kind != "selection":
+        cont = cont._replace(unresolved=None)  # "continue" resumes; it needs no referent
+    bonus = live_context.applies(len(read.text.split()), prev_assistant)
+    if cont.is_continuation or read.kind in turn.REPLY_KINDS:
+        return _continuation(read, cont, prev_assistant, bonus)._replace(truncated=truncated)
+    if read.quiet:
+        note = _QUIET_NOTES[read.kind]
+        return _skipped(read.text, "pass", bonus, note, "conversational")._replace(
+            truncated=truncated, turn=read.kind, skipped=False
         )
-        if cont.unresolved:
-            return skipped._replace(
-                action="ask", questions=(cont.unresolved,), question_keys=("referent",)
-            )
-        return skipped
+    return _scored_task(read, prev_assistant, settings, bonus)._replace(truncated=truncated)
 
+
+_QUIET_NOTES = {
+    "continuation": "Continuation of the previous turn: not scored.",
+    "reply": "A reply to the agent's previous message: not scored.",
+    "question": "A question, not a task: not scored as one.",
+    "chat": "Chat, not a task: not scored.",
+}
+
+
+def _continuation(
+    read: turn.Turn, cont: continuation.Continuation, prev: str | None, bonus: bool
+) -> PromptScore:
+    """Takes up the agent's proposal or list: not scored; asks only when the referent is missing
+    or the go-ahead would run an irreversible production step."""
+    picked = continuation.selected_tasks(read.text, cont, prev)
+    taken = scope.Scope(atomic=_one_piece(picked), tasks=tuple(picked) or (read.text[:90],))
+    area = classify_mod.class_of_work(prev or "", taken)
+    kind = "continuation" if cont.is_continuation else read.kind
+    skipped = _skipped(read.text, "pass", bonus, _QUIET_NOTES[kind], area)._replace(
+        scope=taken,
+        decomposition=tuple(questions.decomposition(taken)) if not taken.atomic else (),
+        turn=kind,
+    )
+    if cont.unresolved:
+        return skipped._replace(
+            action="ask", questions=(cont.unresolved,), question_keys=("referent",)
+        )
+    go_ahead = cont.kind in ("approval", "anaphoric") or turn.is_go_ahead(read.text)
+    step = turn.irreversible_go_ahead(prev) if go_ahead and read.kind != "continuation" else None
+    if step:
+        question = questions.GAP_QUESTIONS["irreversible"].format(evidence=step)
+        return skipped._replace(
+            action="ask", questions=(question,), question_keys=("irreversible",)
+        )
+    return skipped
+
+
+def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: bool) -> PromptScore:
+    """A new task: rated on specificity; asked about only when a material gap is evident."""
+    text = read.text
+    sig = extract(text)
     governed = scope.govern(text)
     found = smells.detect(text, sig, governed)
+    referent = turn.missing_referent(text, read.attached, prev)
+    if referent and not any(s.id == "implicit_context" for s in found):
+        found = [*found, smells.missing_referent(referent)]
+    found = list(smells.sorted_smells(found))
     smell_ids = {s.id for s in found}
     dims = dimensions.rate(text, sig, governed, smell_ids)
     raw = composite(dims, settings.weights) + (live_context.BONUS if bonus else 0.0)
     value = round(max(1.0, min(5.0, raw)), 1)
+    bare = turn.bare_request(read, sig.anchors > 0, bool(sig.verbs))
     klass = classify_mod.classify(text, governed, task_smells=bool(smell_ids - {"magic_words"}))
+    if klass == "conversational" and bare is None and referent is None:
+        note = _QUIET_NOTES["question"]
+        return _skipped(text, "pass", bonus, note, klass)._replace(turn="question", skipped=False)
+    if klass == "conversational":
+        klass = classify_mod.class_of_work(text, governed)
     action = action_for(value, settings.thresholds)
+    evident = _gap_is_evident(read, sig, smell_ids)
+    if bare or referent or (sig.hedges and evident):
+        # One missing thing: ask about it; the fill-in template is for a prompt low all over.
+        action = action if action in ("ask", "reformulate") and evident else "ask"
+    elif action in ("ask", "reformulate") and not evident:
+        action = "note"
     decomposition = (
         tuple(questions.decomposition(governed))
         if not governed.atomic and not governed.override
@@ -218,21 +282,49 @@ def score_prompt(
         scope=governed,
         live_context_bonus=bonus,
         decomposition=decomposition,
-        truncated=truncated,
+        turn=read.kind,
     )
-    if klass == "conversational":
-        return result._replace(action="pass", note="A question, not a task: not scored as one.")
     if action == "note":
-        result = result._replace(note=questions.note_for(found, dims))
-    if action in ("ask", "reformulate"):
-        pairs = questions.choose(found, dims, governed, settings.max_questions, klass)
-        reform = questions.reformulation(text) if action == "reformulate" else None
-        return result._replace(
-            questions=tuple(q for _, q in pairs),
-            question_keys=tuple(k for k, _ in pairs),
-            reformulation=reform,
-        )
-    if decomposition:
-        order = questions.order_question(governed)
-        return result._replace(questions=(order,), question_keys=("scope_creep",))
-    return result
+        return result._replace(note=questions.note_for(found, dims))
+    if action not in ("ask", "reformulate"):
+        return result
+    if bare:
+        evidence = " ".join(text.split())[:120]
+        question = questions.GAP_QUESTIONS[bare].format(evidence=evidence)
+        return result._replace(action="ask", questions=(question,), question_keys=("clarity",))
+    if referent and not evident:  # the one gap this prompt shows: ask only about it
+        smell = next(s for s in found if s.id == "implicit_context")
+        return result._replace(questions=(smell.question,), question_keys=("implicit_context",))
+    pairs = questions.choose(found, dims, governed, settings.max_questions, klass)
+    reform = questions.reformulation(text) if action == "reformulate" else None
+    return result._replace(
+        questions=tuple(q for _, q in pairs),
+        question_keys=tuple(k for k, _ in pairs),
+        reformulation=reform,
+    )
+
+
+def _gap_is_evident(read: turn.Turn, sig: Signals, gaps: set[str]) -> bool:
+    """Is a low score backed by evidence worth a round trip?
+
+    In a conversation, or with a file or image attached, the agent has context the
+    words alone do not show: no. On a cold start, in a language the phrase rules
+    read, a smell that names a gap (a missing repro, metric, referent or bound), a
+    choice left open ("either ... or", "maybe") or a request naming nothing concrete is.
+    """
+    if read.live or read.attached or turn.latin_share(read.text) < 0.6:
+        return False
+    if turn.is_command(read.text):
+        return False
+    return bool(gaps - {"scope_creep", "magic_words"}) or bool(sig.hedges) or _names_nothing(sig)
+
+
+def _names_nothing(sig: Signals) -> bool:
+    """No place, no named object, no criterion, no observed behaviour, no example."""
+    return not (
+        sig.anchors >= 0.75
+        or sig.named_objects
+        or sig.criteria
+        or sig.expected_actual
+        or sig.examples
+    )

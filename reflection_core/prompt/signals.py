@@ -167,6 +167,26 @@ _NAMED_OBJECT_RE = LazyPattern(
     r"|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
     r"|template|component|hook|query|command|subcommand|function|method|class)\b"
 )
+# Observed vs wanted behaviour: "returns 500 instead of 400", "expected X but got Y".
+_EXPECTED_ACTUAL_RE = lazy_words(
+    r"\bexpected\b[^.\n]{0,120}\b(?:but|got|instead|actual)|\binstead of\b|\bactual(?:ly)?:"
+    r"|\bshould (?:be|return|show|print|raise)\b[^.\n]{0,120}\bbut\b|\bbut (?:it )?(?:gets?|got"
+    r"|returns?|shows?|prints?|raises?)\b|\b(?:returns?|gives?|shows?|prints?) [^.\n]{1,60}"
+    r"\b(?:instead|rather than)\b|->|=>|→",
+)
+# Worked examples: doctests, "e.g.", "for example", given/when/then.
+_EXAMPLE_RE = lazy_words(
+    r"^\s*>>>|\be\.g\.|\bfor (?:example|instance)\b|\bexample:|\bgiven\b[^.\n]{1,80}\bwhen\b"
+    r"|\bsuch as\b",
+    re.MULTILINE,
+)
+# Hedges and alternatives left open: the author has not decided.
+_HEDGE_RE = lazy_words(
+    r"\bmaybe\b|\bperhaps\b|\bor something\b|\bnot sure\b|\bi guess\b|\bsome kind of\b"
+    r"|\bsomething like\b|\bkind of\b|\bsort of\b|\bpossibly\b|\bor maybe\b|\bif possible\b"
+    r"|\bor whatever\b|\bi'?m not sure\b|\bnot decided\b|\beither\b[^.\n]{1,80}\bor\b"
+    r"|\bwhichever\b",
+)
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
 
 # Verbs that open a unit of work; verification and constraint verbs are not here.
@@ -197,12 +217,15 @@ class Signals(NamedTuple):
     restrictions: tuple[str, ...] = ()
     verbs: tuple[str, ...] = ()
     named_objects: int = 0
+    expected_actual: bool = False
+    examples: int = 0
+    hedges: tuple[str, ...] = ()
     anchors: float = 0.0  # weighted count of concrete references a reader could look up
 
     @property
     def has_repro(self) -> bool:
         """Error text, a trace, or a concrete expected-vs-actual example."""
-        return bool(self.errors or self.fences or self.quoted) or (
+        return bool(self.errors or self.fences or self.quoted or self.expected_actual) or (
             self.numbers >= 2 and bool(self.criteria)
         )
 
@@ -252,6 +275,9 @@ def extract(text: str) -> Signals:
         restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
         named_objects=len(_NAMED_OBJECT_RE.findall(low)),
+        expected_actual=_EXPECTED_ACTUAL_RE.search(low) is not None,
+        examples=len(_EXAMPLE_RE.findall(low)),
+        hedges=tuple(m.group(0) for m in _HEDGE_RE.finditer(low)),
     )
     return found._replace(anchors=anchor_weight(found))
 

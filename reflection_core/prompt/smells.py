@@ -68,7 +68,8 @@ _TOTAL = LazyPattern(
     r"\beverything\b(?! else)|\ball (?:the |of the |our )?(?:code|codebase|files|modules|screens"
     r"|pages|components|endpoints|services|functions|classes|repos|projects|apps|views|tables"
     r"|queries)\b|\b(?:the |our )?(?:whole|entire) (?:app|application|codebase|code base|system"
-    r"|project|repo|repository|frontend|backend|site|platform|stack|ui|api|database)\b"
+    r"|project|repo|repository|frontend|backend|site|platform|stack|ui|api|database|laptop"
+    r"|machine|computer|server|disk|drive|config|configuration|setup)\b"
     r"|\bevery (?:file|module|screen|page|component|endpoint|service|function|class)\b"
     r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
 )
@@ -123,6 +124,11 @@ QUESTION_TEMPLATES: dict[str, str] = {
     ),
 }
 
+OPEN_CHOICE_QUESTION = (
+    "“{evidence}” leaves a choice open. Which should it be, and is there an example of the "
+    "result you expect?"
+)
+
 
 class Smell(NamedTuple):
     """One smell: its id, the matched span, and the question that resolves it."""
@@ -162,9 +168,13 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     low = text.lower()
     shown = text if len(text) == len(low) else low  # evidence keeps the user's casing
     found: dict[str, str] = {}
+    templates = QUESTION_TEMPLATES
     magic = _MAGIC.search(low)
     if magic:
         found["magic_words"] = shown[magic.start() : magic.end()]
+    elif sig.hedges:  # "either A or B", "maybe": a choice the author left open
+        found["magic_words"] = sig.hedges[0]
+        templates = {**QUESTION_TEMPLATES, "magic_words": OPEN_CHOICE_QUESTION}
     elif sig.anchors < 1.5 and (soft := _SOFT_MAGIC.search(low)):
         found["magic_words"] = shown[soft.start() : soft.end()]
 
@@ -202,7 +212,22 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     for smell_id in SMELL_IDS:
         if smell_id in found:
             evidence = " ".join(found[smell_id].split())[:160]
-            template = QUESTION_TEMPLATES[smell_id]
+            template = templates[smell_id]
             question = template.format(evidence=evidence, count=len(scope.tasks))
             smells.append(Smell(smell_id, evidence, question))
     return smells
+
+
+def missing_referent(evidence: str) -> Smell:
+    """`implicit_context` for a thing pointed at ("this file") that nobody supplied."""
+    evidence = " ".join(evidence.split())[:160]
+    return Smell(
+        "implicit_context",
+        evidence,
+        QUESTION_TEMPLATES["implicit_context"].format(evidence=evidence, count=1),
+    )
+
+
+def sorted_smells(found: list[Smell]) -> tuple[Smell, ...]:
+    """Smells in SMELL_IDS order, the order the user reads them in."""
+    return tuple(sorted(found, key=lambda smell: SMELL_IDS.index(smell.id)))

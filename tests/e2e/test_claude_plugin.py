@@ -42,7 +42,11 @@ def test_the_plugin_blocks_an_untested_edit_like_the_installed_hooks(
     )
     assert run.blocks == 1, run.describe()
     assert "reflection-hook stop" in run.stop_feedback()[0], run.stop_feedback()
-    assert run.prompt_context(), "the plugin's prompt hook gave the model no context"
+    # A clear prompt adds no model context: its one visible line shows the hook fired.
+    prompt_lines = [
+        m for m in run.hook_messages() if m.startswith("UserPromptSubmit") and "prompt " in m
+    ]
+    assert prompt_lines, f"the plugin's prompt hook said nothing\n{run.describe()}"
     assert run.verdict()["status"] == "complete", run.verdict()
 
 

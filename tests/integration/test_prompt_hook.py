@@ -64,7 +64,7 @@ def _write_transcript(path: Path, assistant_text: str) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
-def test_good_prompt_gets_one_line_and_context_with_the_event_name(git_repo: Path) -> None:
+def test_good_prompt_gets_one_line_and_no_context(git_repo: Path) -> None:
     out = _hook(
         _payload(
             "In src/billing/invoice.py, `compute_tax` rounds each line before summing. Sum the "
@@ -75,9 +75,7 @@ def test_good_prompt_gets_one_line_and_context_with_the_event_name(git_repo: Pat
     assert out["systemMessage"].startswith("reflection: prompt ")
     assert "· backend" in out["systemMessage"]
     assert "\n" not in out["systemMessage"]
-    specific = out["hookSpecificOutput"]
-    assert specific["hookEventName"] == "UserPromptSubmit"
-    assert "class backend" in specific["additionalContext"]
+    assert "hookSpecificOutput" not in out
     assert "decision" not in out
 
 
@@ -171,7 +169,8 @@ def test_same_question_is_not_asked_twice_in_a_session(git_repo: Path) -> None:
     first = _hook(_payload("add caching", git_repo))
     second = _hook(_payload("add caching", git_repo))
     assert "To do this well" in first["hookSpecificOutput"]["additionalContext"]
-    assert "already asked" in second["hookSpecificOutput"]["additionalContext"]
+    assert "already asked" in second["systemMessage"]
+    assert "hookSpecificOutput" not in second
 
 
 def test_scores_land_in_stats(git_repo: Path) -> None:
@@ -218,3 +217,21 @@ def test_make_repo_is_used_for_a_nested_cwd(tmp_path: Path) -> None:
     (repo / ".reflection.yaml").write_text('prompt:\n  bypass_prefix: ["!!"]\n')
     proc = _run(json.dumps(_payload("!! skip me", repo / "pkg" / "sub")).encode())
     assert proc.stdout.strip() == b""
+
+
+def test_a_reply_to_the_agents_question_is_one_line_and_touches_no_database(
+    git_repo: Path,
+) -> None:
+    transcript = git_repo / "session.jsonl"
+    _write_transcript(transcript, "Le timeout vient de l'ALB. Tu veux que je le passe à 180 s ?")
+    state = Path(os.environ["REFLECTION_STATE_DIR"])
+    before = sorted(state.rglob("*")) if state.exists() else []
+    for reply in ("oui, vas-y, mais garde les logs", "non", "好的"):
+        out = _hook(_payload(reply, git_repo, transcript_path=str(transcript)))
+        assert out["systemMessage"] in (
+            "reflection: reply · not scored",
+            "reflection: continuation · not scored",
+        ), out
+        assert "hookSpecificOutput" not in out
+    after = sorted(state.rglob("*")) if state.exists() else []
+    assert after == before

@@ -123,11 +123,13 @@ def test_shipped_prompt_suite_meets_its_thresholds() -> None:
 
 
 def test_breaking_the_continuation_rule_makes_the_run_fail(monkeypatch: pytest.MonkeyPatch) -> None:
-    from reflection_core.prompt import continuation
+    from reflection_core.prompt import continuation, turn
 
     real_detect = continuation.detect
     not_a_continuation = "Please refactor the billing module and add tests for the invoice totals"
     monkeypatch.setattr(continuation, "detect", lambda prompt: real_detect(not_a_continuation))
+    # The turn reader recognises replies on its own: break it too, every prompt a new task.
+    monkeypatch.setattr(turn, "read", lambda prompt, prev: turn.Turn("task", prompt))
     result = CliRunner().invoke(eval_command, ["--dir", str(EVALS), "prompts", "--json"])
     assert result.exit_code == 1
     suite = json.loads(result.output)["suites"][0]

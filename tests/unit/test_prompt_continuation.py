@@ -102,3 +102,28 @@ def test_taking_all_items_of_a_list_of_unrelated_fixes_yields_a_task_table() -> 
     assert result.skipped
     assert not result.scope.atomic
     assert len(result.scope.tasks) == 3
+
+
+def test_an_acknowledgement_after_a_report_is_not_asked_about() -> None:
+    report = "Done. The migration ran and all tests pass."
+    for ack in ("ok", "thanks", "great", "perfect"):
+        assert not score_prompt(ack, report).questions, ack
+
+
+@pytest.mark.parametrize(
+    "menu",
+    [
+        "### Option 1\nKeep cron.\n### Option 2\nMove it to Celery beat.",
+        "**1.** Keep cron\n**2.** Move it to Celery beat",
+        "方案1：保留 cron。方案2：改用 Celery。",
+    ],
+)
+def test_options_numbered_outside_list_syntax_are_offered(menu: str) -> None:
+    assert not score_prompt("2", menu).questions
+    assert score_prompt("4", menu).questions
+
+
+def test_a_number_can_pick_a_bullet_of_the_previous_message() -> None:
+    findings = "Findings:\n- the cache never expires\n- the retry loop has no cap"
+    assert not score_prompt("2", findings).questions
+    assert score_prompt("4", findings).questions

@@ -11,17 +11,23 @@ GOOD = (
 )
 
 
-def test_good_prompt_gets_one_line_and_short_context() -> None:
+def test_good_prompt_gets_one_line_and_no_context() -> None:
     out = build_response(score_prompt(GOOD)).output or {}
     assert out["systemMessage"].startswith("reflection: prompt ")
     assert "\n" not in out["systemMessage"]
-    assert out["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    context = out["hookSpecificOutput"]["additionalContext"]
-    assert context.endswith("clear enough to act on.")
-    assert "\n" not in context
+    assert "hookSpecificOutput" not in out
 
 
-def test_lesson_is_appended_to_the_context() -> None:
+def test_only_a_flagged_prompt_adds_context_for_the_agent() -> None:
+    flagged = build_response(score_prompt("make everything better")).output or {}
+    assert flagged["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    assert "ask the user" in flagged["hookSpecificOutput"]["additionalContext"]
+    for quiet in ("yes", "why does the cache miss so often?", "thanks!", "add caching"):
+        out = build_response(score_prompt(quiet, "Want me to add a cache in front of it?"))
+        assert "hookSpecificOutput" not in (out.output or {}), quiet
+
+
+def test_lesson_is_the_only_context_a_good_prompt_gets() -> None:
     out = build_response(score_prompt(GOOD), lesson="run the migrations first").output or {}
     assert "run the migrations first" in out["hookSpecificOutput"]["additionalContext"]
 

@@ -26,6 +26,7 @@ def _smells(prompt: str) -> dict[str, str]:
         ("refactor the auth module so it's easier to work with", "vague_improvement", "refactor"),
         ("add type hints to all the code", "total_system", "all the code"),
         ("make everything prettier", "total_system", "everything"),
+        ("fix the paths across my entire laptop", "total_system", "entire laptop"),
         ("the tests fail sometimes in CI", "bug_without_repro", "fail"),
         ("login is broken again, pls fix", "bug_without_repro", "broken"),
         ("the dashboard takes forever to load, make it faster", "performance_without_metric", ""),

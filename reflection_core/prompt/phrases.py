@@ -1,0 +1,489 @@
+"""Phrase tables of the turn reader, in many languages: one lower-case phrase per line.
+
+Rules as data: each table is read once into a tuple and every entry has a test
+(tests/unit/test_prompt_turn.py). Latin-script phrases match whole words at the
+start of a prompt; phrases in scripts written without spaces (Chinese, Japanese)
+match as a prefix.
+"""
+
+from __future__ import annotations
+
+
+def _table(block: str) -> tuple[str, ...]:
+    return tuple(
+        line.strip() for line in block.strip().splitlines() if line.strip() and line[0] != "#"
+    )
+
+
+# A reply that opens with one of these answers the agent: agreement, refusal, go-ahead.
+ANSWER_OPENERS = _table(
+    """
+    yes
+    y
+    yeah
+    yep
+    yup
+    ya
+    sure
+    ok
+    okay
+    k
+    kk
+    agree
+    agreed
+    alright
+    right
+    correct
+    exactly
+    perfect
+    great
+    cool
+    nice
+    good
+    fine
+    sounds good
+    looks good
+    lgtm
+    go
+    go ahead
+    proceed
+    continue
+    carry on
+    keep going
+    resume
+    do it
+    please do
+    that works
+    that would be perfect
+    no
+    nope
+    not now
+    oui
+    ouais
+    d'accord
+    parfait
+    vas-y
+    allez
+    continuez
+    fais-le
+    fais les
+    fais le
+    fais la
+    non
+    sí
+    si
+    vale
+    dale
+    claro
+    adelante
+    hazlo
+    perfecto
+    de acuerdo
+    sigue
+    continúa
+    continua
+    sim
+    pode
+    beleza
+    certo
+    não
+    va bene
+    procedi
+    ja
+    jawohl
+    genau
+    passt
+    mach weiter
+    mach das
+    mach es
+    weiter
+    los
+    nein
+    stimmt
+    prima
+    doe maar
+    да
+    давай
+    хорошо
+    продолжай
+    нет
+    evet
+    tamam
+    devam
+    hayır
+    tak
+    dobrze
+    kontynuuj
+    nie
+    có
+    ừ
+    được
+    vâng
+    tiếp tục
+    tiep tuc
+    ok luôn
+    oke
+    lanjut
+    好
+    好的
+    可以
+    行
+    是
+    是的
+    对
+    嗯
+    继续
+    繼續
+    没问题
+    沒問題
+    确认
+    同意
+    不要
+    不用
+    不是
+    开始
+    执行
+    你来
+    はい
+    うん
+    ええ
+    お願い
+    続けて
+    いいえ
+    了解
+    네
+    예
+    응
+    좋아
+    좋아요
+    계속
+    진행
+    아니
+    그래
+    ㅇㅇ
+    """
+)
+
+# "Continue" and friends resume what the agent was doing: never ambiguous.
+RESUME = _table(
+    """
+    continue
+    carry on
+    keep going
+    go on
+    resume
+    proceed
+    i didn't mean to interrupt you, continue
+    continue please
+    please continue
+    continuez
+    sigue
+    continúa
+    continua
+    weiter
+    mach weiter
+    продолжай
+    tiếp tục
+    tiep tuc
+    tiep tuc di
+    devam
+    kontynuuj
+    lanjut
+    继续
+    繼續
+    続けて
+    계속
+    """
+)
+
+# Words that open a question in languages written with spaces.
+QUESTION_OPENERS = _table(
+    """
+    what
+    what's
+    whats
+    why
+    how
+    where
+    when
+    which
+    who
+    whose
+    quel
+    quelle
+    quels
+    quelles
+    quoi
+    pourquoi
+    comment
+    où
+    est-ce
+    c'est quoi
+    qu'est-ce
+    combien
+    qué
+    cómo
+    por qué
+    dónde
+    cuál
+    cuáles
+    cuándo
+    cuánto
+    o que
+    qual
+    quais
+    onde
+    cosa
+    perché
+    quale
+    dove
+    wie
+    warum
+    wieso
+    weshalb
+    welche
+    welcher
+    welches
+    wann
+    gibt es
+    что
+    как
+    почему
+    где
+    какой
+    какая
+    зачем
+    sao
+    tại sao
+    tai sao
+    thế nào
+    the nao
+    là gì
+    bao nhiêu
+    neden
+    nasıl
+    jak
+    dlaczego
+    apa
+    bagaimana
+    kenapa
+    """
+)
+
+# Question words inside sentences of scripts written without spaces.
+QUESTION_MARKERS = _table(
+    """
+    什么
+    什麼
+    怎么
+    怎麼
+    为什么
+    為什麼
+    哪
+    多少
+    几个
+    如何
+    是否
+    有没有
+    有沒有
+    能不能
+    可不可以
+    吗
+    嗎
+    呢
+    何
+    なぜ
+    どう
+    どこ
+    いつ
+    ですか
+    ますか
+    뭐
+    무엇
+    어떻게
+    왜
+    어디
+    언제
+    몇
+    나요
+    까요
+    습니까
+    """
+)
+
+# Requests for information: the answer is text, so nothing is changed and nothing is lost.
+INFORMATION_REQUESTS = _table(
+    """
+    explain
+    tell me
+    show me
+    describe
+    summarize
+    summarise
+    compare
+    what do you think
+    thoughts on
+    help me understand
+    help me translate
+    translate
+    just tell
+    don't change anything
+    explique
+    dis-moi
+    explica
+    dime
+    erkläre
+    erklär
+    sag mir
+    解释
+    解釋
+    说明
+    說明
+    介绍
+    介紹
+    告诉我
+    告訴我
+    説明して
+    教えて
+    설명
+    알려
+    """
+)
+
+# Greetings and sign-offs: chat, not work.
+CHAT = _table(
+    """
+    hi
+    hello
+    hey
+    good morning
+    good night
+    bye
+    thanks
+    thank you
+    thx
+    ty
+    cheers
+    here
+    salut
+    bonjour
+    merci
+    hola
+    gracias
+    hallo
+    danke
+    ciao
+    grazie
+    привет
+    спасибо
+    xin chào
+    xin chao
+    chao
+    cảm ơn
+    cam on
+    你好
+    谢谢
+    謝謝
+    こんにちは
+    ありがとう
+    안녕
+    감사
+    고마워
+    """
+)
+
+# A thing the user points at but did not give: "this file" with no file named or attached.
+MISSING_REFERENT = _table(
+    """
+    this file
+    that file
+    these files
+    this document
+    this doc
+    this pdf
+    this screenshot
+    this image
+    the attached
+    attached file
+    the attachment
+    see attached
+    the file i sent
+    the file i shared
+    the file i uploaded
+    the file i attached
+    the file above
+    the link above
+    ce fichier
+    le fichier joint
+    ci-joint
+    la pièce jointe
+    este archivo
+    el archivo adjunto
+    este documento
+    esta imagen
+    este arquivo
+    o arquivo anexo
+    diese datei
+    die angehängte datei
+    im anhang
+    questo file
+    этот файл
+    file này
+    这个文件
+    這個文件
+    这份文件
+    這份文件
+    该文件
+    該文件
+    这个文档
+    這個文檔
+    这张图
+    這張圖
+    附件
+    このファイル
+    この資料
+    添付
+    이 파일
+    이 문서
+    첨부
+    """
+)
+
+# Words that are a whole command on their own: "push it", "flow status", "init".
+COMMAND_WORDS = _table(
+    """
+    push
+    pull
+    commit
+    merge
+    rebase
+    init
+    status
+    run
+    start
+    stop
+    restart
+    build
+    test
+    tests
+    deploy
+    install
+    lint
+    format
+    check
+    diff
+    log
+    undo
+    redo
+    retry
+    resume
+    help
+    wait
+    hold
+    pause
+    cancel
+    abort
+    halt
+    revert
+    """
+)

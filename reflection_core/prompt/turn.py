@@ -1,0 +1,262 @@
+"""What kind of turn a prompt is, read from the prompt and the agent's previous message.
+
+Only a *new task* is scored. A reply to the agent (an answer, an approval, a
+choice, the information it asked for), a question to the agent and chat are
+not: asking a user to clarify their own "yes" is the false alarm that makes
+people switch a prompt hook off. The reader works in any language from phrase
+tables (`phrases`), punctuation and the shape of the previous message; where it
+cannot tell, it leans towards "not a new task", because staying quiet costs less
+than a needless question.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from reflection_core.prompt import phrases
+from reflection_core.prompt.signals import LazyPattern
+
+# Text the host adds around the user's words (IDE context, reminders): not the user's request.
+_HOST_BLOCK = LazyPattern(
+    r"<(ide_opened_file|ide_selection|system-reminder|command-[\w-]+|local-command-[\w-]+)>"
+    r".*?</\1>",
+    re.DOTALL,
+)
+_TRANSCRIPT_LABEL = LazyPattern(r"^\s*(?:Human|Assistant):\s*", re.MULTILINE)
+_ATTACHMENT = LazyPattern(r"\[(?:image|pasted text|file)\b[^\]]*\]|(?<![\w@])@[\w./\\~\"-]+", re.I)
+_LETTER_OR_DIGIT = LazyPattern(r"[^\W_]")
+_LATIN_WORD = LazyPattern(r"[A-Za-z][A-Za-z'’-]*")
+_WORD = LazyPattern(r"[^\W_]+(?:['’-][^\W_]+)*")
+_NO_SPACE_SCRIPT = LazyPattern(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
+_ASKS_BACK = LazyPattern(
+    r"\?|？|\b(?:want me to|would you like|shall i|should i|let me know|tell me|do you want"
+    r"|y/n|please confirm|choose|pick one|soll ich|möchtest du|willst du|voulez-vous|veux-tu"
+    r"|tu veux|quieres|prefieres"
+    r"|deseja|quer que)\b|要我|需要我|是否|원하시면|할까요|しますか",
+    re.IGNORECASE,
+)
+_HERE_IS_MY_FILE = LazyPattern(
+    r"\bhere(?:'s| is| are)\s+(?:my|the|a|an|our)\b[^\n.?!]{0,40}?"
+    r"\b(?:file|files|doc|document|config|log|logs|screenshot|image|spec|list)\b",
+    re.IGNORECASE,
+)
+# English requests phrased as questions ("can you add X?") are tasks, not questions.
+_REQUEST_QUESTION = LazyPattern(
+    r"\b(?:can|could|would|will)\s+you\s+"
+    r"(?:please\s+)?(?:add|fix|make|implement|write|create|remove|delete|update|change|improve"
+    r"|refactor|build|set\s+up|setup|move|rename|migrate|convert|optimi[sz]e|clean|support|handle"
+    r"|deploy|install|configure|replace|switch|speed|port|rewrite|redo|review)\b",
+    re.IGNORECASE,
+)
+
+_FILLER = LazyPattern(
+    r"^(?:(?:please|pls|can you|could you|would you|just|now|ok|okay|so)\b[\s,]*)+"
+)
+
+_LOCAL_PATH_ONLY = LazyPattern(
+    r"""^["'`]?(?:[a-zA-Z]:)?(?:~|\.{1,2})?[\\/][^\s"'`]*["'`]?$|^["'`]?[a-zA-Z]:[\\/][^\s"'`]*["'`]?$"""
+)
+_COMMAND_WORDS = frozenset(phrases.COMMAND_WORDS)
+_IRREVERSIBLE = LazyPattern(
+    r"(?<![a-z])drop[_ ](?:\w+[_ ])?(?:tables?|database|columns?|schema)\b|\btruncate\b"
+    r"|\bdelete from\b|\brm -rf\b|\bforce[- ]push|\bpush (?:-f|--force)\b|\breset --hard\b"
+    r"|\bdropdb\b",
+    re.IGNORECASE,
+)
+_REFUSAL = LazyPattern(
+    r"\b(?:no|not|don'?t|nope|non|nein|нет|never|wait|stop)\b|不|别|別|아니|いいえ|待って"
+)
+_PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re.IGNORECASE)
+
+REPLY_KINDS = ("continuation", "reply")
+QUIET_KINDS = ("continuation", "reply", "question", "chat")
+
+
+class Turn(NamedTuple):
+    """The reader's verdict: `kind` is one of continuation, reply, question, chat, empty, task."""
+
+    kind: str
+    text: str  # the user's own words: host blocks and transcript labels removed
+    attached: bool = False  # an image, a file mention or an IDE file came with the prompt
+    live: bool = False  # the agent's previous message is known
+
+    @property
+    def quiet(self) -> bool:
+        return self.kind in QUIET_KINDS
+
+
+def user_words(prompt: str) -> tuple[str, bool]:
+    """The user's words without host blocks, and whether a file or image came along."""
+    attached = False
+    text = prompt
+    if "<" in text:
+        stripped = _HOST_BLOCK.sub(" ", text)
+        attached = stripped != text  # an opened file or listed references came along
+        text = stripped
+    if "Human:" in text or "Assistant:" in text:
+        text = _TRANSCRIPT_LABEL.sub("", text)
+        lines = list(dict.fromkeys(line for line in text.splitlines() if line.strip()))
+        text = "\n".join(lines)
+    if "[" in text or "@" in text:
+        attached = attached or _ATTACHMENT.search(text) is not None
+    return text.strip(), attached
+
+
+def _normalized(text: str) -> str:
+    return " ".join(text.lower().split()).strip(" .!。！~,，")
+
+
+def opens_with(text: str, table: tuple[str, ...]) -> bool:
+    """Does lower-cased `text` open with a phrase of `table` (a whole word, or a CJK prefix)?"""
+    for phrase in table:
+        if text.startswith(phrase):
+            rest = text[len(phrase) :]
+            if not rest or not rest[0].isalnum() or _NO_SPACE_SCRIPT.match(phrase[-1]):
+                return True
+    return False
+
+
+def _contains(text: str, table: tuple[str, ...]) -> bool:
+    return any(phrase in text for phrase in table)
+
+
+def is_question(text: str) -> bool:
+    """A question to the agent, in any language; "can you add X?" is a request, not one."""
+    low = _normalized(text)
+    if not low:
+        return False
+    tail = text.rstrip().rstrip(" )\"'”」』*_~")
+    if tail.endswith(("?", "？")):
+        return _REQUEST_QUESTION.search(low) is None
+    if opens_with(low, phrases.QUESTION_OPENERS) and len(low.split()) <= 25:
+        return True
+    return bool(_NO_SPACE_SCRIPT.search(low)) and _contains(low, phrases.QUESTION_MARKERS)
+
+
+def asks_for_information(text: str) -> bool:
+    """Explain, compare, tell me: the answer is text, nothing in the project changes."""
+    low = _FILLER.sub("", _normalized(text))
+    return opens_with(low, phrases.INFORMATION_REQUESTS)
+
+
+def is_chat(text: str) -> bool:
+    low = _normalized(text)
+    words = _WORD.findall(low)
+    return bool(words) and len(words) <= 4 and opens_with(low, phrases.CHAT)
+
+
+def asks_back(prev_assistant: str) -> bool:
+    """Does the end of the agent's message ask the user something or offer to do something?"""
+    return _ASKS_BACK.search(prev_assistant[-600:]) is not None
+
+
+def is_answer(text: str) -> bool:
+    """Opens like an answer: yes, no, ok, "fais les 3", "ja", "好的", "option 2"."""
+    low = _normalized(text)
+    if opens_with(low, phrases.ANSWER_OPENERS):
+        return True
+    first = low.split(maxsplit=1)[0] if low else ""
+    return first.rstrip(").:,").isdigit() or first in ("option", "opción", "option:")
+
+
+def word_count(text: str) -> int:
+    """Words, counting two characters of a script written without spaces as one word."""
+    cjk = len(_NO_SPACE_SCRIPT.findall(text))
+    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _WORD.findall(text)
+    return len(spaced) + (cjk + 1) // 2
+
+
+def latin_share(text: str) -> float:
+    """Share of the words written in Latin letters: how far English phrase rules can read it."""
+    words = _WORD.findall(text)
+    if not words:
+        return 0.0
+    cjk = len(_NO_SPACE_SCRIPT.findall(text))
+    latin = len(_LATIN_WORD.findall(text))
+    return latin / max(1, latin + cjk // 2 + sum(1 for w in words if not w.isascii()))
+
+
+def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> str | None:
+    """The phrase pointing at something neither the prompt nor the conversation supplies."""
+    from reflection_core.prompt.signals import find_paths
+
+    low = text.lower()
+    if attached or "```" in text or len(text) > 1500:
+        return None
+    if prev_assistant and (find_paths(prev_assistant) or "http" in prev_assistant):
+        return None  # the conversation names a file it may mean
+    found = next((p for p in phrases.MISSING_REFERENT if p in low), None)
+    if found is not None:
+        if find_paths(text) or "http" in low:
+            return None
+        shown = text if len(text) == len(low) else low
+        start = low.index(found)
+        return shown[start : start + len(found)]
+    here = _HERE_IS_MY_FILE.search(text)
+    if here is None or "\n" in text.strip() or len(text) > 400:
+        return None  # nothing pointed at, or the file's content follows
+    return here.group(0)
+
+
+def bare_request(read: Turn, names_something: bool, names_action: bool) -> str | None:
+    """Nothing to act on: "empty" (no words), "path" (a local path alone) or "fragment".
+
+    A fragment is one or two words that name nothing concrete and no action or
+    command ("login", "Observability"); a reply to a question is never one.
+    """
+    if read.kind == "empty":
+        return "empty"
+    if read.kind != "task" or read.attached:
+        return None
+    text = read.text.strip()
+    if _LOCAL_PATH_ONLY.match(text):
+        return "path"
+    if word_count(text) > 2 or names_something or names_action or is_command(text):
+        return None
+    return "fragment"
+
+
+def is_command(text: str) -> bool:
+    """One or two words holding a command word: "push it", "flow status", "init"."""
+    words = {w.lower() for w in _WORD.findall(text)}
+    return word_count(text) <= 2 and bool(words & _COMMAND_WORDS)
+
+
+def is_go_ahead(text: str) -> bool:
+    """A short affirmative answer: "yes", "do all of it", "你来全部执行" (no refusal in it)."""
+    low = _normalized(text)
+    return (
+        word_count(low) <= 8
+        and opens_with(low, phrases.ANSWER_OPENERS)
+        and _REFUSAL.search(low) is None
+    )
+
+
+def irreversible_go_ahead(prev_assistant: str | None) -> str | None:
+    """The irreversible production step a go-ahead would run, if the agent's plan has one."""
+    if not prev_assistant:
+        return None
+    found = _IRREVERSIBLE.search(prev_assistant)
+    if found is None or _PRODUCTION.search(prev_assistant) is None:
+        return None
+    return found.group(0)
+
+
+def read(prompt: str, prev_assistant: str | None) -> Turn:
+    """Pure: the kind of turn `prompt` is."""
+    text, attached = user_words(prompt)
+    live = bool(prev_assistant and prev_assistant.strip())
+    turn = Turn("task", text, attached, live)
+    if not _LETTER_OR_DIGIT.search(text):
+        emoji = any(ord(char) >= 0x2190 for char in text)  # 👍, ✅, arrows: an answer
+        return turn._replace(kind="reply" if (attached or live or emoji) else "empty")
+    if live and opens_with(_normalized(text), phrases.RESUME):
+        return turn._replace(kind="continuation")
+    if is_question(text) or asks_for_information(text):
+        return turn._replace(kind="question")
+    if is_chat(text):
+        return turn._replace(kind="chat")
+    if live and (is_answer(text) or asks_back(prev_assistant or "")):
+        return turn._replace(kind="reply")
+    return turn

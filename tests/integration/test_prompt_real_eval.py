@@ -1,0 +1,98 @@
+"""The real-prompt evaluation: runs the scorer in this tree over a labelled JSONL it is given."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from reflection_core.evals.real_prompts import evaluate, kind_of, load
+
+OFFER = "The export is slow because of the CSV writer. Want me to stream it instead?"
+ROWS = [
+    {"id": "a", "prompt": "yes", "prev_assistant": OFFER, "kind": "continuation",
+     "needs_clarification": False, "confidence": "high"},
+    {"id": "b", "prompt": "what does the CSV writer buffer?", "prev_assistant": OFFER,
+     "kind": "question", "needs_clarification": False, "confidence": "high"},
+    {"id": "c", "prompt": "make slides from this file", "prev_assistant": None,
+     "kind": "new_task", "needs_clarification": True, "confidence": "high"},
+    {"id": "d", "prompt": "add caching", "prev_assistant": None, "kind": "new_task",
+     "needs_clarification": False, "confidence": "low"},
+    {"id": "e", "prompt": "stream it but keep the header row", "prev_assistant": OFFER,
+     "kind": "follow_up", "needs_clarification": True, "confidence": "medium"},
+]  # fmt: skip
+
+
+def _write(tmp_path: Path, rows: list[dict[str, object]]) -> Path:
+    path = tmp_path / "labelled.jsonl"
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows), encoding="utf-8")
+    return path
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "reflection_core.evals.real_prompts", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_counts_flags_false_alarms_and_misses_with_the_real_scorer(tmp_path: Path) -> None:
+    report = evaluate(load(_write(tmp_path, ROWS)))
+    assert report.total == 5
+    assert report.positives == 2
+    assert report.true_positives == 1  # "this file" with nothing attached
+    assert [o.id for o in report.false_alarms] == ["d"]  # a cold, bare request
+    assert [o.id for o in report.misses] == ["e"]
+    assert report.false_alarm_rate == 0.2
+    assert report.precision == 0.5
+    assert report.recall == 0.5
+    assert report.false_alarms_by_kind() == {"new_task": 1}
+    assert report.continuation_false_alarms() == 0
+
+
+def test_prints_every_figure_and_exits_non_zero_below_a_threshold(tmp_path: Path) -> None:
+    data = str(_write(tmp_path, ROWS))
+    passing = _run(data, "--max-false-alarm-rate", "0.25", "--min-recall", "0.5")
+    assert passing.returncode == 0, passing.stdout
+    for label in ("flag rate", "false-alarm rate", "precision", "recall", "F1", "worst misses"):
+        assert label in passing.stdout
+    assert "new_task       1 of 2" in passing.stdout
+    failing = _run(data, "--max-false-alarm-rate", "0.1", "--min-precision", "0.9")
+    assert failing.returncode == 1
+    assert "FAIL false-alarm rate 0.200 > 0.100" in failing.stdout
+    assert "FAIL precision 0.500 < 0.900" in failing.stdout
+
+
+def test_a_missing_file_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    result = _run(str(tmp_path / "absent.jsonl"))
+    assert result.returncode == 2
+    assert "cannot read" in result.stderr
+
+
+def test_the_in_house_format_gets_its_kind_from_its_labels() -> None:
+    assert kind_of({"continuation": True}) == "continuation"
+    assert kind_of({"classification": "conversational"}) == "question"
+    assert kind_of({"classification": "backend"}) == "new_task"
+    assert kind_of({"kind": "chat", "continuation": True}) == "chat"
+
+
+EVALS = Path(__file__).resolve().parents[2] / "evals" / "prompts"
+
+
+def test_vague_issue_summaries_are_asked_about_and_full_issues_are_not() -> None:
+    report = evaluate(load(EVALS / "issue-summaries.jsonl"))
+    assert report.false_alarms == ()
+    assert report.recall == 1.0
+
+
+def test_spec_variants_never_flag_a_clear_spec_and_catch_the_open_choices() -> None:
+    rows = load(EVALS / "spec-variants.jsonl")
+    report = evaluate(rows)
+    assert report.false_alarms == ()
+    missed = {o.id for o in report.misses}
+    ambiguous = {row["id"] for row in rows if row["variant"] == "ambiguous"}
+    assert not ambiguous & missed  # every "either ... or" / "maybe" spec gets a question
+    assert report.recall >= 0.5

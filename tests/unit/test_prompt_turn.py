@@ -1,0 +1,178 @@
+"""The turn reader: replies, continuations, questions and chat are never asked about.
+
+One test per phrase-table entry, then the behaviours a user meets: answers in any
+language stay quiet, a new task is asked about only on evident gaps.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.prompt import phrases, turn
+from reflection_core.prompt.hook import build_response
+from reflection_core.prompt.score import score_prompt
+
+OFFER = "I can add the missing index to `orders.created_at`. Want me to do that?"
+OPTIONS = (
+    "Three ways to fix it:\n1. Add an index on `orders.created_at`.\n"
+    "2. Cache the report for five minutes.\n3. Paginate the endpoint.\nWhich one?"
+)
+STATUS = "I updated `billing/tax.py` and the tests pass. Next I will look at the export job."
+
+
+def _quiet(prompt: str, prev: str | None = None) -> bool:
+    result = score_prompt(prompt, prev)
+    out = build_response(result).output or {}
+    return not result.needs_clarification and "hookSpecificOutput" not in out
+
+
+@pytest.mark.parametrize("opener", phrases.ANSWER_OPENERS)
+def test_every_answer_opener_is_a_quiet_reply(opener: str) -> None:
+    result = score_prompt(opener, OFFER)
+    assert result.turn in turn.REPLY_KINDS
+    assert _quiet(opener, OFFER)
+
+
+@pytest.mark.parametrize("phrase", phrases.RESUME)
+def test_every_resume_phrase_continues_without_a_question(phrase: str) -> None:
+    assert turn.read(phrase, STATUS).kind == "continuation"
+    assert _quiet(phrase, STATUS)
+
+
+@pytest.mark.parametrize("opener", phrases.QUESTION_OPENERS)
+def test_every_question_opener_reads_as_a_question(opener: str) -> None:
+    assert turn.is_question(f"{opener} the retry loop stops after a timeout")
+
+
+@pytest.mark.parametrize("marker", phrases.QUESTION_MARKERS)
+def test_every_question_marker_reads_as_a_question(marker: str) -> None:
+    assert turn.is_question(f"配置{marker}")
+
+
+@pytest.mark.parametrize("phrase", phrases.INFORMATION_REQUESTS)
+def test_every_information_request_is_not_scored_as_a_task(phrase: str) -> None:
+    result = score_prompt(f"{phrase} the retry loop in the sync worker")
+    assert result.turn == "question"
+    assert _quiet(f"{phrase} the retry loop in the sync worker")
+
+
+@pytest.mark.parametrize("phrase", phrases.CHAT)
+def test_every_greeting_is_chat(phrase: str) -> None:
+    assert score_prompt(phrase).turn == "chat"
+    assert _quiet(phrase)
+
+
+@pytest.mark.parametrize("phrase", phrases.MISSING_REFERENT)
+def test_every_missing_referent_is_asked_about_unless_the_conversation_names_a_file(
+    phrase: str,
+) -> None:
+    prompt = f"make slides from {phrase}"
+    result = score_prompt(prompt)
+    assert result.needs_clarification
+    assert "implicit_context" in {smell.id for smell in result.smells}
+    assert _quiet(prompt, "The report is in docs/q3-report.md; I kept its structure.")
+
+
+@pytest.mark.parametrize("word", phrases.COMMAND_WORDS)
+def test_every_command_word_alone_is_not_a_fragment(word: str) -> None:
+    assert _quiet(word)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    ["yes, option 2", "2-3 are fine", "fais les deux", "ja, bitte", "好的，按第二个来", "option 1"],
+)
+def test_answers_to_options_stay_quiet_in_any_language(reply: str) -> None:
+    assert _quiet(reply, OPTIONS)
+
+
+def test_a_long_reply_to_the_agents_question_is_not_scored() -> None:
+    reply = (
+        "no, keep the index as it is; the report is slow because of the CSV export, "
+        "so cache the export for five minutes and leave the endpoint alone"
+    )
+    result = score_prompt(reply, OFFER)
+    assert result.turn == "reply"
+    assert _quiet(reply, OFFER)
+
+
+def test_a_question_to_the_agent_is_not_a_task_to_clarify() -> None:
+    for question in (
+        "what does the retry decorator do?",
+        "pourquoi le cache expire si vite ?",
+        "这个函数是做什么的",
+    ):
+        assert score_prompt(question).turn == "question"
+        assert _quiet(question)
+
+
+def test_a_request_phrased_as_a_question_is_a_task() -> None:
+    assert score_prompt("can you make the dashboard faster?").needs_clarification
+
+
+def test_a_vague_new_task_is_asked_about_only_on_a_cold_start() -> None:
+    assert score_prompt("add pagination to the API").needs_clarification
+    assert _quiet("add pagination to the API", STATUS)
+
+
+def test_a_new_task_in_a_language_the_phrase_rules_cannot_read_is_not_judged_by_them() -> None:
+    assert _quiet("ajoute un bouton d'export CSV sur la page des factures")
+    assert _quiet("在设置页面加一个导出按钮")
+
+
+def test_nothing_to_act_on_gets_one_question() -> None:
+    for prompt in (".", "login", "~/deploy/releases/"):
+        result = score_prompt(prompt)
+        assert result.action == "ask", prompt
+        assert len(result.questions) == 1
+    assert _quiet("https://example.invalid/team/repo")
+
+
+def test_a_number_picks_an_option_only_when_options_were_offered() -> None:
+    orphan = score_prompt("3", STATUS)
+    assert orphan.action == "ask"
+    assert "no numbered options" in orphan.questions[0]
+    assert _quiet("3", "How many worker processes should I start?")
+    assert _quiet("3", OPTIONS)
+
+
+def test_a_go_ahead_on_an_irreversible_production_step_asks_for_confirmation() -> None:
+    plan = (
+        "Plan:\n1. Back up with pg_dump.\n2. Run `DROP TABLE legacy_users;` on production.\n"
+        "3. Restart the API."
+    )
+    result = score_prompt("yes do all of it", plan)
+    assert result.action == "ask"
+    assert result.question_keys == ("irreversible",)
+    assert _quiet("no, wait", plan)
+    assert _quiet("yes do all of it", plan.replace("on production", "on the test database"))
+
+
+def test_an_attachment_or_an_opened_file_supplies_the_referent() -> None:
+    opened = (
+        "<ide_opened_file>The user opened the file /srv/app/report.md in the IDE."
+        "</ide_opened_file> make slides from this file"
+    )
+    assert turn.read(opened, None).attached
+    assert _quiet(opened)
+    assert _quiet("[Image #2] make the header look like this")
+
+
+def test_word_count_counts_scripts_without_spaces() -> None:
+    assert turn.word_count("generate the docs") == 3
+    assert turn.word_count("生成文档") == 2
+    assert turn.latin_share("在设置页面加一个导出按钮") < 0.6
+    assert turn.latin_share("add an export button") == 1.0
+
+
+def test_a_missing_referent_in_any_script_gets_exactly_that_question() -> None:
+    for prompt in ("把这个文件翻译成英文", "このファイルを要約して", "이 파일 번역해줘"):
+        result = score_prompt(prompt)
+        assert result.action == "ask", prompt
+        assert result.question_keys == ("implicit_context",), prompt
+        assert "refers to something I can't see" in result.questions[0]
+
+
+def test_halting_an_agent_is_a_command_not_a_fragment() -> None:
+    for word in ("wait", "stop", "hold on"):
+        assert _quiet(word, STATUS), word
