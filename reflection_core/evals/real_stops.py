@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -32,6 +33,9 @@ from reflection_core.session.analyze import gather_context, load_session
 from reflection_core.session.decide import Decision, decide
 
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
+# The redaction that made the data set replaced some numbers with a bare <REDACTED>,
+# which leaves the record invalid JSON; the hook never sees such records, so quote them.
+_BARE_REDACTION = re.compile(r"(?<=[:\[,])<REDACTED>(?=[,\]}])")
 
 
 @dataclass
@@ -128,7 +132,20 @@ def evidence_line(decision: Decision) -> str:
     return "; ".join(parts)
 
 
-def replay_case(case: dict[str, Any], data_dir: Path, repos: dict[bool, Path]) -> Replay:
+def repaired_transcript(path: Path, scratch: Path) -> Path:
+    """`path`, or a copy in `scratch` with bare redaction markers quoted."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    fixed = _BARE_REDACTION.sub('"<REDACTED>"', text)
+    if fixed == text:
+        return path
+    target = scratch / path.name
+    target.write_text(fixed, encoding="utf-8")
+    return target
+
+
+def replay_case(
+    case: dict[str, Any], data_dir: Path, repos: dict[bool, Path], scratch: Path
+) -> Replay:
     """One labelled stop through the hook's gather-and-decide path, as a first stop."""
     base = Replay(
         case_id=str(case.get("id")),
@@ -139,7 +156,7 @@ def replay_case(case: dict[str, Any], data_dir: Path, repos: dict[bool, Path]) -
         evidence="",
     )
     try:
-        session = load_session(data_dir / str(case["transcript"]))
+        session = load_session(repaired_transcript(data_dir / str(case["transcript"]), scratch))
         root = repos[bool(case.get("session_has_tests"))]
         ctx, _ = gather_context(root, config.Config(root=root), use_ledger=False)
         # Paths in the transcript are relative to the recorded working directory.
@@ -165,15 +182,15 @@ def run(data_dir: Path) -> Summary:
     summary = Summary()
     with tempfile.TemporaryDirectory(prefix="real-stops-") as tmp:
         repos = {flag: make_stand_in_repo(Path(tmp), flag) for flag in (True, False)}
+        scratch = Path(tmp) / "transcripts"
+        scratch.mkdir()
         for case in cases:
-            summary.replays.append(replay_case(case, data_dir, repos))
+            summary.replays.append(replay_case(case, data_dir, repos, scratch))
     return summary
 
 
 def _worst(replays: list[Replay], limit: int) -> list[Replay]:
-    return sorted(replays, key=lambda r: (_CONFIDENCE_RANK.get(r.confidence, 3), r.case_id))[
-        :limit
-    ]
+    return sorted(replays, key=lambda r: (_CONFIDENCE_RANK.get(r.confidence, 3), r.case_id))[:limit]
 
 
 def render(summary: Summary, worst: int) -> str:
@@ -220,9 +237,7 @@ def threshold_failures(
     if summary.recall < min_recall:
         failures.append(f"recall {summary.recall:.3f} < {min_recall}")
     if summary.false_block_rate > max_false_block_rate:
-        failures.append(
-            f"false-block rate {summary.false_block_rate:.3f} > {max_false_block_rate}"
-        )
+        failures.append(f"false-block rate {summary.false_block_rate:.3f} > {max_false_block_rate}")
     return failures
 
 

@@ -1,11 +1,9 @@
-"""Why the agent stopped: one deterministic category from its last message and the gates.
+"""Why the agent stopped, and what each reason means: one table, one precedence order.
 
-complete            required gates satisfied, no work announced as remaining
-working             gates still open (the default for an unfinished task)
-waiting_for_user    a real question or choice, or something only a human can do
-genuinely_stuck     the agent says it cannot proceed and explains why
-summary_drift_stop  stopped with "Next steps"/TODO/"Phase 1 of 3" still to do
-tool_available_punt asks the user to do or approve what its own tools can do
+`STOP_CATEGORIES` below is the only place a category's status, whether it may push the
+agent on, and the one line the user or agent reads are defined. `GAP_WEIGHTS` says which
+open items are hard evidence (may block alone) and which are soft (a one-line note).
+`categorize` picks the category from the last message and the gates.
 """
 
 from __future__ import annotations
@@ -17,14 +15,111 @@ from reflection_core.session.gates import GateResult
 from reflection_core.session.human_action import HumanActionAssessment
 from reflection_core.session.model import Session
 
-CATEGORIES = (
-    "complete",
-    "working",
-    "waiting_for_user",
-    "genuinely_stuck",
-    "summary_drift_stop",
-    "tool_available_punt",
+
+@dataclass(frozen=True)
+class StopCategory:
+    """One reason an agent stops: the verdict status it maps to, whether a stop in it may
+    be pushed on (with hard evidence), and the one line that explains it."""
+
+    name: str
+    status: str
+    may_block: bool
+    line: str
+    recorded: str = ""  # the verdict schema's stop_category, when it names this one otherwise
+
+    @property
+    def record_as(self) -> str:
+        return self.recorded or self.name
+
+
+# Precedence: when several apply, the first listed wins (decide.py walks this order).
+STOP_CATEGORIES: tuple[StopCategory, ...] = (
+    StopCategory(
+        "host_failure",
+        "blocked",
+        False,
+        "the host failed (API error, usage limit "
+        "or compaction); nothing to push: retry when it is back",
+        "genuinely_stuck",
+    ),
+    StopCategory(
+        "background_pending",
+        "incomplete",
+        False,
+        "work started in the background is still running; the agent waits for it",
+        "working",
+    ),
+    StopCategory(
+        "plan_mode",
+        "waiting_for_user",
+        False,
+        "plan mode: the plan waits for you",
+        "waiting_for_user",
+    ),
+    StopCategory(
+        "confirm_irreversible",
+        "waiting_for_user",
+        False,
+        "asks you to confirm an action that cannot be undone",
+        "waiting_for_user",
+    ),
+    StopCategory(
+        "waiting_for_user",
+        "waiting_for_user",
+        False,
+        "a real question or something only you can do",
+    ),
+    StopCategory("genuinely_stuck", "blocked", False, "says it cannot proceed and why"),
+    StopCategory(
+        "report_delivered",
+        "complete",
+        False,
+        "a report-only or read-only task, answered",
+        "complete",
+    ),
+    StopCategory(
+        "tool_available_punt",
+        "incomplete",
+        True,
+        "asks you to do or approve what its own tools can do",
+    ),
+    StopCategory(
+        "summary_drift_stop", "incomplete", True, "stopped with work it announced as remaining"
+    ),
+    StopCategory("working", "incomplete", True, "checks or work still open"),
+    StopCategory("complete", "complete", False, "done, with the evidence it needs"),
 )
+CATEGORY = {c.name: c for c in STOP_CATEGORIES}
+CATEGORIES = tuple(c.name for c in STOP_CATEGORIES)
+PRECEDENCE = CATEGORIES
+
+# How sure an open item is, by its pattern (first matching prefix wins). "hard": evidence
+# that may block the stop alone. "once": blocks the first time its pattern is reported in
+# a task, a note after that. Anything unlisted is "soft": a one-line note, never a block.
+GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
+    ("tests:failing", "hard"),  # a failed check after the latest change
+    ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
+    ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
+    ("build:failing", "hard"),
+    ("typecheck:failing", "hard"),
+    ("lint:failing", "hard"),
+    ("gate_run:", "hard"),  # a configured gate the hook ran failed
+    ("claims:contradicted", "hard"),  # "pushed" when the push failed
+    ("requested:", "hard"),  # a check the task names has not run or failed
+    ("security:no_verify", "hard"),
+    ("security:hooks_disabled", "hard"),
+    ("security:tests_disabled", "hard"),
+    ("security:secret_file_added", "hard"),
+    ("security:rm_rf_important", "hard"),
+    ("security:chmod_777", "hard"),
+    ("loop:action", "once"),
+)
+
+
+def gap_weight(pattern: str) -> str:
+    """hard | once | soft for an open item's pattern."""
+    return next((w for prefix, w in GAP_WEIGHTS if pattern.startswith(prefix)), "soft")
+
 
 _DRIFT = re.compile(
     r"^\s*(#+\s*|\*\*)?(next steps?|remaining (work|tasks|items|steps)|todo|to do|still to do|"

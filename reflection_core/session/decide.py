@@ -12,14 +12,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reflection_core import config
+from reflection_core.reading.builtin import SURE, read_builtin
+from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
-from reflection_core.session.categories import StopAssessment, categorize, contradicted_claims
+from reflection_core.session.categories import (
+    CATEGORY,
+    StopAssessment,
+    categorize,
+    contradicted_claims,
+    gap_weight,
+)
 from reflection_core.session.coverage import (
     open_todos,
     requested_commands,
     unrun_requested,
     untouched_targets,
 )
+from reflection_core.session.digest import build_digest
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -113,6 +122,9 @@ class Decision:
     status_report: str | None = None
     task_reasons: list[str] = field(default_factory=list)
     changed_paths: list[str] = field(default_factory=list)
+    note: str | None = None  # the one line the user reads when the stop is not pushed on
+    digest: dict[str, Any] = field(default_factory=dict)
+    reading: Reading | None = None
 
     def to_dict(self) -> dict[str, Any]:
         assessment = self.assessment
@@ -144,6 +156,22 @@ class Decision:
             "status_report": self.status_report,
             "task_reasons": list(self.task_reasons),
             "changed_paths": list(self.changed_paths),
+            "note": self.note,
+            "evidence": {
+                key: self.digest.get(key)
+                for key in (
+                    "task_kind",
+                    "last_command",
+                    "last_check_after_change",
+                    "pushes",
+                    "prs",
+                    "background_pending",
+                    "host_failure",
+                    "plan_mode",
+                )
+                if key in self.digest
+            },
+            "reading": reading_dict(self.reading),
         }
 
 
@@ -330,6 +358,110 @@ def task_coverage(
     return gaps
 
 
+def read_stop(digest: dict[str, Any], cfg: dict[str, Any]) -> Reading:
+    """The one reading of this stop's words the decision uses.
+
+    Paid readers plug in here: with `reflection_core.reading.dispatch` this body becomes
+    `return dispatch.read(digest, read_builtin(digest), cfg)`.
+    """
+    return read_builtin(digest)
+
+
+def reading_dict(reading: Reading | None) -> dict[str, Any] | None:
+    if reading is None:
+        return None
+    return {
+        "reader": reading.reader,
+        "uncertain": reading.uncertain,
+        "cost_tokens": reading.cost_tokens,
+        "latency_ms": reading.latency_ms,
+        "error": reading.error,
+        "facts": [
+            {"kind": f.kind, "confidence": f.confidence, "quote": f.quote, "source": f.source}
+            for f in reading.facts
+        ],
+    }
+
+
+# Facts that keep a stop from being pushed on, in precedence order (see categories.py).
+_HOLDING_FACTS = (
+    ("host_failure", "host_failure"),
+    ("background_pending", "background_pending"),
+    ("confirm_irreversible", "confirm_irreversible"),
+    ("human_only", "waiting_for_user"),
+)
+
+
+def holding_reason(digest: dict[str, Any], reading: Reading, *, plan_mode: bool) -> str | None:
+    """The category of a stop that must not be pushed on, or None.
+
+    Never pushed: the host's failure, background work still running, plan mode, a
+    confirmation before an irreversible step, human-only needs, a real question (not a
+    request for leave to do what was asked), and an answered report-only/read-only task.
+    """
+    for kind, category in _HOLDING_FACTS[:2]:
+        if reading.has(kind, SURE):
+            return category
+    if plan_mode:
+        return "plan_mode"
+    for kind, category in _HOLDING_FACTS[2:]:
+        if reading.has(kind, SURE):
+            return category
+    if reading.has("question_for_user", SURE) and not reading.has("permission_for_requested", SURE):
+        return "waiting_for_user"
+    if reading.has("report_delivered", SURE):
+        return "report_delivered"
+    return None
+
+
+_READING_GAPS = {
+    "remaining_work": (
+        "Do the step you announced now, then finish the task",
+        "work announced but not done",
+    ),
+    "permission_for_requested": (
+        "Go ahead: the task already asks for this, no permission is needed",
+        "asks leave for what the task asked",
+    ),
+    "claim_contradicted": (
+        "The last command failed: look at its output, fix it and run it again, or say it failed",
+        "claims success after a failed last command",
+    ),
+}
+
+
+def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> list[Gap]:
+    """High-confidence facts from the reading that are open work, as gaps naming their
+    evidence (the quote and, for a failed command, the record it came from)."""
+    found = []
+    known = {g.pattern for g in gaps}
+    for kind, (action, what) in _READING_GAPS.items():
+        facts = [f for f in reading.facts if f.kind == kind and f.confidence >= SURE]
+        if not facts or f"reading:{kind}" in known:
+            continue
+        quote = facts[0].quote
+        where = ""
+        if kind == "claim_contradicted" and digest.get("last_command"):
+            last = digest["last_command"]
+            where = f" (`{last['command'][:80]}` at record {last['at']} failed)"
+        found.append(Gap(f"reading:{kind}", f'{what}: "{quote[:160]}"{where}', action, "MEDIUM"))
+    return found
+
+
+def _is_hard(gap: Gap, sent_patterns: frozenset[str]) -> bool:
+    weight = "hard" if gap.pattern.startswith("reading:") else gap_weight(gap.pattern)
+    return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
+
+
+def stop_note(category: str, gaps: list[Gap]) -> str:
+    """The one line the user reads when the stop stands: why, and what is still soft."""
+    entry = CATEGORY.get(category)
+    line = entry.line if entry else category
+    if gaps:
+        line += "; open: " + "; ".join(g.missing for g in gaps[:2])
+    return line[:400]
+
+
 def decide(session: Session, ctx: DecisionContext) -> Decision:
     """What the stop hook concludes: verdict fields, feedback, and whether to block."""
     cfg = with_defaults(ctx.config)
@@ -382,6 +514,10 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     if planning:
         assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
     gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change, coverage)
+    digest = build_digest(session, task, plan_mode=plan_mode, has_tests=has_tests)
+    reading = read_stop(digest, cfg)
+    if not planning:
+        gaps += reading_gaps(reading, digest, gaps)
     category = assessment.category
     severity = _worst([g.severity for g in gaps])
     human_only = [sentence for _, sentence in requests.human_only]
@@ -404,10 +540,16 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # The gate runner tried its fixes and the same failure persists: pushing the
         # agent again would repeat it. Stop, and put the runner's question to the user.
         status, category = "blocked", "genuinely_stuck"
+    hold = holding_reason(digest, reading, plan_mode=bool(digest["plan_mode"]))
+    if hold is not None and status != "complete":
+        category = CATEGORY[hold].record_as
+        status = CATEGORY[hold].status
+    hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns)]
+    soft = [g for g in gaps if g not in hard]
 
     max_attempts = int(cfg["stop"]["max_attempts"])
     used = max(ctx.attempts.attempts, attempts_in_transcript(session))
-    pushable = status == "incomplete" and not planning
+    pushable = status == "incomplete" and not planning and hold is None and bool(hard)
     should_block = pushable and used < max_attempts
     attempt = used
     feedback = None
@@ -418,7 +560,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # host's own cap on consecutive blocks already bound a stubborn agent.
         attempt = used + 1
         feedback = compose_feedback(
-            gaps,
+            hard,
             attempt=attempt,
             max_attempts=max_attempts,
             sent_patterns=ctx.attempts.sent_patterns,
@@ -426,6 +568,9 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     budget_exhausted = pushable and not should_block
     if budget_exhausted:
         report = status_report(gaps, used)
+    note = (
+        None if should_block or status == "complete" else stop_note(hold or category, soft or gaps)
+    )
     verified = gates["tests"].satisfied and (bool(task.changed_paths) or task.task_type != "coding")
     return Decision(
         status=status,
@@ -451,7 +596,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         ),
         attempt=attempt,
         max_attempts=max_attempts,
-        patterns=[g.pattern for g in gaps],
+        patterns=[g.pattern for g in (hard if should_block else gaps)],
         security=findings,
         assessment=assessment,
         human_actions=human_only,
@@ -460,4 +605,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         status_report=report,
         task_reasons=task.reasons,
         changed_paths=task.changed_paths,
+        note=note,
+        digest=digest,
+        reading=reading,
     )

@@ -135,6 +135,8 @@ def render_decision(decision: Any) -> HookResponse:
         line = f"reflection: stopped incomplete after {decision.attempt} attempt(s). " + (
             decision.status_report or ""
         )
+    elif getattr(decision, "note", None):
+        line = f"reflection: {decision.status}: {decision.note}"
     elif decision.status == "waiting_for_user":
         line = "reflection: waiting for you" + (
             f" ({decision.human_actions[0]})" if decision.human_actions else "."
