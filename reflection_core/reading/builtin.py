@@ -93,6 +93,18 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
 )
+# Output of a failed command that shows a real error, not just a non-zero status.
+ERROR_OUTPUT: tuple[str, ...] = (
+    r"\berror\b",
+    r"\bpermission denied\b",
+    r"\bnot found\b",
+    r"\bfatal\b",
+    r"\btraceback\b",
+    r"\bexception\b",
+    r"\bfailed\b",
+    r"\bno such file\b",
+)
+_KILLED = (130, 137, 143)  # interrupted, killed, terminated: the work may be done
 # Words that show the agent reports a failure honestly rather than claiming success.
 ADMITS_FAILURE: tuple[str, ...] = (
     r"\bfail(ed|s|ing|ure)?\b",
@@ -116,6 +128,7 @@ _DONE = _compile(DONE_CLAIM)
 _USER_STEP = _compile(USER_STEP)
 _STRONG_DRIFT = _compile(STRONG_DRIFT)
 _ADMITS = _compile(ADMITS_FAILURE)
+_ERROR_OUTPUT = _compile(ERROR_OUTPUT)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _REPORT_KINDS = ("report_only", "read_only")
 
@@ -213,9 +226,13 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     if last.get("ok") is not False or last.get("at") != digest.get("last_tool_at"):
         return []
     done = _first(_DONE, text)
-    if done and not _first(_ADMITS, text):
-        return [Fact("claim_contradicted", 0.85, _line_of(text, done))]
-    return []
+    if not done or _first(_ADMITS, text):
+        return []
+    # An exit status alone is weak (a status command exits 1 on "nothing to do", a
+    # timeout kills a command that already did its work); error text in the output is not.
+    errored = _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
+    sure = errored and last.get("exit_code") not in _KILLED
+    return [Fact("claim_contradicted", 0.85 if sure else 0.6, _line_of(text, done))]
 
 
 def read_builtin(digest: dict[str, Any]) -> Reading:

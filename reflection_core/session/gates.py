@@ -121,10 +121,16 @@ def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
     return -1
 
 
+# Repository housekeeping files no test run checks, whatever the configured globs say.
+NEVER_TESTED = (".gitignore", ".gitattributes", ".dockerignore", ".editorconfig")
+
+
 def _ignored(path: str, ignore_globs: list[str]) -> bool:
     """Ignored by a glob, matched against the path and against each of its tails (the
     transcript's paths are absolute, the globs repo-relative)."""
     parts = path.split("/")
+    if parts[-1] in NEVER_TESTED:
+        return True
     return any(path_matches("/".join(parts[i:]), ignore_globs) for i in range(len(parts)))
 
 
