@@ -251,7 +251,7 @@ def read_builtin(digest: dict[str, Any]) -> Reading:
         facts.append(Fact("stuck", 0.7, stuck))
     if (
         digest.get("task_kind") in _REPORT_KINDS
-        and len(text.strip()) >= 80
+        and len(text.strip()) >= 40
         and not any(f.kind == "remaining_work" and f.confidence >= SURE for f in facts)
     ):
         facts.append(Fact("report_delivered", 0.85, text.strip()[:120]))

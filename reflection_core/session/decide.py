@@ -28,7 +28,7 @@ from reflection_core.session.coverage import (
     unrun_requested,
     untouched_targets,
 )
-from reflection_core.session.digest import build_digest
+from reflection_core.session.digest import build_digest, task_kind
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -493,6 +493,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     no_change = (
         not planning
         and task.task_type == "coding"
+        and task_kind(session.task_prompt, task) == "change"
         and not task.changed_paths
         and not unnamed_changes(session)
         and not task.continuation
@@ -544,6 +545,8 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     if hold is not None and status != "complete":
         category = CATEGORY[hold].record_as
         status = CATEGORY[hold].status
+        if status == "complete" and gaps:
+            status = "incomplete"  # answered, but something is still open: noted, not pushed
     hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns)]
     soft = [g for g in gaps if g not in hard]
 
