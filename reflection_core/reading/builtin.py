@@ -31,6 +31,13 @@ ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"^(now )?moving on to\b",
     r"^(i'?m )?(now )?(going to|about to) (run|check|look|create|write|add|fix|update|"
     r"implement|start|continue|verify|test|build|try)\b",
+    r"\b(continuing|proceeding) (with |to |on )?(the )?[\w -]{0,40}\W*$",
+)
+# Asks leave to go on with the task it was given: the task already asked for it.
+CONTINUE_OFFER: tuple[str, ...] = (
+    r"\b(would you like|do you want|want) me to (continue|proceed|keep going|carry on|finish)\b",
+    r"\b(shall|should) i (continue|proceed|keep going|carry on|finish)\b",
+    r"\b(continue|proceed) with the (rest|remaining)\b.{0,60}\?",
 )
 # Work still open, in words no "Next steps:" header would catch.
 REMAINING_WORK: tuple[str, ...] = (
@@ -68,6 +75,16 @@ IRREVERSIBLE: tuple[str, ...] = (
     r"\breset --hard\b",
     r"\b(purge|destroy)\b",
     r"\bpublish\w*\b.{0,40}\b(public|npm|pypi|release)\b",
+)
+# The user is handed a run, retry or check of the change ("Try it now", "Relaunch the dev
+# server"): after an unchecked change, work the agent's own tools can do.
+HANDED_TO_USER: tuple[str, ...] = (
+    r"\btry (it|them|this) (now|again)\b",
+    r"\btry (running|upgrading|reloading|relaunching|rebuilding|reinstalling|opening) ",
+    r"\btry (the|your) (build|install|upgrade|command|page|app) again\b",
+    r"\b(relaunch|re-launch|re-run|rerun) (`|the |your |it\b)",
+    r"\b(reload|refresh) the (page|browser|app)\b",
+    r"\bupgrad(e|ing) the modules? again\b",
 )
 # Drift lines that name the user's own next step ("Next step: restart the app"), not the
 # agent's remaining work.
@@ -126,6 +143,8 @@ _BACKGROUND = _compile(BACKGROUND_WAIT)
 _IRREVERSIBLE = _compile(IRREVERSIBLE)
 _DONE = _compile(DONE_CLAIM)
 _USER_STEP = _compile(USER_STEP)
+_HANDED = _compile(HANDED_TO_USER)
+_CONTINUE = _compile(CONTINUE_OFFER)
 _STRONG_DRIFT = _compile(STRONG_DRIFT)
 _ADMITS = _compile(ADMITS_FAILURE)
 _ERROR_OUTPUT = _compile(ERROR_OUTPUT)
@@ -210,6 +229,9 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
             facts.append(Fact("confirm_irreversible", 0.9, sentence[:200]))
             break
     requested = asks_for_requested_work(requests.agent_actionable, digest.get("task_prompt", ""))
+    offer = _first(_CONTINUE, text)
+    if offer and not requested:
+        requested = [_line_of(text, offer)]
     if requested:
         facts.append(Fact("permission_for_requested", 0.85, requested[0][:200]))
     elif requests.questions:
@@ -220,8 +242,18 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
     return facts
 
 
+def _handed_to_user(text: str) -> list[Fact]:
+    match = _first(_HANDED, text)
+    return [Fact("punt_to_user", 0.8, _line_of(text, match))] if match else []
+
+
 def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
-    """The last command failed, nothing ran after it, and the message claims success."""
+    """The message claims success that a failed write, or a failed last command with
+    nothing run after it, contradicts."""
+    failed_write = digest.get("failed_changes") or []
+    done = _first(_DONE, text)
+    if failed_write and done and not _first(_ADMITS, text):
+        return [Fact("claim_contradicted", 0.85, _line_of(text, done))]
     last = digest.get("last_command") or {}
     if last.get("ok") is not False or last.get("at") != digest.get("last_tool_at"):
         return []
@@ -246,6 +278,7 @@ def read_builtin(digest: dict[str, Any]) -> Reading:
     facts += _requests(digest, text)
     facts += _remaining(text)
     facts += _claims(digest, text)
+    facts += _handed_to_user(text)
     stuck = stuck_reason(text)
     if stuck:
         facts.append(Fact("stuck", 0.7, stuck))

@@ -44,6 +44,7 @@ from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import (
     TaskContext,
     build_task_context,
+    is_doc_path,
     required_gates,
     task_id,
     unnamed_changes,
@@ -424,8 +425,12 @@ _READING_GAPS = {
         "asks leave for what the task asked",
     ),
     "claim_contradicted": (
-        "The last command failed: look at its output, fix it and run it again, or say it failed",
-        "claims success after a failed last command",
+        "It failed: look at the error, fix it and try again, or say it failed",
+        "claims success the tool output contradicts",
+    ),
+    "punt_to_user": (
+        "Run it yourself: the change is not checked yet, and your tools can run, retry or check it",
+        "hands the user a check of an unchecked change",
     ),
 }
 
@@ -439,13 +444,25 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
         facts = [f for f in reading.facts if f.kind == kind and f.confidence >= SURE]
         if not facts or f"reading:{kind}" in known:
             continue
+        if kind == "punt_to_user" and not unchecked_code_change(digest):
+            continue  # handing over a check of work already checked is fine
         quote = facts[0].quote
         where = ""
-        if kind == "claim_contradicted" and digest.get("last_command"):
+        if kind == "claim_contradicted" and digest.get("failed_changes"):
+            failed = digest["failed_changes"][-1]
+            named = ", ".join(failed["files"]) or "a file"
+            where = f" ({failed['tool']} of {named} at record {failed['at']} failed)"
+        elif kind == "claim_contradicted" and digest.get("last_command"):
             last = digest["last_command"]
             where = f" (`{last['command'][:80]}` at record {last['at']} failed)"
         found.append(Gap(f"reading:{kind}", f'{what}: "{quote[:160]}"{where}', action, "MEDIUM"))
     return found
+
+
+def unchecked_code_change(digest: dict[str, Any]) -> bool:
+    """Code (not only docs) changed and no check ran after the latest change."""
+    code = [p for p in digest.get("changed_files") or [] if not is_doc_path(p)]
+    return bool(code) and digest.get("last_check_after_change") is None
 
 
 def _is_hard(gap: Gap, sent_patterns: frozenset[str]) -> bool:
@@ -547,6 +564,10 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         status = CATEGORY[hold].status
         if status == "complete" and gaps:
             status = "incomplete"  # answered, but something is still open: noted, not pushed
+    read_open = any(g.pattern.startswith("reading:") for g in gaps)
+    if hold is None and status == "waiting_for_user" and read_open and not findings:
+        # The words were read as open work, and nothing the user must answer holds it.
+        status = "incomplete"
     hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns)]
     soft = [g for g in gaps if g not in hard]
 

@@ -129,6 +129,33 @@ def checks_before_change(session: Session) -> list[str]:
     return list(seen)[-3:]
 
 
+def failed_changes(session: Session) -> list[dict[str, Any]]:
+    """The agent's last attempts to change files, when they failed and no later change to
+    the same file succeeded: a claim of the work done is contradicted."""
+    calls = session.tool_calls
+    last_success = max(
+        (pos for pos, c in enumerate(calls) if c.kind in ("edit", "write") and c.ok), default=-1
+    )
+    failed = []
+    for pos, call in enumerate(calls):
+        if pos < last_success or call.kind not in ("edit", "write") or call.ok is not False:
+            continue
+        retried = any(
+            later.kind in ("edit", "write") and later.ok and set(later.files) & set(call.files)
+            for later in calls[pos + 1 :]
+        )
+        if not retried:
+            failed.append(
+                {
+                    "at": call.index,
+                    "tool": call.name,
+                    "files": list(call.files)[:3],
+                    "error": (call.output or "")[-200:],
+                }
+            )
+    return failed[-3:]
+
+
 def pushes_and_prs(session: Session) -> dict[str, list[dict[str, Any]]]:
     pushes, prs = [], []
     for call in session.tool_calls:
@@ -202,6 +229,7 @@ def build_digest(
         ),
         "last_command": last_command(session),
         "last_check_after_change": last_check_after_change(session),
+        "failed_changes": failed_changes(session),
         "checks_before_change": checks_before_change(session),
         "repo_has_tests": has_tests,
         **pushes_and_prs(session),

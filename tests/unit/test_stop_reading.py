@@ -25,6 +25,20 @@ EXAMPLES = {
         "Now I need to update the schema",
         "Moving on to PR #95",
         "I'm going to check the logs",
+        "Context at 30% - continuing the patrol loop.",
+    ],
+    "CONTINUE_OFFER": [
+        "Would you like me to continue implementing the rest?",
+        "Shall I proceed?",
+        "Continue with the remaining endpoints now?",
+    ],
+    "HANDED_TO_USER": [
+        "Try it now: open the page.",
+        "Try upgrading the module again.",
+        "Try the build again.",
+        "Relaunch `npm run dev` from your terminal.",
+        "Reload the page to see it.",
+        "Then upgrade the modules again.",
     ],
     "REMAINING_WORK": [
         "Now I need to wire up the settings page.",
@@ -241,6 +255,36 @@ def test_a_failed_last_command_contradicts_a_done_claim() -> None:
     )
     d = decide(session, CTX)
     assert d.should_block and d.feedback is not None and "npm install" in d.feedback
+
+
+def test_an_offer_to_continue_the_task_is_pushed_not_held_as_a_question() -> None:
+    final = "The helpers are written.\n\nWould you like me to continue with the contracts?"
+    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    assert d.should_block and d.feedback is not None and "continue" in d.feedback
+
+
+def test_handing_the_user_a_retry_of_an_unchecked_change_is_pushed() -> None:
+    d = decide(untested_change().build("Escaped the attribute. Try upgrading it again."), CTX)
+    assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+
+
+def test_handing_over_a_retry_after_a_passing_check_is_fine() -> None:
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="5 passed")
+        .build("Fixed; 5 passed. Try it now in the browser.")
+    )
+    assert not decide(session, CTX).should_block
+
+
+def test_a_failed_write_contradicts_a_claim_that_the_file_was_created() -> None:
+    session = (
+        SessionBuilder("Create CLAUDE.md")
+        .write("/nowhere/CLAUDE.md", ok=False, output="permission to write was not granted")
+        .build("I've created a basic CLAUDE.md file for this repository.")
+    )
+    d = decide(session, CTX)
+    assert d.should_block and d.feedback is not None and "CLAUDE.md" in d.feedback
 
 
 def test_a_weak_reading_says_it_is_uncertain() -> None:
