@@ -119,12 +119,23 @@ _NOTHING_THERE = re.compile(
 _OPEN = ("pending", "in_progress")
 
 
+# A sentence that quotes a command as text to replace or document, not one to run:
+# "the README still says `python setup.py install`, which is deprecated".
+_QUOTED_AS_TEXT = re.compile(
+    r"\b(replace|remove|delete|drop|deprecat\w*|obsolete|outdated|instead of|rather than|"
+    r"readme|docs?|documentation|mention\w*|says?|tells?)\b",
+    re.I,
+)
+
+
 def requested_commands(prompt: str) -> list[str]:
     """Commands the prompt asks to run or pass, in backticks: "make sure
-    `python manage.py makemigrations --check` is clean"."""
+    `python manage.py makemigrations --check` is clean". A command the sentence quotes
+    as text to replace or document is not a request to run it."""
     found: dict[str, None] = {}
     for sentence in _SENTENCE.split(prompt or ""):
-        if not _VERIFY.search(_BACKTICKED.sub(" ", sentence)):
+        words_only = _BACKTICKED.sub(" ", sentence)
+        if not _VERIFY.search(words_only) or _QUOTED_AS_TEXT.search(words_only):
             continue
         for match in _BACKTICKED.finditer(sentence):
             command = " ".join(match.group(1).split())

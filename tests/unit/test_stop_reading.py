@@ -291,3 +291,31 @@ def test_a_weak_reading_says_it_is_uncertain() -> None:
     digest = {"final_message": "Done.\n\nNext step: restart Claude Code.", "task_prompt": "x"}
     reading = read_builtin(digest)
     assert reading.uncertain and not reading.has("remaining_work", builtin.SURE)
+
+
+@pytest.mark.parametrize(
+    ("final", "human"),
+    [
+        ("Left for you:\n1. Log in to the dashboard in your browser and copy the token.", True),
+        ("Remaining:\n- Log in manually and copy the session token", True),
+        ("Remaining:\n1. Create an API key in your dashboard", True),
+        ("Next steps:\n1. Add the API key handling to config.py\n2. Run the tests", False),
+    ],
+)
+def test_a_human_only_ask_inside_a_list_is_recognised(final: str, human: bool) -> None:
+    from reflection_core.session.human_action import assess_requests
+
+    assert bool(assess_requests(final).human_only) is human
+
+
+def test_a_command_quoted_as_text_to_replace_is_not_a_request_to_run_it() -> None:
+    from reflection_core.session.coverage import requested_commands
+
+    prompt = (
+        "The README still tells people to run `python setup.py install`, which is "
+        "deprecated. Replace it with `pip install .` and make sure it reads well."
+    )
+    assert requested_commands(prompt) == []
+    assert requested_commands("Make sure `python manage.py check` passes.") == [
+        "python manage.py check"
+    ]
