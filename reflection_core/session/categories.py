@@ -90,8 +90,9 @@ STOP_CATEGORIES: tuple[StopCategory, ...] = (
     StopCategory("complete", "complete", False, "done, with the evidence it needs"),
 )
 CATEGORY = {c.name: c for c in STOP_CATEGORIES}
-CATEGORIES = tuple(c.name for c in STOP_CATEGORIES)
-PRECEDENCE = CATEGORIES
+PRECEDENCE = tuple(c.name for c in STOP_CATEGORIES)
+# The categories a verdict records (the schema's enum): the finer reasons map onto these.
+CATEGORIES = tuple(dict.fromkeys(c.record_as for c in STOP_CATEGORIES))
 
 # How sure an open item is, by its pattern (first matching prefix wins). "hard": evidence
 # that may block the stop alone. "once": blocks the first time its pattern is reported in

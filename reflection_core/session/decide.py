@@ -393,6 +393,11 @@ _HOLDING_FACTS = (
 )
 
 
+# Reasons that make even a stop with every check green not complete: the agent waits for
+# a confirmation, for background work, or the host failed.
+_HOLDS_OVER_COMPLETE = frozenset({"host_failure", "background_pending", "confirm_irreversible"})
+
+
 def holding_reason(digest: dict[str, Any], reading: Reading, *, plan_mode: bool) -> str | None:
     """The category of a stop that must not be pushed on, or None.
 
@@ -465,7 +470,10 @@ def unchecked_code_change(digest: dict[str, Any]) -> bool:
     return bool(code) and digest.get("last_check_after_change") is None
 
 
-def _is_hard(gap: Gap, sent_patterns: frozenset[str]) -> bool:
+def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool) -> bool:
+    """Hard evidence blocks; a check the tree lacks is the agent's only if it changed it."""
+    if gap.pattern.startswith("tests:") and not changed:
+        return False
     weight = "hard" if gap.pattern.startswith("reading:") else gap_weight(gap.pattern)
     return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
 
@@ -516,7 +524,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
-        and not requests.blocking  # the agent says what stops it: a human-only item
+        and not requests.human_only  # the agent says what it needs: a human-only item
     )
     coverage = [] if planning else task_coverage(session, task, message, requests)
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
@@ -559,7 +567,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # agent again would repeat it. Stop, and put the runner's question to the user.
         status, category = "blocked", "genuinely_stuck"
     hold = holding_reason(digest, reading, plan_mode=bool(digest["plan_mode"]))
-    if hold is not None and status != "complete":
+    if hold is not None and (status != "complete" or hold in _HOLDS_OVER_COMPLETE):
         category = CATEGORY[hold].record_as
         status = CATEGORY[hold].status
         if status == "complete" and gaps:
@@ -568,7 +576,8 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     if hold is None and status == "waiting_for_user" and read_open and not findings:
         # The words were read as open work, and nothing the user must answer holds it.
         status = "incomplete"
-    hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns)]
+    changed = bool(task.changed_paths) or unnamed_changes(session)
+    hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns, changed=changed)]
     soft = [g for g in gaps if g not in hard]
 
     max_attempts = int(cfg["stop"]["max_attempts"])

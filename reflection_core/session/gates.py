@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from reflection_core.globs import matching_branch_rule, path_matches
 from reflection_core.session.model import Session, ToolCall
-from reflection_core.session.task import TaskContext, is_dependency_manifest
+from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
 _FAILED_IN_OUTPUT = re.compile(
     r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b", re.M
@@ -174,6 +174,9 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
     run_hint = inputs.test_command or "the project's full test suite"
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     ledger = inputs.ledger
+    if not inputs.task.changed_paths and not unnamed_changes(session):
+        # The tree's state before this task is not this task's work to check.
+        return GateResult("tests", required, True, "no file changed in this task")
     if ledger is not None:
         if ledger.passed or ledger.ignorable_only:
             why = ledger.reason or "a passing run is recorded for the current tree"
