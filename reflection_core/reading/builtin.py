@@ -204,7 +204,8 @@ def _background(digest: dict[str, Any], text: str) -> list[Fact]:
     pending = digest.get("background_pending") or []
     said = _first(_BACKGROUND, text)
     facts = []
-    waiting_on_agent = [p for p in pending if p.get("kind") in ("subagent", "monitor", "payload")]
+    # Anything but a shell (a dev server, a watcher) is work the session waits on.
+    waiting_on_agent = [p for p in pending if p.get("kind") != "background_shell"]
     if said:
         facts.append(Fact("background_pending", 0.85 if pending else 0.8, _line_of(text, said)))
     elif waiting_on_agent:

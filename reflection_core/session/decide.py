@@ -28,7 +28,7 @@ from reflection_core.session.coverage import (
     unrun_requested,
     untouched_targets,
 )
-from reflection_core.session.digest import build_digest, task_kind
+from reflection_core.session.digest import build_digest, pushes_and_prs, task_kind
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -92,6 +92,9 @@ class DecisionContext:
     root: str | None = None
     gate_failures: list[ExternalGateFailure] = field(default_factory=list)
     gate_escalation: str | None = None  # the runner gave up: its question for the user
+    # What the host's Stop payload reports as still in flight (`background_tasks`) or
+    # scheduled to wake the session (`session_crons`).
+    background_tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -398,6 +401,30 @@ _HOLDING_FACTS = (
 _HOLDS_OVER_COMPLETE = frozenset({"host_failure", "background_pending", "confirm_irreversible"})
 
 
+def shipped(session: Session) -> bool:
+    """A push or a PR create/merge that succeeded in this task."""
+    found = pushes_and_prs(session)
+    return any(item.get("ok") for item in found["pushes"] + found["prs"])
+
+
+def payload_background(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The host's in-flight tasks as digest entries (`kind` from the host's type label)."""
+    entries = []
+    for task in tasks[:10]:
+        if not isinstance(task, dict) or task.get("status") in ("completed", "failed", "killed"):
+            continue
+        kind = str(task.get("type") or "task")
+        entries.append(
+            {
+                "at": None,
+                "kind": "background_shell" if kind == "shell" else kind,
+                "what": str(task.get("description") or task.get("id") or "")[:120],
+                "source": "payload",
+            }
+        )
+    return entries
+
+
 def holding_reason(digest: dict[str, Any], reading: Reading, *, plan_mode: bool) -> str | None:
     """The category of a stop that must not be pushed on, or None.
 
@@ -525,6 +552,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
         and not requests.human_only  # the agent says what it needs: a human-only item
+        and not shipped(session)  # a push or a PR that went through proves a change
     )
     coverage = [] if planning else task_coverage(session, task, message, requests)
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
@@ -540,7 +568,13 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     if planning:
         assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
     gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change, coverage)
-    digest = build_digest(session, task, plan_mode=plan_mode, has_tests=has_tests)
+    digest = build_digest(
+        session,
+        task,
+        plan_mode=plan_mode,
+        has_tests=has_tests,
+        extra_background=payload_background(ctx.background_tasks),
+    )
     reading = read_stop(digest, cfg)
     if not planning:
         gaps += reading_gaps(reading, digest, gaps)

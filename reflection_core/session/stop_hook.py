@@ -80,6 +80,7 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
             attempts=state,
             event=event,
         )
+        ctx.background_tasks = _in_flight(payload)
         sources["gate_run"] = _optional(
             _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
         )
@@ -123,6 +124,20 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
         _optional(_store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg)
     return render_decision(decision)
+
+
+def _in_flight(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The payload's `background_tasks` and `session_crons`: work that wakes the session."""
+    found: list[dict[str, Any]] = []
+    for key, kind in (("background_tasks", None), ("session_crons", "cron")):
+        items = payload.get(key)
+        if isinstance(items, list):
+            found += [
+                {**item, "type": kind or item.get("type")}
+                for item in items
+                if isinstance(item, dict)
+            ]
+    return found
 
 
 def render_decision(decision: Any) -> HookResponse:

@@ -319,3 +319,14 @@ def test_a_command_quoted_as_text_to_replace_is_not_a_request_to_run_it() -> Non
     assert requested_commands("Make sure `python manage.py check` passes.") == [
         "python manage.py check"
     ]
+
+
+def test_a_push_that_went_through_proves_the_change_was_made() -> None:
+    session = (
+        SessionBuilder("Fix the login bug and push the fix")
+        .bash("git push origin fix/login", output="To origin\n   abc..def  fix/login")
+        .build("The fix is pushed to fix/login and the PR is merged.")
+    )
+    d = decide(session, CTX)
+    assert not any("no file was changed" in m for m in d.missing), d.missing
+    assert not d.should_block
