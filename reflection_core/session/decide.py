@@ -557,6 +557,8 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     coverage = [] if planning else task_coverage(session, task, message, requests)
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
+    if transcript_tests is not None and transcript_tests.pattern == "tests:no_result":
+        transcript_tests = None  # the transcript lags: the ledger is the better witness
     assessment = categorize(
         message,
         gates,

@@ -330,3 +330,12 @@ def test_a_push_that_went_through_proves_the_change_was_made() -> None:
     d = decide(session, CTX)
     assert not any("no file was changed" in m for m in d.missing), d.missing
     assert not d.should_block
+
+
+def test_a_requested_check_with_no_result_yet_is_not_called_failed() -> None:
+    from reflection_core.session.coverage import unrun_requested
+
+    session = untested_change().running("python manage.py check").build("Checking.")
+    gaps = unrun_requested(session, ["python manage.py check"])
+    assert [g.pattern for g in gaps] == ["pending:python manage.py check"]
+    assert "failed" not in gaps[0].missing
