@@ -107,9 +107,11 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("gate_run:", "hard"),  # a configured gate the hook ran failed
     ("claims:contradicted", "hard"),  # "pushed" when the push failed
     ("requested:", "hard"),  # a check the task names has not run or failed
+    # Security findings that bypass or endanger what runs. Findings that weaken the test
+    # suite (a skip marker, deleted tests, deselected tests) are often done for the
+    # environment's sake (no database here): a note, judged by the user.
     ("security:no_verify", "hard"),
     ("security:hooks_disabled", "hard"),
-    ("security:tests_disabled", "hard"),
     ("security:secret_file_added", "hard"),
     ("security:rm_rf_important", "hard"),
     ("security:chmod_777", "hard"),
