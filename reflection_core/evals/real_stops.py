@@ -11,7 +11,8 @@ with a pytest suite or one without tests, since the user's own is not there.
 
 Prints block precision and recall, false blocks by labelled category, the false-block rate
 among the stops that were fine, and the worst misses and false blocks with the decision's
-own evidence (never the transcript's words). Exits 1 below a threshold, 2 on bad input.
+own evidence (quotes of the session's words left out). Exits 1 below a threshold, 2 on
+bad input.
 The data is evaluation-only: nothing here copies it anywhere.
 """
 
@@ -121,14 +122,22 @@ def make_stand_in_repo(base: Path, with_tests: bool) -> Path:
     return root
 
 
+_QUOTED = re.compile(r'"[^"\n]{0,400}"')
+
+
 def evidence_line(decision: Decision) -> str:
-    """The decision's own evidence for a stop, in one line."""
+    """The decision's own evidence for a stop, in one line: what is missing, the reading's
+    fact kinds and the record indexes. Quotes of the session's words are left out."""
     parts = [f"{decision.status}/{decision.stop_category}", f"task={decision.task_type}"]
     if decision.missing:
-        parts.append("missing: " + " | ".join(m[:120] for m in decision.missing[:3]))
-    note = getattr(decision, "note", None)
-    if note:
-        parts.append(f"note: {note[:160]}")
+        shown = [_QUOTED.sub('"..."', m)[:120] for m in decision.missing[:3]]
+        parts.append("missing: " + " | ".join(shown))
+    if decision.reading is not None and decision.reading.facts:
+        facts = ", ".join(f"{f.kind} {f.confidence:.2f}" for f in decision.reading.facts[:4])
+        parts.append(f"read: {facts}")
+    last = decision.digest.get("last_command") or {}
+    if last:
+        parts.append(f"last command at {last.get('at')} ok={last.get('ok')}")
     return "; ".join(parts)
 
 
