@@ -124,22 +124,29 @@ def gap_weight(pattern: str) -> str:
     return next((w for prefix, w in GAP_WEIGHTS if pattern.startswith(prefix)), "soft")
 
 
-_DRIFT = re.compile(
+# Lines announcing work still to do, one phrase family a line (a test per entry). A line
+# matches when any entry does; the leftmost match decides where the announcement ends.
+DRIFT_PHRASES: tuple[str, ...] = (
     r"^\s*(#+\s*|\*\*)?(next steps?|remaining (work|tasks|items|steps)|todo|to do|still to do|"
-    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?|^\s*(#+\s*|\*\*)?(remaining|left to do)\s*(\*\*)?\s*:|"
+    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?",
+    r"^\s*(#+\s*|\*\*)?(remaining|left to do)\s*(\*\*)?\s*:",
     r"\b(in|for|during) (the )?(next|second|later|(phase|step|part|stage) [2-9])\b[^.\n]{0,40}"
-    r"\b(i|we)('ll| will)\b|\bnext,? (i|we)('ll| will)\b|"
-    r"\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b|"
-    r"\b(next steps?|remaining (work|tasks|items|steps)|still to do)\s*(\*\*)?\s*:|"
+    r"\b(i|we)('ll| will)\b",
+    r"\bnext,? (i|we)('ll| will)\b",
+    r"\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b",
+    r"\b(next steps?|remaining (work|tasks|items|steps)|still to do)\s*(\*\*)?\s*:",
     r"\b(i('ll| will)|we('ll| will)) (now |next |then )?(continue|implement|add|finish|"
-    r"handle|tackle|address|work on)\b|\bstill (need|needs|have|has) to\b|"
-    r"\b(left|remaining) to (do|implement)\b|\bnot yet (implemented|done|finished)\b|"
-    r"\b(is|are) (up )?next\b|\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b|"
-    r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b|"
-    r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b|"
+    r"handle|tackle|address|work on)\b",
+    r"\bstill (need|needs|have|has) to\b",
+    r"\b(left|remaining) to (do|implement)\b",
+    r"\bnot yet (implemented|done|finished)\b",
+    r"\b(is|are) (up )?next\b",
+    r"\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b",
+    r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b",
+    r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b",
     r"^\s*[-*]?\s*(\[ \]\s*)?TODO\b",
-    re.I | re.M,
 )
+_DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
 _OPTIONAL = re.compile(
     r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b",
     re.I,
@@ -149,19 +156,43 @@ _NOTHING_LEFT = re.compile(
     r"|\s*(list )?is empty\b",
     re.I,
 )
-_STUCK = re.compile(
-    r"\b(i('m| am) (unable|not able) to|i (can(no|')t|could(n't| not)) (proceed|continue|"
-    r"access|reach|install|find a way|complete|resolve|fix)|i('m| am) stuck|"
-    r"(blocked|blocker) (by|on)|permission denied|no (network|internet) access|"
-    r"out of ideas|i('ve| have) (tried|exhausted) .{0,60}(but|without)|"
-    r"cannot be (done|completed) (from|in) (here|this environment)|"
-    r"rate[- ]limit(ed)?\b.{0,40}\b(exceeded|hit|reached|resets?)|(hit|exceeded|reached) "
-    r"(the |its |our |github's |an? )?(hourly |daily )?(api )?(rate[- ]limit|quota)|"
-    r"no space left on device|disk is full|out of (disk|memory)|quota exceeded|"
-    r"(service|server|api|registry|host) (is |was )?(down|unreachable|unavailable)|"
-    r"(a|an) (known |upstream )?bug in [\w.-]+ v?\d+(\.\d+)+|\bupstream (bug|issue|fix)\b)",
-    re.I,
+# The agent says it cannot proceed and why: one phrase family a line (a test per entry).
+STUCK_PHRASES: tuple[str, ...] = (
+    r"\bi('m| am) (unable|not able) to",
+    r"\bi (can(no|')t|could(n't| not)) (proceed|continue|access|reach|install|find a way|"
+    r"complete|resolve|fix)",
+    r"\bi('m| am) stuck",
+    r"\b(blocked|blocker) (by|on)",
+    r"\bpermission denied",
+    r"\bno (network|internet) access",
+    r"\bout of ideas",
+    r"\bi('ve| have) (tried|exhausted) .{0,60}(but|without)",
+    r"\bcannot be (done|completed) (from|in) (here|this environment)",
+    r"\brate[- ]limit(ed)?\b.{0,40}\b(exceeded|hit|reached|resets?)",
+    r"\b(hit|exceeded|reached) (the |its |our |github's |an? )?(hourly |daily )?(api )?"
+    r"(rate[- ]limit|quota)",
+    r"\bno space left on device",
+    r"\bdisk is full",
+    r"\bout of (disk|memory)",
+    r"\bquota exceeded",
+    r"\b(service|server|api|registry|host) (is |was )?(down|unreachable|unavailable)",
+    r"\b(a|an) (known |upstream )?bug in [\w.-]+ v?\d+(\.\d+)+",
+    r"\bupstream (bug|issue|fix)\b",
 )
+_STUCK = tuple(re.compile(p, re.I) for p in STUCK_PHRASES)
+
+
+def leftmost(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
+    """The earliest match of any pattern (the first listed wins a tie), as one
+    alternation of them all would find it."""
+    best: re.Match[str] | None = None
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match and (best is None or match.start() < best.start()):
+            best = match
+    return best
+
+
 _TEST_CLAIM = re.compile(
     r"\b(all )?(the )?(unit |integration )?tests? (now )?(pass(es|ing)?|are (passing|green)|"
     r"succeed\w*|(are |is )?green)\b|\b(verified|confirmed|validated)\b|"
@@ -259,7 +290,7 @@ def drift_markers(text: str) -> list[str]:
     found = []
     lines = (text or "").splitlines()
     for number, line in enumerate(lines):
-        match = _DRIFT.search(line)
+        match = leftmost(_DRIFT, line)
         if not match:
             continue
         phase = re.search(r"\b(?:phase|step|part|stage) (\d+) (?:of|/) (\d+)\b", line, re.I)
@@ -276,7 +307,7 @@ def drift_markers(text: str) -> list[str]:
 
 
 def stuck_reason(text: str) -> str | None:
-    match = _STUCK.search(text or "")
+    match = leftmost(_STUCK, text or "")
     if not match:
         return None
     start = (text or "").rfind("\n", 0, match.start()) + 1

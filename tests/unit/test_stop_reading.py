@@ -339,3 +339,58 @@ def test_a_requested_check_with_no_result_yet_is_not_called_failed() -> None:
     gaps = unrun_requested(session, ["python manage.py check"])
     assert [g.pattern for g in gaps] == ["pending:python manage.py check"]
     assert "failed" not in gaps[0].missing
+
+
+DRIFT_EXAMPLES = [
+    "## Next steps: wire the CLI",
+    "**Remaining**: the exporter",
+    "In the next pass I'll add caching.",
+    "Next, I'll add the exporter.",
+    "Phase 1 of 3 is done.",
+    "The remaining work: the exporter",
+    "I'll now implement the exporter.",
+    "The CLI still needs to be ported.",
+    "Two endpoints are left to do.",
+    "The exporter is not yet implemented.",
+    "The exporter is up next.",
+    "The CLI still uses the old parser.",
+    "The docs have not been written yet.",
+    "Caching comes in a follow-up PR.",
+    "- [ ] TODO: unicode",
+]
+STUCK_EXAMPLES = [
+    "I'm unable to reach the registry.",
+    "I can't proceed without the key.",
+    "I'm stuck on the linker error.",
+    "This is blocked by the proxy.",
+    "bash: /usr/lib: Permission denied",
+    "There is no network access here.",
+    "I'm out of ideas.",
+    "I've tried three versions but none links.",
+    "That cannot be done from here.",
+    "The rate limit was exceeded; it resets at 3pm.",
+    "We hit the hourly API rate limit.",
+    "write failed: No space left on device",
+    "The disk is full.",
+    "The build ran out of memory.",
+    "Quota exceeded for the project.",
+    "The registry is down.",
+    "It is a known bug in pydantic 2.7.1.",
+    "It needs an upstream fix.",
+]
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(DRIFT_EXAMPLES)))
+def test_each_drift_phrase_matches_its_example(entry: int, example: str) -> None:
+    from reflection_core.session.categories import DRIFT_PHRASES
+
+    assert len(DRIFT_EXAMPLES) == len(DRIFT_PHRASES)
+    assert re.search(DRIFT_PHRASES[entry], example, re.I | re.M), example
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(STUCK_EXAMPLES)))
+def test_each_stuck_phrase_matches_its_example(entry: int, example: str) -> None:
+    from reflection_core.session.categories import STUCK_PHRASES
+
+    assert len(STUCK_EXAMPLES) == len(STUCK_PHRASES)
+    assert re.search(STUCK_PHRASES[entry], example, re.I), example
