@@ -414,3 +414,23 @@ def test_an_action_loop_pushes_once_and_then_lets_the_stop_stand(project: Projec
     feedback = run.stop_feedback()
     assert feedback and "times" in feedback[0], run.describe()
     assert all("Change approach" not in f for f in feedback[1:]), feedback
+
+
+def test_a_push_that_went_through_is_not_blocked_for_changing_nothing(
+    project_with_remote: Project,
+) -> None:
+    project = project_with_remote
+    (project.root / "calc.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        encoding="utf-8",
+    )
+    git(project.root, "commit", "-qam", "Add sub")
+    run = project.run(
+        "Ship the sub() fix: push it to the fix-sub branch on origin.",
+        [
+            bash("git push -q origin HEAD:fix-sub"),
+            say("Pushed the sub() fix to origin/fix-sub."),
+        ],
+    )
+    assert git(project.root, "log", "--format=%s", "-1", "origin/fix-sub").strip() == "Add sub"
+    assert run.blocks == 0, run.describe()
