@@ -14,6 +14,7 @@ from typing import Any
 FACT_KINDS: tuple[str, ...] = (
     "remaining_work",  # the agent announces work it could still do itself
     "permission_for_requested",  # asks leave for an action the task already asked for
+    "punt_to_user",  # hands the user a run, check or retry its own tools can do
     "question_for_user",  # a real question or choice only the user can answer
     "confirm_irreversible",  # asks before a destructive or irreversible action
     "human_only",  # needs the human: credentials, login, payment, approval, hardware

@@ -1,11 +1,9 @@
-"""Why the agent stopped: one deterministic category from its last message and the gates.
+"""Why the agent stopped, and what each reason means: one table, one precedence order.
 
-complete            required gates satisfied, no work announced as remaining
-working             gates still open (the default for an unfinished task)
-waiting_for_user    a real question or choice, or something only a human can do
-genuinely_stuck     the agent says it cannot proceed and explains why
-summary_drift_stop  stopped with "Next steps"/TODO/"Phase 1 of 3" still to do
-tool_available_punt asks the user to do or approve what its own tools can do
+`STOP_CATEGORIES` below is the only place a category's status, whether it may push the
+agent on, and the one line the user or agent reads are defined. `GAP_WEIGHTS` says which
+open items are hard evidence (may block alone) and which are soft (a one-line note).
+`categorize` picks the category from the last message and the gates.
 """
 
 from __future__ import annotations
@@ -17,31 +15,138 @@ from reflection_core.session.gates import GateResult
 from reflection_core.session.human_action import HumanActionAssessment
 from reflection_core.session.model import Session
 
-CATEGORIES = (
-    "complete",
-    "working",
-    "waiting_for_user",
-    "genuinely_stuck",
-    "summary_drift_stop",
-    "tool_available_punt",
+
+@dataclass(frozen=True)
+class StopCategory:
+    """One reason an agent stops: the verdict status it maps to, whether a stop in it may
+    be pushed on (with hard evidence), and the one line that explains it."""
+
+    name: str
+    status: str
+    may_block: bool
+    line: str
+    recorded: str = ""  # the verdict schema's stop_category, when it names this one otherwise
+
+    @property
+    def record_as(self) -> str:
+        return self.recorded or self.name
+
+
+# Precedence: when several apply, the first listed wins (decide.py walks this order).
+STOP_CATEGORIES: tuple[StopCategory, ...] = (
+    StopCategory(
+        "host_failure",
+        "blocked",
+        False,
+        "the host failed (API error, usage limit "
+        "or compaction); nothing to push: retry when it is back",
+        "genuinely_stuck",
+    ),
+    StopCategory(
+        "background_pending",
+        "incomplete",
+        False,
+        "work started in the background is still running; the agent waits for it",
+        "working",
+    ),
+    StopCategory(
+        "plan_mode",
+        "waiting_for_user",
+        False,
+        "plan mode: the plan waits for you",
+        "waiting_for_user",
+    ),
+    StopCategory(
+        "confirm_irreversible",
+        "waiting_for_user",
+        False,
+        "asks you to confirm an action that cannot be undone",
+        "waiting_for_user",
+    ),
+    StopCategory(
+        "waiting_for_user",
+        "waiting_for_user",
+        False,
+        "a real question or something only you can do",
+    ),
+    StopCategory("genuinely_stuck", "blocked", False, "says it cannot proceed and why"),
+    StopCategory(
+        "report_delivered",
+        "complete",
+        False,
+        "a report-only or read-only task, answered",
+        "complete",
+    ),
+    StopCategory(
+        "tool_available_punt",
+        "incomplete",
+        True,
+        "asks you to do or approve what its own tools can do",
+    ),
+    StopCategory(
+        "summary_drift_stop", "incomplete", True, "stopped with work it announced as remaining"
+    ),
+    StopCategory("working", "incomplete", True, "checks or work still open"),
+    StopCategory("complete", "complete", False, "done, with the evidence it needs"),
+)
+CATEGORY = {c.name: c for c in STOP_CATEGORIES}
+PRECEDENCE = tuple(c.name for c in STOP_CATEGORIES)
+# The categories a verdict records (the schema's enum): the finer reasons map onto these.
+CATEGORIES = tuple(dict.fromkeys(c.record_as for c in STOP_CATEGORIES))
+
+# How sure an open item is, by its pattern (first matching prefix wins). "hard": evidence
+# that may block the stop alone. "once": blocks the first time its pattern is reported in
+# a task, a note after that. Anything unlisted is "soft": a one-line note, never a block.
+GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
+    ("tests:failing", "hard"),  # a failed check after the latest change
+    ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
+    ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
+    ("build:failing", "hard"),
+    ("typecheck:failing", "hard"),
+    ("lint:failing", "hard"),
+    ("gate_run:", "hard"),  # a configured gate the hook ran failed
+    ("claims:contradicted", "hard"),  # "pushed" when the push failed
+    ("requested:", "hard"),  # a check the task names has not run or failed
+    # Security findings that bypass or endanger what runs. Findings that weaken the test
+    # suite (a skip marker, deleted tests, deselected tests) are often done for the
+    # environment's sake (no database here): a note, judged by the user.
+    ("security:no_verify", "hard"),
+    ("security:hooks_disabled", "hard"),
+    ("security:secret_file_added", "hard"),
+    ("security:rm_rf_important", "hard"),
+    ("security:chmod_777", "hard"),
+    ("loop:action", "once"),
 )
 
-_DRIFT = re.compile(
+
+def gap_weight(pattern: str) -> str:
+    """hard | once | soft for an open item's pattern."""
+    return next((w for prefix, w in GAP_WEIGHTS if pattern.startswith(prefix)), "soft")
+
+
+# Lines announcing work still to do, one phrase family a line (a test per entry). A line
+# matches when any entry does; the leftmost match decides where the announcement ends.
+DRIFT_PHRASES: tuple[str, ...] = (
     r"^\s*(#+\s*|\*\*)?(next steps?|remaining (work|tasks|items|steps)|todo|to do|still to do|"
-    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?|^\s*(#+\s*|\*\*)?(remaining|left to do)\s*(\*\*)?\s*:|"
+    r"follow[- ]ups?)\b\s*(\*\*)?\s*:?",
+    r"^\s*(#+\s*|\*\*)?(remaining|left to do)\s*(\*\*)?\s*:",
     r"\b(in|for|during) (the )?(next|second|later|(phase|step|part|stage) [2-9])\b[^.\n]{0,40}"
-    r"\b(i|we)('ll| will)\b|\bnext,? (i|we)('ll| will)\b|"
-    r"\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b|"
-    r"\b(next steps?|remaining (work|tasks|items|steps)|still to do)\s*(\*\*)?\s*:|"
+    r"\b(i|we)('ll| will)\b",
+    r"\bnext,? (i|we)('ll| will)\b",
+    r"\b(phase|step|part|stage) (\d+) (of|/) (\d+)\b",
+    r"\b(next steps?|remaining (work|tasks|items|steps)|still to do)\s*(\*\*)?\s*:",
     r"\b(i('ll| will)|we('ll| will)) (now |next |then )?(continue|implement|add|finish|"
-    r"handle|tackle|address|work on)\b|\bstill (need|needs|have|has) to\b|"
-    r"\b(left|remaining) to (do|implement)\b|\bnot yet (implemented|done|finished)\b|"
-    r"\b(is|are) (up )?next\b|\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b|"
-    r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b|"
-    r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b|"
+    r"handle|tackle|address|work on)\b",
+    r"\bstill (need|needs|have|has) to\b",
+    r"\b(left|remaining) to (do|implement)\b",
+    r"\bnot yet (implemented|done|finished)\b",
+    r"\b(is|are) (up )?next\b",
+    r"\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b",
+    r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b",
+    r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b",
     r"^\s*[-*]?\s*(\[ \]\s*)?TODO\b",
-    re.I | re.M,
 )
+_DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
 _OPTIONAL = re.compile(
     r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b",
     re.I,
@@ -51,19 +156,43 @@ _NOTHING_LEFT = re.compile(
     r"|\s*(list )?is empty\b",
     re.I,
 )
-_STUCK = re.compile(
-    r"\b(i('m| am) (unable|not able) to|i (can(no|')t|could(n't| not)) (proceed|continue|"
-    r"access|reach|install|find a way|complete|resolve|fix)|i('m| am) stuck|"
-    r"(blocked|blocker) (by|on)|permission denied|no (network|internet) access|"
-    r"out of ideas|i('ve| have) (tried|exhausted) .{0,60}(but|without)|"
-    r"cannot be (done|completed) (from|in) (here|this environment)|"
-    r"rate[- ]limit(ed)?\b.{0,40}\b(exceeded|hit|reached|resets?)|(hit|exceeded|reached) "
-    r"(the |its |our |github's |an? )?(hourly |daily )?(api )?(rate[- ]limit|quota)|"
-    r"no space left on device|disk is full|out of (disk|memory)|quota exceeded|"
-    r"(service|server|api|registry|host) (is |was )?(down|unreachable|unavailable)|"
-    r"(a|an) (known |upstream )?bug in [\w.-]+ v?\d+(\.\d+)+|\bupstream (bug|issue|fix)\b)",
-    re.I,
+# The agent says it cannot proceed and why: one phrase family a line (a test per entry).
+STUCK_PHRASES: tuple[str, ...] = (
+    r"\bi('m| am) (unable|not able) to",
+    r"\bi (can(no|')t|could(n't| not)) (proceed|continue|access|reach|install|find a way|"
+    r"complete|resolve|fix)",
+    r"\bi('m| am) stuck",
+    r"\b(blocked|blocker) (by|on)",
+    r"\bpermission denied",
+    r"\bno (network|internet) access",
+    r"\bout of ideas",
+    r"\bi('ve| have) (tried|exhausted) .{0,60}(but|without)",
+    r"\bcannot be (done|completed) (from|in) (here|this environment)",
+    r"\brate[- ]limit(ed)?\b.{0,40}\b(exceeded|hit|reached|resets?)",
+    r"\b(hit|exceeded|reached) (the |its |our |github's |an? )?(hourly |daily )?(api )?"
+    r"(rate[- ]limit|quota)",
+    r"\bno space left on device",
+    r"\bdisk is full",
+    r"\bout of (disk|memory)",
+    r"\bquota exceeded",
+    r"\b(service|server|api|registry|host) (is |was )?(down|unreachable|unavailable)",
+    r"\b(a|an) (known |upstream )?bug in [\w.-]+ v?\d+(\.\d+)+",
+    r"\bupstream (bug|issue|fix)\b",
 )
+_STUCK = tuple(re.compile(p, re.I) for p in STUCK_PHRASES)
+
+
+def leftmost(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
+    """The earliest match of any pattern (the first listed wins a tie), as one
+    alternation of them all would find it."""
+    best: re.Match[str] | None = None
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match and (best is None or match.start() < best.start()):
+            best = match
+    return best
+
+
 _TEST_CLAIM = re.compile(
     r"\b(all )?(the )?(unit |integration )?tests? (now )?(pass(es|ing)?|are (passing|green)|"
     r"succeed\w*|(are |is )?green)\b|\b(verified|confirmed|validated)\b|"
@@ -161,7 +290,7 @@ def drift_markers(text: str) -> list[str]:
     found = []
     lines = (text or "").splitlines()
     for number, line in enumerate(lines):
-        match = _DRIFT.search(line)
+        match = leftmost(_DRIFT, line)
         if not match:
             continue
         phase = re.search(r"\b(?:phase|step|part|stage) (\d+) (?:of|/) (\d+)\b", line, re.I)
@@ -178,7 +307,7 @@ def drift_markers(text: str) -> list[str]:
 
 
 def stuck_reason(text: str) -> str | None:
-    match = _STUCK.search(text or "")
+    match = leftmost(_STUCK, text or "")
     if not match:
         return None
     start = (text or "").rfind("\n", 0, match.start()) + 1

@@ -12,14 +12,23 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reflection_core import config
+from reflection_core.reading.builtin import SURE, read_builtin
+from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
-from reflection_core.session.categories import StopAssessment, categorize, contradicted_claims
+from reflection_core.session.categories import (
+    CATEGORY,
+    StopAssessment,
+    categorize,
+    contradicted_claims,
+    gap_weight,
+)
 from reflection_core.session.coverage import (
     open_todos,
     requested_commands,
     unrun_requested,
     untouched_targets,
 )
+from reflection_core.session.digest import build_digest, pushes_and_prs, task_kind
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -35,6 +44,7 @@ from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import (
     TaskContext,
     build_task_context,
+    is_doc_path,
     required_gates,
     task_id,
     unnamed_changes,
@@ -82,6 +92,9 @@ class DecisionContext:
     root: str | None = None
     gate_failures: list[ExternalGateFailure] = field(default_factory=list)
     gate_escalation: str | None = None  # the runner gave up: its question for the user
+    # What the host's Stop payload reports as still in flight (`background_tasks`) or
+    # scheduled to wake the session (`session_crons`).
+    background_tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -113,6 +126,9 @@ class Decision:
     status_report: str | None = None
     task_reasons: list[str] = field(default_factory=list)
     changed_paths: list[str] = field(default_factory=list)
+    note: str | None = None  # the one line the user reads when the stop is not pushed on
+    digest: dict[str, Any] = field(default_factory=dict)
+    reading: Reading | None = None
 
     def to_dict(self) -> dict[str, Any]:
         assessment = self.assessment
@@ -144,6 +160,22 @@ class Decision:
             "status_report": self.status_report,
             "task_reasons": list(self.task_reasons),
             "changed_paths": list(self.changed_paths),
+            "note": self.note,
+            "evidence": {
+                key: self.digest.get(key)
+                for key in (
+                    "task_kind",
+                    "last_command",
+                    "last_check_after_change",
+                    "pushes",
+                    "prs",
+                    "background_pending",
+                    "host_failure",
+                    "plan_mode",
+                )
+                if key in self.digest
+            },
+            "reading": reading_dict(self.reading),
         }
 
 
@@ -330,6 +362,158 @@ def task_coverage(
     return gaps
 
 
+def read_stop(digest: dict[str, Any], cfg: dict[str, Any]) -> Reading:
+    """The one reading of this stop's words the decision uses.
+
+    Paid readers plug in here: with `reflection_core.reading.dispatch` this body becomes
+    `return dispatch.read(digest, read_builtin(digest), cfg)`.
+    """
+    return read_builtin(digest)
+
+
+def reading_dict(reading: Reading | None) -> dict[str, Any] | None:
+    if reading is None:
+        return None
+    return {
+        "reader": reading.reader,
+        "uncertain": reading.uncertain,
+        "cost_tokens": reading.cost_tokens,
+        "latency_ms": reading.latency_ms,
+        "error": reading.error,
+        "facts": [
+            {"kind": f.kind, "confidence": f.confidence, "quote": f.quote, "source": f.source}
+            for f in reading.facts
+        ],
+    }
+
+
+# Facts that keep a stop from being pushed on, in precedence order (see categories.py).
+_HOLDING_FACTS = (
+    ("host_failure", "host_failure"),
+    ("background_pending", "background_pending"),
+    ("confirm_irreversible", "confirm_irreversible"),
+    ("human_only", "waiting_for_user"),
+)
+
+
+# Reasons that make even a stop with every check green not complete: the agent waits for
+# a confirmation, for background work, or the host failed.
+_HOLDS_OVER_COMPLETE = frozenset({"host_failure", "background_pending", "confirm_irreversible"})
+
+
+def shipped(session: Session) -> bool:
+    """A push or a PR create/merge that succeeded in this task."""
+    found = pushes_and_prs(session)
+    return any(item.get("ok") for item in found["pushes"] + found["prs"])
+
+
+def payload_background(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The host's in-flight tasks as digest entries (`kind` from the host's type label)."""
+    entries = []
+    for task in tasks[:10]:
+        if not isinstance(task, dict) or task.get("status") in ("completed", "failed", "killed"):
+            continue
+        kind = str(task.get("type") or "task")
+        entries.append(
+            {
+                "at": None,
+                "kind": "background_shell" if kind == "shell" else kind,
+                "what": str(task.get("description") or task.get("id") or "")[:120],
+                "source": "payload",
+            }
+        )
+    return entries
+
+
+def holding_reason(digest: dict[str, Any], reading: Reading, *, plan_mode: bool) -> str | None:
+    """The category of a stop that must not be pushed on, or None.
+
+    Never pushed: the host's failure, background work still running, plan mode, a
+    confirmation before an irreversible step, human-only needs, a real question (not a
+    request for leave to do what was asked), and an answered report-only/read-only task.
+    """
+    for kind, category in _HOLDING_FACTS[:2]:
+        if reading.has(kind, SURE):
+            return category
+    if plan_mode:
+        return "plan_mode"
+    for kind, category in _HOLDING_FACTS[2:]:
+        if reading.has(kind, SURE):
+            return category
+    if reading.has("question_for_user", SURE) and not reading.has("permission_for_requested", SURE):
+        return "waiting_for_user"
+    if reading.has("report_delivered", SURE):
+        return "report_delivered"
+    return None
+
+
+_READING_GAPS = {
+    "remaining_work": (
+        "Do the step you announced now, then finish the task",
+        "work announced but not done",
+    ),
+    "permission_for_requested": (
+        "Go ahead: the task already asks for this, no permission is needed",
+        "asks leave for what the task asked",
+    ),
+    "claim_contradicted": (
+        "It failed: look at the error, fix it and try again, or say it failed",
+        "claims success the tool output contradicts",
+    ),
+    "punt_to_user": (
+        "Run it yourself: the change is not checked yet, and your tools can run, retry or check it",
+        "hands the user a check of an unchecked change",
+    ),
+}
+
+
+def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> list[Gap]:
+    """High-confidence facts from the reading that are open work, as gaps naming their
+    evidence (the quote and, for a failed command, the record it came from)."""
+    found = []
+    known = {g.pattern for g in gaps}
+    for kind, (action, what) in _READING_GAPS.items():
+        facts = [f for f in reading.facts if f.kind == kind and f.confidence >= SURE]
+        if not facts or f"reading:{kind}" in known:
+            continue
+        if kind == "punt_to_user" and not unchecked_code_change(digest):
+            continue  # handing over a check of work already checked is fine
+        quote = facts[0].quote
+        where = ""
+        if kind == "claim_contradicted" and digest.get("failed_changes"):
+            failed = digest["failed_changes"][-1]
+            named = ", ".join(failed["files"]) or "a file"
+            where = f" ({failed['tool']} of {named} at record {failed['at']} failed)"
+        elif kind == "claim_contradicted" and digest.get("last_command"):
+            last = digest["last_command"]
+            where = f" (`{last['command'][:80]}` at record {last['at']} failed)"
+        found.append(Gap(f"reading:{kind}", f'{what}: "{quote[:160]}"{where}', action, "MEDIUM"))
+    return found
+
+
+def unchecked_code_change(digest: dict[str, Any]) -> bool:
+    """Code (not only docs) changed and no check ran after the latest change."""
+    code = [p for p in digest.get("changed_files") or [] if not is_doc_path(p)]
+    return bool(code) and digest.get("last_check_after_change") is None
+
+
+def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool) -> bool:
+    """Hard evidence blocks; a check the tree lacks is the agent's only if it changed it."""
+    if gap.pattern.startswith("tests:") and not changed:
+        return False
+    weight = "hard" if gap.pattern.startswith("reading:") else gap_weight(gap.pattern)
+    return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
+
+
+def stop_note(category: str, gaps: list[Gap]) -> str:
+    """The one line the user reads when the stop stands: why, and what is still soft."""
+    entry = CATEGORY.get(category)
+    line = entry.line if entry else category
+    if gaps:
+        line += "; open: " + "; ".join(g.missing for g in gaps[:2])
+    return line[:400]
+
+
 def decide(session: Session, ctx: DecisionContext) -> Decision:
     """What the stop hook concludes: verdict fields, feedback, and whether to block."""
     cfg = with_defaults(ctx.config)
@@ -361,16 +545,20 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     no_change = (
         not planning
         and task.task_type == "coding"
+        and task_kind(session.task_prompt, task) == "change"
         and not task.changed_paths
         and not unnamed_changes(session)
         and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
-        and not requests.blocking  # the agent says what stops it: a human-only item
+        and not requests.human_only  # the agent says what it needs: a human-only item
+        and not shipped(session)  # a push or a PR that went through proves a change
     )
     coverage = [] if planning else task_coverage(session, task, message, requests)
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
+    if transcript_tests is not None and transcript_tests.pattern == "tests:no_result":
+        transcript_tests = None  # the transcript lags: the ledger is the better witness
     assessment = categorize(
         message,
         gates,
@@ -382,6 +570,16 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     if planning:
         assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
     gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change, coverage)
+    digest = build_digest(
+        session,
+        task,
+        plan_mode=plan_mode,
+        has_tests=has_tests,
+        extra_background=payload_background(ctx.background_tasks),
+    )
+    reading = read_stop(digest, cfg)
+    if not planning:
+        gaps += reading_gaps(reading, digest, gaps)
     category = assessment.category
     severity = _worst([g.severity for g in gaps])
     human_only = [sentence for _, sentence in requests.human_only]
@@ -404,10 +602,23 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # The gate runner tried its fixes and the same failure persists: pushing the
         # agent again would repeat it. Stop, and put the runner's question to the user.
         status, category = "blocked", "genuinely_stuck"
+    hold = holding_reason(digest, reading, plan_mode=bool(digest["plan_mode"]))
+    if hold is not None and (status != "complete" or hold in _HOLDS_OVER_COMPLETE):
+        category = CATEGORY[hold].record_as
+        status = CATEGORY[hold].status
+        if status == "complete" and gaps:
+            status = "incomplete"  # answered, but something is still open: noted, not pushed
+    read_open = any(g.pattern.startswith("reading:") for g in gaps)
+    if hold is None and status == "waiting_for_user" and read_open and not findings:
+        # The words were read as open work, and nothing the user must answer holds it.
+        status = "incomplete"
+    changed = bool(task.changed_paths) or unnamed_changes(session)
+    hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns, changed=changed)]
+    soft = [g for g in gaps if g not in hard]
 
     max_attempts = int(cfg["stop"]["max_attempts"])
     used = max(ctx.attempts.attempts, attempts_in_transcript(session))
-    pushable = status == "incomplete" and not planning
+    pushable = status == "incomplete" and not planning and hold is None and bool(hard)
     should_block = pushable and used < max_attempts
     attempt = used
     feedback = None
@@ -418,7 +629,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # host's own cap on consecutive blocks already bound a stubborn agent.
         attempt = used + 1
         feedback = compose_feedback(
-            gaps,
+            hard,
             attempt=attempt,
             max_attempts=max_attempts,
             sent_patterns=ctx.attempts.sent_patterns,
@@ -426,6 +637,9 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     budget_exhausted = pushable and not should_block
     if budget_exhausted:
         report = status_report(gaps, used)
+    note = (
+        None if should_block or status == "complete" else stop_note(hold or category, soft or gaps)
+    )
     verified = gates["tests"].satisfied and (bool(task.changed_paths) or task.task_type != "coding")
     return Decision(
         status=status,
@@ -451,7 +665,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         ),
         attempt=attempt,
         max_attempts=max_attempts,
-        patterns=[g.pattern for g in gaps],
+        patterns=[g.pattern for g in (hard if should_block else gaps)],
         security=findings,
         assessment=assessment,
         human_actions=human_only,
@@ -460,4 +674,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         status_report=report,
         task_reasons=task.reasons,
         changed_paths=task.changed_paths,
+        note=note,
+        digest=digest,
+        reading=reading,
     )

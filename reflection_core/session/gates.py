@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from reflection_core.globs import matching_branch_rule, path_matches
 from reflection_core.session.model import Session, ToolCall
-from reflection_core.session.task import TaskContext, is_dependency_manifest
+from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
 _FAILED_IN_OUTPUT = re.compile(
     r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b", re.M
@@ -102,6 +102,38 @@ def last_change_index(session: Session) -> int:
     return -1
 
 
+def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
+    """Position of the latest change that needs tests: a doc written after a passing run
+    (a report, a changelog) does not make that run stale. A modifying command whose files
+    are unknown counts as a code change."""
+    calls = session.tool_calls
+    for pos in range(len(calls) - 1, -1, -1):
+        call = calls[pos]
+        if not call.changes_files:
+            continue
+        paths = [p.replace("\\", "/") for p in call.files] if call.kind in ("edit", "write") else []
+        if call.command is not None:
+            paths = [p.replace("\\", "/") for p in call.command.modified_files]
+        if not paths or any(
+            is_dependency_manifest(p) or not _ignored(p, ignore_globs) for p in paths
+        ):
+            return pos
+    return -1
+
+
+# Repository housekeeping files no test run checks, whatever the configured globs say.
+NEVER_TESTED = (".gitignore", ".gitattributes", ".dockerignore", ".editorconfig")
+
+
+def _ignored(path: str, ignore_globs: list[str]) -> bool:
+    """Ignored by a glob, matched against the path and against each of its tails (the
+    transcript's paths are absolute, the globs repo-relative)."""
+    parts = path.split("/")
+    if parts[-1] in NEVER_TESTED:
+        return True
+    return any(path_matches("/".join(parts[i:]), ignore_globs) for i in range(len(parts)))
+
+
 def ran_nothing(call: ToolCall) -> bool:
     """The run finished but no test ran: "No tests found, exiting with code 0",
     "collected 0 items", pytest's exit 5."""
@@ -142,6 +174,9 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
     run_hint = inputs.test_command or "the project's full test suite"
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     ledger = inputs.ledger
+    if not inputs.task.changed_paths and not unnamed_changes(session):
+        # The tree's state before this task is not this task's work to check.
+        return GateResult("tests", required, True, "no file changed in this task")
     if ledger is not None:
         if ledger.passed or ledger.ignorable_only:
             why = ledger.reason or "a passing run is recorded for the current tree"
@@ -171,7 +206,7 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
             "tests", required, True, f"only files that need no tests changed ({changed[0]}...)"
         )
     calls = session.tool_calls
-    last_change = last_change_index(session)
+    last_change = last_tested_change_index(session, inputs.ignore_globs)
     changed_at = calls[last_change] if last_change >= 0 else None
     change_label = (
         f"the latest change ({changed_at.name} #{changed_at.index})" if changed_at else ""

@@ -37,6 +37,7 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         (
             "login",
             r"\b(log|sign)[- ]?in\b.{0,30}\b(browser|account|portal|dashboard|console)\b|\bsso\b|"
+            r"\b(log|sign)[- ]?in (manually|yourself|by hand)\b|"
             r"\bdevice[- ](code|login)\b|\binteractive (log|sign)[- ]?in\b",
         ),
         (
@@ -120,6 +121,10 @@ _WORD = re.compile(r"[a-z0-9]+")
 _FILLER = frozenset(
     _WORD.findall("me us the a an to so i we can now here over please current new latest for with")
 )
+# Kinds that a list item also names when it is the agent's own step ("Add the API key
+# handling"): in a list they count only when the item says it is the user's part.
+_WEAK_IN_LISTS = frozenset({"credentials", "upload"})
+_USERS_OWN = re.compile(r"\b(your|yourself|manually|by hand|you)\b", re.I)
 _INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 
@@ -146,9 +151,17 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue
-        imperative = not _BULLET.match(piece) and any(
-            _IMPERATIVE.match(clause.strip()) for clause in _CLAUSE.split(sentence)
-        )
+        item = _BULLET.sub("", piece, count=1).strip(" -*\t")
+        imperative = any(_IMPERATIVE.match(clause.strip()) for clause in _CLAUSE.split(item))
+        if _BULLET.match(piece):
+            # A list item is the agent's own step unless it names what only a human can do
+            # ("1. Log in to the dashboard in your browser and copy the token").
+            kind = human_only_kind(item)
+            imperative = (
+                imperative
+                and kind is not None
+                and (kind not in _WEAK_IN_LISTS or bool(_USERS_OWN.search(item)))
+            )
         asks = bool(_REQUEST.search(sentence) or imperative)
         out.append((sentence[:300], asks))
     return out

@@ -80,6 +80,7 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
             attempts=state,
             event=event,
         )
+        ctx.background_tasks = _in_flight(payload)
         sources["gate_run"] = _optional(
             _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
         )
@@ -125,6 +126,20 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
     return render_decision(decision)
 
 
+def _in_flight(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The payload's `background_tasks` and `session_crons`: work that wakes the session."""
+    found: list[dict[str, Any]] = []
+    for key, kind in (("background_tasks", None), ("session_crons", "cron")):
+        items = payload.get(key)
+        if isinstance(items, list):
+            found += [
+                {**item, "type": kind or item.get("type")}
+                for item in items
+                if isinstance(item, dict)
+            ]
+    return found
+
+
 def render_decision(decision: Any) -> HookResponse:
     """The host answer: block with the feedback, or a one-line status when not complete."""
     if decision.should_block and decision.feedback:
@@ -135,6 +150,8 @@ def render_decision(decision: Any) -> HookResponse:
         line = f"reflection: stopped incomplete after {decision.attempt} attempt(s). " + (
             decision.status_report or ""
         )
+    elif getattr(decision, "note", None):
+        line = f"reflection: {decision.status}: {decision.note}"
     elif decision.status == "waiting_for_user":
         line = "reflection: waiting for you" + (
             f" ({decision.human_actions[0]})" if decision.human_actions else "."

@@ -116,7 +116,7 @@ def test_an_action_only_a_human_can_take_is_not_blocked(project: Project) -> Non
     assert verdict["status"] == "waiting_for_user", verdict
 
 
-def test_a_planning_loop_is_pushed_to_implement(project: Project) -> None:
+def test_a_planning_loop_is_a_note_for_the_user_not_a_push(project: Project) -> None:
     looking = [
         read(project.path("calc.py")),
         bash("grep -rn 'def ' ."),
@@ -129,19 +129,12 @@ def test_a_planning_loop_is_pushed_to_implement(project: Project) -> None:
     ]
     run = project.run(
         CODING_PROMPT,
-        [
-            *looking,
-            say("I understand the layout now and have a plan for sub()."),
-            edit(project.path("calc.py"), *ADD_SUB),
-            bash(TEST_COMMAND),
-            say("Implemented sub(); 1 passed. Done."),
-        ],
+        [*looking, say("I understand the layout now and have a plan for sub().")],
     )
-    assert run.blocks == 1, run.describe()
-    assert "implement" in run.stop_feedback()[0].lower(), run.stop_feedback()
-    verdict = run.verdict()
-    assert verdict["status"] == "complete", verdict
-    assert run.exhausted == 0, run.describe()
+    assert run.blocks == 0, run.describe()
+    said = "\n".join(run.hook_messages())
+    assert "planning loop" in said, said
+    assert run.verdict()["status"] == "incomplete", run.verdict()
 
 
 def test_an_action_loop_is_pushed_to_change_approach(project: Project) -> None:
@@ -180,9 +173,11 @@ def test_ignored_feedback_stops_blocking_at_the_budget(project: Project) -> None
     assert run.exhausted == 0, run.describe()
 
 
-def test_a_direct_push_to_main_leaves_the_session_incomplete(
+def test_a_direct_push_to_main_is_told_to_the_user_not_pushed_on(
     project_with_remote: Project,
 ) -> None:
+    # The push already happened; blocking the stop cannot undo it (the pre-push guard is
+    # the place to stop it). The user reads one line naming it; the verdict keeps it open.
     project = project_with_remote
     run = project.run(
         CODING_PROMPT,
@@ -190,18 +185,17 @@ def test_a_direct_push_to_main_leaves_the_session_incomplete(
             edit(project.path("calc.py"), *ADD_SUB),
             bash(TEST_COMMAND),
             bash("git commit -qam 'Add sub' && git push -q origin HEAD:main"),
-            *[say("Done: tested, committed and pushed to main.") for _ in range(4)],
+            say("Done: tested, committed and pushed to main."),
         ],
     )
     remote_log = git(project.root, "log", "--format=%s", "-1", "origin/main")
     assert remote_log.strip() == "Add sub", "the push itself went through (no git hook here)"
-    assert run.blocks >= 1, run.describe()
-    assert "protected" in run.stop_feedback()[0].lower(), run.stop_feedback()
+    assert run.blocks == 0, run.describe()
+    said = "\n".join(run.hook_messages())
+    assert "protected branch" in said, said
     verdict = run.verdict()
     assert verdict["status"] == "incomplete", verdict
-    assert verdict["complete"] is False
     assert verdict["gates"]["push"]["satisfied"] is False
-    assert run.exhausted == 0, run.describe()
 
 
 def test_plan_mode_is_never_blocked(project: Project) -> None:
@@ -267,3 +261,176 @@ def test_two_sessions_in_one_repo_at_once_keep_their_own_verdicts(project: Proje
     assert done.verdict()["status"] == "complete", done.describe()
     assert asking.verdict()["status"] == "waiting_for_user", asking.describe()
     assert done.blocks == asking.blocks == 0
+
+
+# Stops that must never be pushed on, and stops that must be, whatever words they use.
+
+
+def test_a_readme_edit_quoting_a_deprecated_command_is_not_blocked(project: Project) -> None:
+    (project.root / "README.md").write_text(
+        "Install with `python setup.py install`.\n", encoding="utf-8"
+    )
+    git(project.root, "add", "README.md")
+    git(project.root, "commit", "-q", "-m", "readme")
+    run = project.run(
+        "The README still tells people to run `python setup.py install`, which is "
+        "deprecated. Replace it with `pip install .` and make sure the README reads well.",
+        [
+            edit(project.path("README.md"), "python setup.py install", "pip install ."),
+            say("The README now says `pip install .` instead of the deprecated command."),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_report_only_task_is_not_blocked(project: Project) -> None:
+    run = project.run(
+        "Run the tests and tell me what's failing, don't fix anything.",
+        [bash(TEST_COMMAND), say("Nothing is failing: the one test, test_add, passes.")],
+    )
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["complete"] is True, run.verdict()
+
+
+def test_a_verify_only_task_is_not_blocked_for_changing_nothing(project: Project) -> None:
+    run = project.run(
+        "Run the unit tests and make sure they pass.",
+        [bash(TEST_COMMAND), say("The unit tests pass: 1 passed.")],
+    )
+    assert run.blocks == 0, run.describe()
+
+
+def test_a_read_only_search_is_not_blocked(project: Project) -> None:
+    run = project.run(
+        "Search for all usages of add in this repo.",
+        [
+            bash("grep -rn 'add' --include='*.py' ."),
+            say("add is defined in calc.py and used once, in tests/test_x.py."),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+
+
+def test_a_confirmation_before_an_irreversible_delete_is_not_blocked(project: Project) -> None:
+    run = project.run(
+        "Clean up this repository: remove what is no longer used.",
+        [
+            bash("git log --oneline"),
+            say(
+                "The tests/ folder and its history look unused. Should I delete them? "
+                "This cannot be undone."
+            ),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "waiting_for_user", run.verdict()
+
+
+def test_a_human_only_ask_in_a_numbered_list_waits_for_the_user(project: Project) -> None:
+    run = project.run(
+        "Connect the app to the hosted dashboard API.",
+        [
+            read(project.path("calc.py")),
+            say(
+                "Two things only you can do:\n"
+                "1. Log in to the dashboard in your browser and copy the session token.\n"
+                "2. Tell me when it is in `.env` as API_TOKEN."
+            ),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["requires_human_action"] is True, verdict
+    assert verdict["status"] == "waiting_for_user", verdict
+
+
+def test_a_host_failure_stop_is_not_pushed_on(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [edit(project.path("calc.py"), *ADD_SUB), say("API Error: 529 Overloaded")],
+    )
+    assert run.blocks == 0, run.describe()
+    said = "\n".join(run.hook_messages())
+    assert "host failed" in said, said
+
+
+def test_a_stop_waiting_on_a_background_subagent_is_not_pushed_on(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            say("The subagent is still running; I'll share the findings when it reports back."),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    said = "\n".join(run.hook_messages())
+    assert "background" in said, said
+
+
+def test_remaining_work_in_unanticipated_words_is_pushed(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            say("sub() is in and 1 passed. Now let me wire up the docstring:"),
+            say("Added sub() with its docstring; 1 passed. Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "Now let me wire up the docstring" in run.stop_feedback()[0], run.stop_feedback()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_failed_last_command_claimed_as_done_is_pushed(project: Project) -> None:
+    run = project.run(
+        "Install the project in editable mode.",
+        [
+            bash("python -c \"import sys; sys.exit('error: permission denied')\""),
+            say("All done. The project is installed successfully."),
+            say("The install failed with a permission error; I could not install it."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "failed" in run.stop_feedback()[0], run.stop_feedback()
+
+
+def test_an_action_loop_pushes_once_and_then_lets_the_stop_stand(project: Project) -> None:
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *BREAK_ADD),
+            bash(TEST_COMMAND),
+            bash(TEST_COMMAND),
+            bash(TEST_COMMAND),
+            say("The tests keep failing, I will stop here."),
+            bash(TEST_COMMAND),
+            say("Still failing; I will stop here."),
+            say("Stopping."),
+            say("Stopping."),
+        ],
+    )
+    feedback = run.stop_feedback()
+    assert feedback and "times" in feedback[0], run.describe()
+    assert all("Change approach" not in f for f in feedback[1:]), feedback
+
+
+def test_a_push_that_went_through_is_not_blocked_for_changing_nothing(
+    project_with_remote: Project,
+) -> None:
+    project = project_with_remote
+    (project.root / "calc.py").write_text(
+        "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+        encoding="utf-8",
+    )
+    git(project.root, "commit", "-qam", "Add sub")
+    run = project.run(
+        "Ship the sub() fix: push it to the fix-sub branch on origin.",
+        [
+            bash("git push -q origin HEAD:fix-sub"),
+            say("Pushed the sub() fix to origin/fix-sub."),
+        ],
+    )
+    assert git(project.root, "log", "--format=%s", "-1", "origin/fix-sub").strip() == "Add sub"
+    assert run.blocks == 0, run.describe()

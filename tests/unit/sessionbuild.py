@@ -41,10 +41,14 @@ class SessionBuilder:
         data = {"file_path": path, "old_string": old, "new_string": new}
         return self._add(name="Edit", kind="edit", input=data, files=(path,), ok=True)
 
-    def write(self, path: str, content: str = "# new\n") -> SessionBuilder:
+    def write(
+        self, path: str, content: str = "# new\n", *, ok: bool = True, output: str = ""
+    ) -> SessionBuilder:
         path = self._abs(path)
         data = {"file_path": path, "content": content}
-        return self._add(name="Write", kind="write", input=data, files=(path,), ok=True)
+        return self._add(
+            name="Write", kind="write", input=data, files=(path,), ok=ok, output=output
+        )
 
     def bash(self, command: str, *, exit: int = 0, output: str = "") -> SessionBuilder:
         info = classify_command(command)

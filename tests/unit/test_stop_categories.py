@@ -171,7 +171,7 @@ def test_a_human_only_blocker_ends_a_coding_task_waiting_even_with_tests_not_run
     assert d.gates["tests"].failing, "the open check is still reported"
 
 
-def test_a_human_only_blocker_does_not_excuse_failing_tests() -> None:
+def test_a_human_only_blocker_is_never_pushed_but_the_failing_tests_are_noted() -> None:
     session = (
         SessionBuilder("Add sub() to calc.py and publish it")
         .edit("src/calc.py")
@@ -179,7 +179,8 @@ def test_a_human_only_blocker_does_not_excuse_failing_tests() -> None:
         .build("The index requires a 2FA code before it accepts the login. Please send it.")
     )
     d = decide(session, DecisionContext(config=config.defaults()))
-    assert d.should_block and not d.requires_human_action
+    assert not d.should_block and d.status == "waiting_for_user"
+    assert d.note is not None and "tests fail" in d.note
 
 
 def test_a_human_only_blocker_explains_a_coding_task_with_no_change() -> None:

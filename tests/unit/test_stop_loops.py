@@ -67,17 +67,25 @@ def test_repeats_must_dominate_the_commands() -> None:
     assert action_loop(builder.build(), LIMITS) is None  # 3 of 8 < 60%
 
 
-def test_loop_feedback_reaches_the_agent_once() -> None:
-    session = reads(10).build("Still looking around.")
+def test_an_action_loop_pushes_once_per_pattern() -> None:
+    builder = SessionBuilder("Make the build pass")
+    for _ in range(4):
+        builder.bash("npm run deploy-check", exit=1, output="Error: connection refused")
+    session = builder.build("Still trying.")
     first = decide(session, DecisionContext(config=config.defaults()))
     assert first.should_block and first.feedback is not None
-    assert "Start implementing" in first.feedback
+    assert "Change approach" in first.feedback
     from reflection_core.session.attempts import AttemptState
 
     state = AttemptState(attempts=1, sent_patterns=frozenset(first.patterns))
     second = decide(session, DecisionContext(config=config.defaults(), attempts=state))
-    assert second.feedback is not None and "Start implementing" not in second.feedback
-    assert "Still missing (reported before)" in second.feedback
+    assert not second.should_block
+    assert second.note is not None and "action loop" in second.note
+
+
+def test_a_planning_loop_is_a_note_not_a_push() -> None:
+    d = decide(reads(10).build("Still looking around."), DecisionContext(config=config.defaults()))
+    assert not d.should_block and d.note is not None and "planning loop" in d.note
 
 
 def test_a_loop_the_agent_broke_out_of_by_changing_the_code_is_over() -> None:

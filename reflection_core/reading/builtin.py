@@ -1,0 +1,294 @@
+"""The built-in reader: deterministic phrase tables over the evidence digest, no tokens.
+
+`read_builtin(digest)` turns the words of a stop (the final message and the task prompt,
+as the digest carries them) into `Fact`s with a confidence. High confidence (>= 0.8) is
+kept for shapes that are rarely anything else: the last line announcing an action and
+stopping there, a question before a destructive step, the host's own error text. Softer
+findings get lower confidence; when only those are found the reading says `uncertain`,
+so a paid reader may be asked. The decision, not the reader, owns what a fact means.
+
+Phrase lists hold one entry per line; each entry has its own test.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from reflection_core.reading.facts import Fact, Reading
+from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
+from reflection_core.session.human_action import assess_requests
+
+SURE = 0.8  # the decision's bar for acting on a fact alone
+
+# The final line announces the next action and the turn ends there: "Now let me run the
+# build:", "Let me check the logs." The agent stopped mid-task.
+ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
+    r"^(now|next|first|then|ok(ay)?|great|good|perfect|alright)?[,!.]?\s*let me (?!know\b)\w+",
+    r"^(now|next|then)?[,]?\s*i('ll| will) (now |next |then )?(run|check|look|create|write|"
+    r"add|fix|update|implement|start|continue|verify|test|build|try|make|move|wire|investigate)\b",
+    r"^(now|next)[,]? (i need to|i have to|i must|we need to)\b",
+    r"^(now )?moving on to\b",
+    r"^(i'?m )?(now )?(going to|about to) (run|check|look|create|write|add|fix|update|"
+    r"implement|start|continue|verify|test|build|try)\b",
+    r"\b(continuing|proceeding) (with |to |on )?(the )?[\w -]{0,40}\W*$",
+)
+# Asks leave to go on with the task it was given: the task already asked for it.
+CONTINUE_OFFER: tuple[str, ...] = (
+    r"\b(would you like|do you want|want) me to (continue|proceed|keep going|carry on|finish)\b",
+    r"\b(shall|should) i (continue|proceed|keep going|carry on|finish)\b",
+    r"\b(continue|proceed) with the (rest|remaining)\b.{0,60}\?",
+)
+# Work still open, in words no "Next steps:" header would catch.
+REMAINING_WORK: tuple[str, ...] = (
+    r"\bnow i need to\b",
+    r"\bi still need to\b",
+    r"\bstill failing\s*:",
+    r"\bnow moving on to\b",
+    r"\b(the )?remaining \d+ (tests?|files?|items?|tasks?|steps?|errors?|failures?)\b",
+    r"\b\d+ (tests?|checks?) (are )?still failing\b",
+    r"\bnot (yet )?(finished|complete|completed|done) yet\b",
+)
+# Waiting on work it started: a subagent, a background job, CI, a monitor.
+BACKGROUND_WAIT: tuple[str, ...] = (
+    r"\b(subagent|sub-agent|agent|task)s? (is|are) (still )?running\b",
+    r"\b(i'll|i will) (share|report|post|summari[sz]e|let you know)\b.{0,60}\bwhen (it|they)"
+    r" (report|finish|complete|return|come back|are done|is done)",
+    r"\bwhen (it|the (subagent|agent|job|build|run|task)) reports back\b",
+    r"\b(running|started|kicked off|launched) in the background\b.{0,80}\b(wait|check back|"
+    r"report|once|when)\b",
+    r"\bwaiting (for|on) (the )?(subagent|sub-agent|background|ci|build|job|workflow|"
+    r"pipeline|deploy\w*|monitor)\b",
+    r"\b(the )?monitor (is|will) (watch|running|notify)\w*\b",
+)
+# Words that make a question a confirmation before something that cannot be undone.
+IRREVERSIBLE: tuple[str, ...] = (
+    r"\bdelet(e|ing|ion)\b",
+    r"\b(drop|truncate)\b",
+    r"\bremov(e|ing)\b.{0,40}\b(permanently|all|every|data|branch|database|table|files?|"
+    r"directory|folder|repo\w*)\b",
+    r"\bforce[- ]push\w*\b",
+    r"\boverwrit(e|ing)\b",
+    r"\bwip(e|ing)\b",
+    r"\b(irreversibl[ey]|cannot be undone|can'?t be undone|permanent(ly)?)\b",
+    r"\brm -rf\b",
+    r"\breset --hard\b",
+    r"\b(purge|destroy)\b",
+    r"\bpublish\w*\b.{0,40}\b(public|npm|pypi|release)\b",
+)
+# The user is handed a run, retry or check of the change ("Try it now", "Relaunch the dev
+# server"): after an unchecked change, work the agent's own tools can do.
+HANDED_TO_USER: tuple[str, ...] = (
+    r"\btry (it|them|this) (now|again)\b",
+    r"\btry (running|upgrading|reloading|relaunching|rebuilding|reinstalling|opening) ",
+    r"\btry (the|your) (build|install|upgrade|command|page|app) again\b",
+    r"\b(relaunch|re-launch|re-run|rerun) (`|the |your |it\b)",
+    r"\b(reload|refresh) the (page|browser|app)\b",
+    r"\bupgrad(e|ing) the modules? again\b",
+)
+# Drift lines that name the user's own next step ("Next step: restart the app"), not the
+# agent's remaining work.
+USER_STEP: tuple[str, ...] = (
+    r"\b(restart|reload|reopen|relaunch) (claude|the app|your|vs ?code|the ide|the editor)",
+    r"\bopen (a|the|your) (codespace|browser|terminal|new session|editor)\b",
+    r"\b(log|sign) ?in\b",
+    r"\byour (own|side|machine|terminal)\b",
+    r"\bwhen(ever)? you('re| are)? ready\b",
+)
+# Drift lines that are the strongest kind: a numbered phase short of its total, an open
+# TODO, a "remaining work" header.
+STRONG_DRIFT: tuple[str, ...] = (
+    r"\b(phase|step|part|stage) \d+ (of|/) \d+\b",
+    r"^\s*[-*]?\s*(\[ \]\s*)?todo\b",
+    r"\b(remaining (work|tasks|items|steps)|still to do|left to do)\b",
+    r"\bnext steps?\b",
+)
+# A claim that the work is finished.
+DONE_CLAIM: tuple[str, ...] = (
+    r"\b(all )?(done|fixed|complete|completed|finished|resolved)\b[.!]",
+    r"\bsuccessfully\b",
+    r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
+    r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
+)
+# Output of a failed command that shows a real error, not just a non-zero status.
+ERROR_OUTPUT: tuple[str, ...] = (
+    r"\berror\b",
+    r"\bpermission denied\b",
+    r"\bnot found\b",
+    r"\bfatal\b",
+    r"\btraceback\b",
+    r"\bexception\b",
+    r"\bfailed\b",
+    r"\bno such file\b",
+)
+_KILLED = (130, 137, 143)  # interrupted, killed, terminated: the work may be done
+# Words that show the agent reports a failure honestly rather than claiming success.
+ADMITS_FAILURE: tuple[str, ...] = (
+    r"\bfail(ed|s|ing|ure)?\b",
+    r"\berror\b",
+    r"\b(could ?n[o']t|can ?n[o']t|unable|not able)\b",
+    r"\bdenied\b",
+    r"\bdid ?n[o']t\b",
+    r"\bnot (been )?(created|written|installed|applied)\b",
+)
+
+
+def _compile(phrases: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.I | re.M) for p in phrases)
+
+
+_ANNOUNCED = _compile(ANNOUNCED_NEXT_ACTION)
+_REMAINING = _compile(REMAINING_WORK)
+_BACKGROUND = _compile(BACKGROUND_WAIT)
+_IRREVERSIBLE = _compile(IRREVERSIBLE)
+_DONE = _compile(DONE_CLAIM)
+_USER_STEP = _compile(USER_STEP)
+_HANDED = _compile(HANDED_TO_USER)
+_CONTINUE = _compile(CONTINUE_OFFER)
+_STRONG_DRIFT = _compile(STRONG_DRIFT)
+_ADMITS = _compile(ADMITS_FAILURE)
+_ERROR_OUTPUT = _compile(ERROR_OUTPUT)
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_REPORT_KINDS = ("report_only", "read_only")
+
+
+def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
+    for pattern in patterns:
+        match = pattern.search(text)
+        if match:
+            return match
+    return None
+
+
+def _line_of(text: str, match: re.Match[str]) -> str:
+    start = text.rfind("\n", 0, match.start()) + 1
+    end = text.find("\n", match.end())
+    return text[start : end if end != -1 else None].strip()[:200]
+
+
+def last_line(text: str) -> str:
+    lines = [line.strip() for line in (text or "").splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+def announced_next_action(text: str) -> str | None:
+    """The final line (or its last sentence) announces an action the turn never took."""
+    line = last_line(text).strip("*_# ")
+    if not line or line.startswith(("```", "|")):
+        return None
+    sentence = _SENTENCE_END.split(line)[-1].strip("*_ ")
+    if line.endswith(":") and len(line) <= 200:
+        return line
+    if sentence.endswith("?"):
+        return None
+    if _first(_ANNOUNCED, sentence):
+        return sentence[:200]
+    return None
+
+
+def _remaining(text: str) -> list[Fact]:
+    facts = []
+    announced = announced_next_action(text)
+    if announced:
+        facts.append(Fact("remaining_work", 0.9, announced))
+    match = _first(_REMAINING, text)
+    if match:
+        facts.append(Fact("remaining_work", 0.75, _line_of(text, match)))
+    for line in drift_markers(text)[:3]:
+        strong = _first(_STRONG_DRIFT, line) and not _first(_USER_STEP, line)
+        facts.append(Fact("remaining_work", 0.8 if strong else 0.6, line))
+    return facts
+
+
+def _background(digest: dict[str, Any], text: str) -> list[Fact]:
+    pending = digest.get("background_pending") or []
+    said = _first(_BACKGROUND, text)
+    facts = []
+    # Anything but a shell (a dev server, a watcher) is work the session waits on.
+    waiting_on_agent = [p for p in pending if p.get("kind") != "background_shell"]
+    if said:
+        facts.append(Fact("background_pending", 0.85 if pending else 0.8, _line_of(text, said)))
+    elif waiting_on_agent:
+        facts.append(Fact("background_pending", 0.85, str(waiting_on_agent[-1].get("what", ""))))
+    elif pending:
+        # A dev server left running is not a wait; only the agent's words make it one.
+        facts.append(Fact("background_pending", 0.4, str(pending[-1].get("what", ""))))
+    return facts
+
+
+def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
+    requests = assess_requests(text)
+    facts = []
+    for _kind, sentence in requests.human_only[:1]:
+        confidence = 0.9 if requests.blocking else 0.7
+        facts.append(Fact("human_only", confidence, sentence[:200]))
+    questions = list(requests.questions) + [
+        p for p in requests.agent_actionable if p.rstrip().endswith("?")
+    ]
+    for sentence in questions:
+        if _first(_IRREVERSIBLE, sentence):
+            facts.append(Fact("confirm_irreversible", 0.9, sentence[:200]))
+            break
+    requested = asks_for_requested_work(requests.agent_actionable, digest.get("task_prompt", ""))
+    offer = _first(_CONTINUE, text)
+    if offer and not requested:
+        requested = [_line_of(text, offer)]
+    if requested:
+        facts.append(Fact("permission_for_requested", 0.85, requested[0][:200]))
+    elif requests.questions:
+        ends_on_question = last_line(text).rstrip("*_ ").endswith("?")
+        facts.append(
+            Fact("question_for_user", 0.85 if ends_on_question else 0.6, requests.questions[-1])
+        )
+    return facts
+
+
+def _handed_to_user(text: str) -> list[Fact]:
+    match = _first(_HANDED, text)
+    return [Fact("punt_to_user", 0.8, _line_of(text, match))] if match else []
+
+
+def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
+    """The message claims success that a failed write, or a failed last command with
+    nothing run after it, contradicts."""
+    failed_write = digest.get("failed_changes") or []
+    done = _first(_DONE, text)
+    if failed_write and done and not _first(_ADMITS, text):
+        return [Fact("claim_contradicted", 0.85, _line_of(text, done))]
+    last = digest.get("last_command") or {}
+    if last.get("ok") is not False or last.get("at") != digest.get("last_tool_at"):
+        return []
+    done = _first(_DONE, text)
+    if not done or _first(_ADMITS, text):
+        return []
+    # An exit status alone is weak (a status command exits 1 on "nothing to do", a
+    # timeout kills a command that already did its work); error text in the output is not.
+    errored = _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
+    sure = errored and last.get("exit_code") not in _KILLED
+    return [Fact("claim_contradicted", 0.85 if sure else 0.6, _line_of(text, done))]
+
+
+def read_builtin(digest: dict[str, Any]) -> Reading:
+    """What the words of this stop show, from the digest alone."""
+    text = str(digest.get("final_message") or "")
+    facts: list[Fact] = []
+    host = digest.get("host_failure")
+    if host:
+        facts.append(Fact("host_failure", 0.95, str(host.get("marker", ""))))
+    facts += _background(digest, text)
+    facts += _requests(digest, text)
+    facts += _remaining(text)
+    facts += _claims(digest, text)
+    facts += _handed_to_user(text)
+    stuck = stuck_reason(text)
+    if stuck:
+        facts.append(Fact("stuck", 0.7, stuck))
+    if (
+        digest.get("task_kind") in _REPORT_KINDS
+        and len(text.strip()) >= 40
+        and not any(f.kind == "remaining_work" and f.confidence >= SURE for f in facts)
+    ):
+        facts.append(Fact("report_delivered", 0.85, text.strip()[:120]))
+    sure = any(f.confidence >= SURE for f in facts)
+    unsure = any(0.5 <= f.confidence < SURE for f in facts)
+    return Reading(reader="builtin", facts=tuple(facts), uncertain=unsure and not sure)

@@ -1,0 +1,396 @@
+"""The evidence digest, the built-in reader's phrase tables (a case per entry) and the
+holding policy: stops that are never pushed on, whatever else is open."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from reflection_core import config
+from reflection_core.reading import builtin
+from reflection_core.reading.builtin import read_builtin
+from reflection_core.session import digest as digest_mod
+from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
+from reflection_core.session.decide import DecisionContext, decide
+from tests.unit.sessionbuild import SessionBuilder
+
+CTX = DecisionContext(config=config.defaults())
+
+# One example per table entry, in table order: each must match its own entry.
+EXAMPLES = {
+    "ANNOUNCED_NEXT_ACTION": [
+        "Now let me run the build",
+        "I'll now wire up the router",
+        "Now I need to update the schema",
+        "Moving on to PR #95",
+        "I'm going to check the logs",
+        "Context at 30% - continuing the patrol loop.",
+    ],
+    "CONTINUE_OFFER": [
+        "Would you like me to continue implementing the rest?",
+        "Shall I proceed?",
+        "Continue with the remaining endpoints now?",
+    ],
+    "HANDED_TO_USER": [
+        "Try it now: open the page.",
+        "Try upgrading the module again.",
+        "Try the build again.",
+        "Relaunch `npm run dev` from your terminal.",
+        "Reload the page to see it.",
+        "Then upgrade the modules again.",
+    ],
+    "REMAINING_WORK": [
+        "Now I need to wire up the settings page.",
+        "I still need to port the CLI.",
+        "Still failing: test_login",
+        "Now moving on to the export step.",
+        "The remaining 3 tests cover parsing.",
+        "2 tests still failing in the suite.",
+        "The migration is not finished yet.",
+    ],
+    "BACKGROUND_WAIT": [
+        "The subagent is still running.",
+        "I'll share the findings when it reports back.",
+        "I'll post results when the agent reports back.",
+        "Tests are running in the background; I'll check back shortly.",
+        "Waiting for the CI pipeline.",
+        "The monitor will notify me when the deploy ends.",
+    ],
+    "IRREVERSIBLE": [
+        "Should I delete the old branch?",
+        "Shall I drop the users table?",
+        "Should I remove all files in build/?",
+        "Do you want me to force-push?",
+        "Can I overwrite the config?",
+        "Should I wipe the cache?",
+        "This cannot be undone: proceed?",
+        "Run rm -rf dist?",
+        "Shall I git reset --hard?",
+        "Should I purge the queue?",
+        "Shall I publish it to npm?",
+    ],
+    "USER_STEP": [
+        "Next step: restart Claude Code.",
+        "Next step: open a Codespace.",
+        "Next step: log in to the portal.",
+        "Next step: run it on your machine.",
+        "Next steps: deploy when you're ready.",
+    ],
+    "STRONG_DRIFT": [
+        "Phase 1 of 3 done.",
+        "TODO: unicode",
+        "Remaining work: the CLI",
+        "Next steps: add docs",
+    ],
+    "DONE_CLAIM": [
+        "All done.",
+        "Installed successfully",
+        "I've created the file",
+        "The API is now working",
+    ],
+    "ERROR_OUTPUT": [
+        "Error: boom",
+        "bash: permission denied",
+        "command not found",
+        "fatal: not a git repository",
+        "Traceback (most recent call last)",
+        "Unhandled exception",
+        "1 failed",
+        "No such file or directory",
+    ],
+    "ADMITS_FAILURE": [
+        "The write failed.",
+        "It shows an error.",
+        "I couldn't create it.",
+        "Access denied.",
+        "It didn't work.",
+        "The file was not created.",
+    ],
+}
+
+
+def _table_cases() -> list[tuple[str, int, str]]:
+    cases = []
+    for name, examples in EXAMPLES.items():
+        table = getattr(builtin, name)
+        assert len(examples) == len(table), f"{name}: one example per entry"
+        cases += [(name, i, example) for i, example in enumerate(examples)]
+    return cases
+
+
+@pytest.mark.parametrize(("table", "entry", "example"), _table_cases())
+def test_each_phrase_entry_matches_its_example(table: str, entry: int, example: str) -> None:
+    pattern = getattr(builtin, table)[entry]
+    assert re.search(pattern, example, re.I | re.M), (table, entry, example)
+
+
+HOST_EXAMPLES = [
+    "API Error: 529 Overloaded",
+    "API Error: overloaded_error, please try again",
+    "You've hit your session limit · resets 3pm",
+    "Usage limit reached for today.",
+    "Autocompact is thrashing: the context refills right after compaction.",
+    "Compaction failed: the conversation is too long.",
+    "Prompt is too long",
+    "Context window exceeded",
+    "API Error: request timed out",
+    "Credit balance is too low",
+]
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(HOST_EXAMPLES)))
+def test_each_host_failure_marker_matches_its_example(entry: int, example: str) -> None:
+    assert len(HOST_EXAMPLES) == len(digest_mod.HOST_FAILURE_MARKERS)
+    assert re.search(digest_mod.HOST_FAILURE_MARKERS[entry], example, re.I)
+
+
+TASK_KIND_EXAMPLES = [
+    ("Run the tests and tell me what's failing, don't fix anything", "report_only"),
+    ("Just tell me where the config is read", "report_only"),
+    ("Report back which endpoints lack auth", "report_only"),
+    ("Only investigate the crash", "report_only"),
+    ("Run the unit tests and make sure they pass", "verify_only"),
+    ("Check that the migration applied", "verify_only"),
+    ("Can you verify the release build", "verify_only"),
+    ("Search for all usages of parse_date", "read_only"),
+    ("Review the auth module", "read_only"),
+    ("Why does the build take so long?", "read_only"),
+    ("Install the skill globally", "ops"),
+]
+
+
+@pytest.mark.parametrize(("entry", "case"), list(enumerate(TASK_KIND_EXAMPLES)))
+def test_each_task_kind_phrase_matches_its_example(entry: int, case: tuple[str, str]) -> None:
+    assert len(TASK_KIND_EXAMPLES) == len(digest_mod.TASK_KIND_PHRASES)
+    kind, pattern = digest_mod.TASK_KIND_PHRASES[entry]
+    prompt, expected = case
+    assert kind == expected and re.search(pattern, prompt, re.I)
+
+
+def test_every_gap_weight_is_hard_or_once_and_unlisted_is_soft() -> None:
+    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once"}
+    assert gap_weight("tests:failing") == "hard" and gap_weight("loop:action") == "once"
+    assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "soft"
+
+
+def test_the_category_table_is_the_precedence_order_with_valid_statuses() -> None:
+    assert STOP_CATEGORIES[0].name == "host_failure" and STOP_CATEGORIES[-1].name == "complete"
+    statuses = {"complete", "incomplete", "waiting_for_user", "blocked"}
+    assert all(c.status in statuses for c in STOP_CATEGORIES)
+    assert not any(CATEGORY[name].may_block for name in ("host_failure", "background_pending"))
+
+
+def untested_change(prompt: str = "Fix the parser") -> SessionBuilder:
+    return SessionBuilder(prompt).edit("src/parser.py")
+
+
+def test_the_digest_points_at_the_records_its_evidence_came_from() -> None:
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="3 passed")
+        .bash("git push origin feat", output="ok")
+        .build("Fixed; 3 passed and pushed.")
+    )
+    d = decide(session, CTX)
+    calls = session.tool_calls
+    assert d.digest["last_check_after_change"]["at"] == calls[1].index
+    assert d.digest["last_check_after_change"]["passed"] is True
+    assert d.digest["last_command"]["at"] == calls[2].index
+    assert d.digest["pushes"][0]["at"] == calls[2].index
+    assert d.digest["task_kind"] == "change"
+    assert digest_mod.size_in_tokens(d.digest) < 1500
+
+
+def test_a_host_failure_stop_is_never_pushed_and_the_user_is_told() -> None:
+    d = decide(untested_change().build("API Error: 529 Overloaded"), CTX)
+    assert not d.should_block and d.stop_category == "genuinely_stuck"
+    assert d.note is not None and "host failed" in d.note
+
+
+def test_a_stop_waiting_on_a_subagent_is_never_pushed() -> None:
+    final = "The subagent is still running; I'll share the findings when it reports back."
+    d = decide(untested_change().build(final), CTX)
+    assert not d.should_block and d.note is not None and "background" in d.note
+
+
+def test_a_confirmation_before_an_irreversible_delete_is_never_pushed() -> None:
+    final = "I found 40 stale branches. Should I delete them? This cannot be undone."
+    d = decide(untested_change("Clean up the stale branches").build(final), CTX)
+    assert not d.should_block and d.status == "waiting_for_user"
+
+
+def test_a_report_only_task_that_was_answered_is_not_pushed() -> None:
+    session = (
+        SessionBuilder("Run the tests and tell me what's failing, don't fix anything")
+        .bash("python -m pytest -q", exit=1, output="2 failed, 10 passed")
+        .build("Two tests fail: test_login (bad token) and test_export (missing column).")
+    )
+    d = decide(session, CTX)
+    assert not d.should_block and d.complete
+
+
+def test_a_read_only_search_is_not_pushed_for_changing_nothing() -> None:
+    final = "parse_date is used in 4 places: api/views.py, cli.py, jobs/sync.py and tests."
+    d = decide(SessionBuilder("Search for all usages of parse_date").build(final), CTX)
+    assert not d.should_block
+
+
+def test_announcing_the_next_step_and_stopping_is_pushed_with_the_quote() -> None:
+    d = decide(
+        untested_change()
+        .bash("python -m pytest -q", output="4 passed")
+        .build("The parser is fixed. Now let me update the CLI:"),
+        CTX,
+    )
+    assert d.should_block and d.feedback is not None
+    assert "Now let me update the CLI" in d.feedback
+
+
+def test_a_failed_last_command_contradicts_a_done_claim() -> None:
+    session = (
+        SessionBuilder("Install the dependencies")
+        .bash("npm install", exit=1, output="npm ERR! code EACCES permission denied")
+        .build("All done. The dependencies are installed successfully.")
+    )
+    d = decide(session, CTX)
+    assert d.should_block and d.feedback is not None and "npm install" in d.feedback
+
+
+def test_an_offer_to_continue_the_task_is_pushed_not_held_as_a_question() -> None:
+    final = "The helpers are written.\n\nWould you like me to continue with the contracts?"
+    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    assert d.should_block and d.feedback is not None and "continue" in d.feedback
+
+
+def test_handing_the_user_a_retry_of_an_unchecked_change_is_pushed() -> None:
+    d = decide(untested_change().build("Escaped the attribute. Try upgrading it again."), CTX)
+    assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+
+
+def test_handing_over_a_retry_after_a_passing_check_is_fine() -> None:
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="5 passed")
+        .build("Fixed; 5 passed. Try it now in the browser.")
+    )
+    assert not decide(session, CTX).should_block
+
+
+def test_a_failed_write_contradicts_a_claim_that_the_file_was_created() -> None:
+    session = (
+        SessionBuilder("Create CLAUDE.md")
+        .write("/nowhere/CLAUDE.md", ok=False, output="permission to write was not granted")
+        .build("I've created a basic CLAUDE.md file for this repository.")
+    )
+    d = decide(session, CTX)
+    assert d.should_block and d.feedback is not None and "CLAUDE.md" in d.feedback
+
+
+def test_a_weak_reading_says_it_is_uncertain() -> None:
+    digest = {"final_message": "Done.\n\nNext step: restart Claude Code.", "task_prompt": "x"}
+    reading = read_builtin(digest)
+    assert reading.uncertain and not reading.has("remaining_work", builtin.SURE)
+
+
+@pytest.mark.parametrize(
+    ("final", "human"),
+    [
+        ("Left for you:\n1. Log in to the dashboard in your browser and copy the token.", True),
+        ("Remaining:\n- Log in manually and copy the session token", True),
+        ("Remaining:\n1. Create an API key in your dashboard", True),
+        ("Next steps:\n1. Add the API key handling to config.py\n2. Run the tests", False),
+    ],
+)
+def test_a_human_only_ask_inside_a_list_is_recognised(final: str, human: bool) -> None:
+    from reflection_core.session.human_action import assess_requests
+
+    assert bool(assess_requests(final).human_only) is human
+
+
+def test_a_command_quoted_as_text_to_replace_is_not_a_request_to_run_it() -> None:
+    from reflection_core.session.coverage import requested_commands
+
+    prompt = (
+        "The README still tells people to run `python setup.py install`, which is "
+        "deprecated. Replace it with `pip install .` and make sure it reads well."
+    )
+    assert requested_commands(prompt) == []
+    assert requested_commands("Make sure `python manage.py check` passes.") == [
+        "python manage.py check"
+    ]
+
+
+def test_a_push_that_went_through_proves_the_change_was_made() -> None:
+    session = (
+        SessionBuilder("Fix the login bug and push the fix")
+        .bash("git push origin fix/login", output="To origin\n   abc..def  fix/login")
+        .build("The fix is pushed to fix/login and the PR is merged.")
+    )
+    d = decide(session, CTX)
+    assert not any("no file was changed" in m for m in d.missing), d.missing
+    assert not d.should_block
+
+
+def test_a_requested_check_with_no_result_yet_is_not_called_failed() -> None:
+    from reflection_core.session.coverage import unrun_requested
+
+    session = untested_change().running("python manage.py check").build("Checking.")
+    gaps = unrun_requested(session, ["python manage.py check"])
+    assert [g.pattern for g in gaps] == ["pending:python manage.py check"]
+    assert "failed" not in gaps[0].missing
+
+
+DRIFT_EXAMPLES = [
+    "## Next steps: wire the CLI",
+    "**Remaining**: the exporter",
+    "In the next pass I'll add caching.",
+    "Next, I'll add the exporter.",
+    "Phase 1 of 3 is done.",
+    "The remaining work: the exporter",
+    "I'll now implement the exporter.",
+    "The CLI still needs to be ported.",
+    "Two endpoints are left to do.",
+    "The exporter is not yet implemented.",
+    "The exporter is up next.",
+    "The CLI still uses the old parser.",
+    "The docs have not been written yet.",
+    "Caching comes in a follow-up PR.",
+    "- [ ] TODO: unicode",
+]
+STUCK_EXAMPLES = [
+    "I'm unable to reach the registry.",
+    "I can't proceed without the key.",
+    "I'm stuck on the linker error.",
+    "This is blocked by the proxy.",
+    "bash: /usr/lib: Permission denied",
+    "There is no network access here.",
+    "I'm out of ideas.",
+    "I've tried three versions but none links.",
+    "That cannot be done from here.",
+    "The rate limit was exceeded; it resets at 3pm.",
+    "We hit the hourly API rate limit.",
+    "write failed: No space left on device",
+    "The disk is full.",
+    "The build ran out of memory.",
+    "Quota exceeded for the project.",
+    "The registry is down.",
+    "It is a known bug in pydantic 2.7.1.",
+    "It needs an upstream fix.",
+]
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(DRIFT_EXAMPLES)))
+def test_each_drift_phrase_matches_its_example(entry: int, example: str) -> None:
+    from reflection_core.session.categories import DRIFT_PHRASES
+
+    assert len(DRIFT_EXAMPLES) == len(DRIFT_PHRASES)
+    assert re.search(DRIFT_PHRASES[entry], example, re.I | re.M), example
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(STUCK_EXAMPLES)))
+def test_each_stuck_phrase_matches_its_example(entry: int, example: str) -> None:
+    from reflection_core.session.categories import STUCK_PHRASES
+
+    assert len(STUCK_EXAMPLES) == len(STUCK_PHRASES)
+    assert re.search(STUCK_PHRASES[entry], example, re.I), example
