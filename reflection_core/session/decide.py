@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reflection_core import config
+from reflection_core.reading import dispatch
 from reflection_core.reading.builtin import SURE, read_builtin
 from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
@@ -363,12 +364,10 @@ def task_coverage(
 
 
 def read_stop(digest: dict[str, Any], cfg: dict[str, Any]) -> Reading:
-    """The one reading of this stop's words the decision uses.
-
-    Paid readers plug in here: with `reflection_core.reading.dispatch` this body becomes
-    `return dispatch.read(digest, read_builtin(digest), cfg)`.
-    """
-    return read_builtin(digest)
+    """The one reading of this stop's words the decision uses: the built-in reading, or a
+    configured paid reader's merged over it (only when the built-in one is uncertain and
+    a budget allows; a failed paid read falls back with `error` set)."""
+    return dispatch.read(digest, read_builtin(digest), cfg)
 
 
 def reading_dict(reading: Reading | None) -> dict[str, Any] | None:
@@ -640,6 +639,8 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     note = (
         None if should_block or status == "complete" else stop_note(hold or category, soft or gaps)
     )
+    if reading.error:  # a paid reader failed: the built-in reading decided, and the user knows
+        note = f"{note}; {reading.error}" if note else reading.error
     verified = gates["tests"].satisfied and (bool(task.changed_paths) or task.task_type != "coding")
     return Decision(
         status=status,

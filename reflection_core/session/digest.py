@@ -216,6 +216,7 @@ def build_digest(
     reports as still running, when it reports anything."""
     prompt = session.task_prompt or ""
     return {
+        "session_id": session.session_id or "",  # the paid readers' per-session budget key
         "task_prompt": clip(prompt, PROMPT_LIMIT),
         "final_message": clip(session.last_assistant_message or "", FINAL_LIMIT),
         "task_kind": task_kind(prompt, task),

@@ -85,7 +85,6 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
             _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
         )
         decision = decide(session, ctx)
-        sources["judge"] = _optional(_second_opinion, decision, sources, session, cfg)
         if decision.should_block:
             attempts.record_block(conn, session_key, tid, decision.patterns, decision.attempt)
         elif decision.complete:
@@ -210,25 +209,6 @@ def _run_configured_gates(
         "lesson": dict(getattr(outcome, "lesson", None) or {}),
         "last_agent_output": getattr(outcome, "last_agent_output", None),
     }
-
-
-def _second_opinion(
-    decision: Any, sources: dict[str, Any], session: Session, cfg: Any
-) -> dict[str, Any] | None:
-    """The judge's view, kept in the record; deterministic evidence always wins."""
-    if cfg.get("judge.provider") == "none":
-        return None
-    try:
-        from reflection_core.verify.judge import second_opinion
-    except ImportError as exc:
-        return {"available": False, "reason": type(exc).__name__}
-    evidence = {
-        **sources,
-        "task_prompt": session.task_prompt,
-        "last_assistant_message": session.last_assistant_message,
-    }
-    opinion = second_opinion(decision.to_dict(), evidence, cfg)
-    return dict(opinion) if isinstance(opinion, dict) else None
 
 
 def _store_lesson(
