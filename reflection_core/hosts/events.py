@@ -23,11 +23,19 @@ class Transcript:
 
     path: str
     format: TranscriptFormat | None  # None: Claude Code or Codex, told apart by content
+    records: tuple[Any, ...] | None = field(default=None, repr=False)  # handed over inline
 
     def read_session(
         self, *, last_assistant_message: str | None = None, session_id: str | None = None
     ) -> Session:
         """The current task of the session, normalized (session/model.py)."""
+        if self.records is not None:
+            from reflection_core.session.opencode_messages import session_from_messages
+
+            session = session_from_messages(self.records, session_id=session_id)
+            if last_assistant_message:
+                session.last_assistant_message = last_assistant_message
+            return session
         from reflection_core.session.transcript import read_session
 
         return read_session(
@@ -43,8 +51,8 @@ class Transcript:
             from reflection_core.session.gemini_chat import last_model_text
 
             return last_model_text(self.path)
-        if self.format == "opencode":
-            return None  # the plugin hands over no transcript at prompt time
+        if self.records is not None:
+            return None  # handed over only at the stop
         from reflection_core.prompt.transcript_tail import previous_assistant_message
 
         return previous_assistant_message(self.path)
