@@ -43,7 +43,8 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "invoke_agent": "agent",
 }
 _EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)", re.M)
-_CONTEXT_PREFIX = "<session_context>"
+_CONTEXT_PREFIX = "<session_context>"  # the CLI's own first message
+_HOOK_CONTEXT_PREFIX = "<hook_context>"  # a BeforeAgent hook's additionalContext, as a part
 TAIL_BYTES = 256 * 1024
 
 
@@ -69,12 +70,20 @@ def fold_records(records: Iterable[Any]) -> list[dict[str, Any]]:
 
 
 def parts_text(content: Any) -> str:
-    """The text of a message's `content`: a string, or the `text` of its parts."""
+    """The text of a message's `content`: a string, or the `text` of its parts.
+
+    Context a hook added to the prompt is recorded as a part of the prompt; it is
+    not what the person asked, so it is left out.
+    """
     if isinstance(content, str):
         return content
     parts = content if isinstance(content, list) else [content]
     return "\n".join(
-        str(p["text"]) for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+        str(p["text"])
+        for p in parts
+        if isinstance(p, dict)
+        and isinstance(p.get("text"), str)
+        and not p["text"].startswith(_HOOK_CONTEXT_PREFIX)
     )
 
 
