@@ -12,7 +12,7 @@ function ask(event, payload) {
     encoding: "utf8",
     timeout: TIMEOUT_MS,
   })
-  if (run.stderr) console.error(run.stderr.trim())
+  if (run.stderr) console.error(run.stderr.trim()) // the one-line status lands in OpenCode's log
   try {
     return JSON.parse(run.stdout || "null")
   } catch {
@@ -28,11 +28,12 @@ function promptText(parts) {
 }
 
 export const Reflection = async ({ client, directory }) => {
+  const pushed = new Set() // feedback we sent as a prompt: not the person's prompt to score
   return {
     // Prompt submission: score the prompt; context for the agent rides along as a synthetic part.
     "chat.message": async (input, output) => {
       const prompt = promptText(output.parts)
-      if (!prompt) return
+      if (!prompt || pushed.delete(prompt)) return
       const answer = ask("user-prompt-submit", { session_id: input.sessionID, cwd: directory, prompt })
       if (answer && answer.context) {
         const { id, sessionID, messageID } = output.parts[0]
@@ -46,6 +47,7 @@ export const Reflection = async ({ client, directory }) => {
       const listed = await client.session.messages({ path: { id } })
       const answer = ask("stop", { session_id: id, cwd: directory, messages: listed.data || [] })
       if (answer && answer.block) {
+        pushed.add(answer.block)
         await client.session.prompt({ path: { id }, body: { parts: [{ type: "text", text: answer.block }] } })
       }
     },
