@@ -208,6 +208,8 @@ def opencode_project(tmp_path: Path, opencode_bin: Path, isolated_state: Path) -
             "OPENCODE_DISABLE_MODELS_FETCH": "1",
             "OPENCODE_DISABLE_AUTOUPDATE": "1",
             "npm_config_registry": OFFLINE_REGISTRY,
+            "npm_config_offline": "true",
+            "npm_config_fetch_retries": "0",
             "BUN_CONFIG_REGISTRY": OFFLINE_REGISTRY,
         }
     )
