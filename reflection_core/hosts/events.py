@@ -2,8 +2,9 @@
 
 A host adapter (hosts/claude.py, codex.py, gemini.py, opencode.py) turns its raw
 payload into one of these events and renders a `Reply` in its own protocol, so no
-handler knows a host's field names or output shapes. Importing this module is
-cheap (the prompt hook pays for it on every prompt).
+handler knows a host's field names or output shapes. The prompt hook imports
+this module on every prompt: each generated dataclass method costs import time,
+so the events skip the generated repr and eq they have no use for.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 TranscriptFormat = Literal["claude", "codex", "gemini", "opencode"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Transcript:
     """A session record on disk and the reader its host's adapter chose for it."""
 
@@ -58,7 +59,7 @@ class Transcript:
         return previous_assistant_message(self.path)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class HostEvent:
     """What every event carries: which host, which session, where."""
 
@@ -69,12 +70,12 @@ class HostEvent:
     permission_mode: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class PromptSubmitted(HostEvent):
     prompt: str | None = None  # None: the host sent no prompt text
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class StopRequested(HostEvent):
     """The agent's turn ended; the host asks whether it may stop."""
 
@@ -83,22 +84,22 @@ class StopRequested(HostEvent):
     stop_hook_active: bool = False
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SubagentStopped(StopRequested):
     agent_id: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionStarted(HostEvent):
     source: str | None = None  # startup | resume | clear | compact
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionEnded(HostEvent):
     reason: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class ToolUsed(HostEvent):
     """A tool finished. `todos` is set when the tool wrote the agent's todo list."""
 
@@ -107,7 +108,7 @@ class ToolUsed(HostEvent):
     todos: tuple[tuple[str, str], ...] | None = None  # (content, status) per item
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Reply:
     """A handler's answer, host-neutral.
 
