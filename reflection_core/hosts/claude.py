@@ -65,6 +65,7 @@ class ClaudeHost(Host):
                 "last_assistant_message": text(payload, "last_assistant_message"),
                 "prompt_id": self._prompt_id(payload),
                 "stop_hook_active": bool(payload.get("stop_hook_active")),
+                "background_tasks": _in_flight(payload),
             }
             if event == "stop":
                 return StopRequested(**stop)
@@ -93,6 +94,20 @@ class ClaudeHost(Host):
         if reply.message:
             output["systemMessage"] = reply.message
         return HookResponse(output=output or None, stderr=reply.stderr)
+
+
+def _in_flight(payload: dict[str, Any]) -> tuple[dict[str, Any], ...]:
+    """`background_tasks` and `session_crons`: work that wakes the session again."""
+    found: list[dict[str, Any]] = []
+    for key, kind in (("background_tasks", None), ("session_crons", "cron")):
+        items = payload.get(key)
+        if isinstance(items, list):
+            found += [
+                {**item, "type": kind or item.get("type")}
+                for item in items
+                if isinstance(item, dict)
+            ]
+    return tuple(found)
 
 
 HOST = ClaudeHost()

@@ -82,6 +82,8 @@ class StopRequested(HostEvent):
     last_assistant_message: str | None = None
     prompt_id: str | None = None
     stop_hook_active: bool = False
+    # work the host says will wake the session (Claude Code: background tasks, crons)
+    background_tasks: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)

@@ -52,6 +52,17 @@ def test_claude_and_gemini_stops_become_the_same_event() -> None:
     assert gemini.transcript is not None and gemini.transcript.format == "gemini"
 
 
+def test_claude_background_work_is_carried_on_the_stop() -> None:
+    payload = {
+        **CLAUDE_STOP,
+        "background_tasks": [{"id": "b1", "type": "shell"}, "junk"],
+        "session_crons": [{"id": "c1"}],
+    }
+    event = hosts.get("claude").parse("stop", payload)
+    assert isinstance(event, StopRequested)
+    assert event.background_tasks == ({"id": "b1", "type": "shell"}, {"id": "c1", "type": "cron"})
+
+
 def test_subagent_stop_reads_the_agents_own_transcript() -> None:
     payload = {**CLAUDE_STOP, "agent_id": "a7", "agent_transcript_path": "/t/agent-a7.jsonl"}
     event = hosts.get("claude").parse("subagent-stop", payload)
