@@ -4,7 +4,8 @@ A host adapter (hosts/claude.py, codex.py, gemini.py, opencode.py) turns its raw
 payload into one of these events and renders a `Reply` in its own protocol, so no
 handler knows a host's field names or output shapes. The prompt hook imports
 this module on every prompt: each generated dataclass method costs import time,
-so the events skip the generated repr and eq they have no use for.
+so the events skip the generated repr and eq they have no use for (and every class
+has a docstring: without one, dataclass builds it from the signature).
 """
 
 from __future__ import annotations
@@ -72,6 +73,8 @@ class HostEvent:
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class PromptSubmitted(HostEvent):
+    """The person sent a prompt; the agent has not started on it."""
+
     prompt: str | None = None  # None: the host sent no prompt text
 
 
@@ -88,16 +91,22 @@ class StopRequested(HostEvent):
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SubagentStopped(StopRequested):
+    """A subagent's turn ended (its own transcript is on the event)."""
+
     agent_id: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionStarted(HostEvent):
+    """A session (re)started, e.g. after a compaction."""
+
     source: str | None = None  # startup | resume | clear | compact
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionEnded(HostEvent):
+    """The session is over; its last verdict becomes final."""
+
     reason: str | None = None
 
 

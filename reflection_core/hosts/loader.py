@@ -22,6 +22,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Workspace:
+    """Where an event happened and the config that applies there."""
+
     workdir: Path  # where the agent works
     root: Path | None  # the git repo containing it, if any
     config: Config
