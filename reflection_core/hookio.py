@@ -1,8 +1,8 @@
 """Host hook protocol plumbing: read the JSON payload, render the response, fail open.
 
-Claude Code and Codex send one JSON object on stdin and read JSON from stdout.
-Handlers are pure-ish functions `handle(payload) -> HookResponse`; everything
-about bytes, exit codes and failure policy lives here.
+Every host we serve sends one JSON object on stdin and reads JSON from stdout;
+the host adapter (hosts/) turns a handler's `Reply` into a `HookResponse`, and
+this module writes it: bytes, flushing, exit codes.
 """
 
 from __future__ import annotations
@@ -66,12 +66,3 @@ def render(
         err.write(text + "\n")
     err.flush()
     return response.exit_code
-
-
-def fail_open(event: str, exc: BaseException) -> HookResponse:
-    """Our bug must never block or wedge a session: allow, and say so visibly."""
-    message = (
-        f"reflection: the {event} hook hit an internal error ({type(exc).__name__}: "
-        f"{str(exc)[:200]}); it did not block anything. Run `reflection doctor`."
-    )
-    return HookResponse(output={"systemMessage": message}, stderr=message, exit_code=0)

@@ -12,10 +12,11 @@ REFLECTION = str(Path(sys.executable).with_name("reflection"))
 
 
 def run_hook(
-    event: str, payload: dict[str, Any], cwd: Path, timeout: float = 60
+    event: str, payload: dict[str, Any], cwd: Path, timeout: float = 60, host: str | None = None
 ) -> subprocess.CompletedProcess[str]:
+    """`host` adds `--host NAME`; the tree under test runs (tests/conftest.py sets PYTHONPATH)."""
     return subprocess.run(
-        [REFLECTION, "hook", event],
+        [REFLECTION, "hook", event, *(["--host", host] if host else [])],
         cwd=cwd,
         input=json.dumps(payload),
         capture_output=True,

@@ -16,7 +16,8 @@ from reflection_core.hook_dispatch import EVENTS
 def command(event: str, args: tuple[str, ...]) -> int:
     """Run a host hook: JSON on stdin, host JSON/exit code out.
 
-    EVENT is one of the Claude Code / Codex events or a git hook name.
+    EVENT is an agent event (the host is named by `--host NAME`: claude, codex,
+    gemini, opencode; without it, Claude Code or Codex) or a git hook name.
     """
     from reflection_core.hook_dispatch import run_hook
 

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 @click.command("init")
 @click.option("--claude", is_flag=True, help="Merge hook entries into .claude/settings.json.")
 @click.option("--codex", is_flag=True, help="Write .codex/hooks.json (Claude-compatible hooks).")
+@click.option("--gemini", is_flag=True, help="Merge hook entries into .gemini/settings.json.")
+@click.option("--opencode", is_flag=True, help="Write the plugin .opencode/plugins/reflection.js.")
 @click.option(
     "--pre-commit",
     "pre_commit",
@@ -37,7 +39,14 @@ if TYPE_CHECKING:
 )
 @click.option("--dry-run", is_flag=True, help="Print the diffs; change nothing.")
 def command(
-    claude: bool, codex: bool, pre_commit: bool, pre_push: bool, claude_md: bool, dry_run: bool
+    claude: bool,
+    codex: bool,
+    gemini: bool,
+    opencode: bool,
+    pre_commit: bool,
+    pre_push: bool,
+    claude_md: bool,
+    dry_run: bool,
 ) -> int:
     """Set up this repo. With no flags: --claude --pre-commit.
 
@@ -55,7 +64,8 @@ def command(
     if root is None:
         click.echo("reflection init: not inside a git repository (run `git init` first).", err=True)
         return 2
-    options = InitOptions(claude, codex, pre_commit, pre_push, claude_md, dry_run)
+    hosts = tuple(name for name, chosen in (("gemini", gemini), ("opencode", opencode)) if chosen)
+    options = InitOptions(claude, codex, pre_commit, pre_push, claude_md, dry_run, hosts)
     if options.nothing_selected:
         options = InitOptions(claude=True, pre_commit=True, dry_run=dry_run)
     # The native pre-push hook is planned after `pre-commit install` so it chains pre-commit's.

@@ -342,5 +342,8 @@ def run_checks(start: Path | None = None, home: Path | None = None) -> list[Find
     findings += check_git_hooks(root)
     findings += check_claude(root, home)
     findings += check_codex(root, home)
+    from reflection_core.install.hosts import check_hosts
+
+    findings += check_hosts(root, home)
     findings += check_storage(root)
     return findings

@@ -31,10 +31,18 @@ class InitOptions:
     pre_push: bool = False
     claude_md: bool = False
     dry_run: bool = False
+    hosts: tuple[str, ...] = ()  # more agent hosts (install/hosts.py): gemini, opencode
 
     @property
     def nothing_selected(self) -> bool:
-        return not (self.claude or self.codex or self.pre_commit or self.pre_push or self.claude_md)
+        return not (
+            self.claude
+            or self.codex
+            or self.pre_commit
+            or self.pre_push
+            or self.claude_md
+            or self.hosts
+        )
 
 
 @dataclass
@@ -128,6 +136,7 @@ def plan_init(root: Path, options: InitOptions) -> InitPlan:
             root / ".claude" / "settings.json",
             lambda text: merge.merge_hook_settings(text, entries, ".claude/settings.json"),
         )
+    _plan_hosts(plan, root, options.hosts, command)
     if options.codex:
         entries = merge.codex_hook_entries(command)
         _plan_file(
@@ -147,6 +156,16 @@ def plan_init(root: Path, options: InitOptions) -> InitPlan:
     if options.pre_push:
         _plan_native_pre_push(plan, command)
     return plan
+
+
+def _plan_hosts(plan: InitPlan, root: Path, names: tuple[str, ...], command: str) -> None:
+    from reflection_core.install.hosts import HOST_INSTALLS
+
+    for name in names:
+        install = HOST_INSTALLS[name]
+        for rel, merge_fn in install.files(command):
+            _plan_file(plan, root / rel, merge_fn)
+        plan.notes.extend(install.notes)
 
 
 def _memory_file(root: Path, prefer_agents: bool) -> Path:

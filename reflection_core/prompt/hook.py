@@ -1,8 +1,9 @@
 """`reflection hook user-prompt-submit`: score the prompt, add context, say one line.
 
-Imperative shell around `score_prompt`: reads the host payload, the config, the
-transcript tail and the per-user history; writes nothing but SQLite rows. Fails
-open: a broken config, transcript or database costs the context, never the prompt.
+Imperative shell around `score_prompt`: takes the host's typed event, reads the
+config, the transcript tail and the per-user history; writes nothing but SQLite
+rows. Fails open: a broken config, transcript or database costs the context,
+never the prompt. The host adapter renders the `Reply`.
 """
 
 from __future__ import annotations
@@ -10,37 +11,36 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reflection_core.hookio import HookResponse
+from reflection_core.hosts.events import SILENT, PromptSubmitted, Reply
 from reflection_core.prompt import render
 from reflection_core.prompt.score import PromptScore, is_bypassed, score_prompt
-from reflection_core.prompt.transcript_tail import previous_assistant_message
 
 if TYPE_CHECKING:
     import sqlite3
 
 
-def handle(payload: dict[str, Any]) -> HookResponse:
+def handle(event: PromptSubmitted) -> Reply:
     from reflection_core import config
+    from reflection_core.hosts.loader import open_workspace
 
-    prompt = payload.get("prompt")
-    if not isinstance(prompt, str):
+    prompt = event.prompt
+    if prompt is None:
         return _message("reflection: the hook input has no prompt text; nothing was scored.")
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
     try:
-        cfg = config.load(cwd)
+        cfg = open_workspace(event).config
     except config.ConfigError as exc:
         return _message(f"reflection: prompt not scored, configuration error: {exc}")
     if is_bypassed(prompt, tuple(p for p in cfg.get("prompt.bypass_prefix") if p)):
-        return HookResponse()
+        return SILENT
 
-    prev = previous_assistant_message(payload.get("transcript_path"))
+    prev = event.transcript.previous_assistant_message() if event.transcript else None
     result = score_prompt(prompt, prev, cfg)
     # Replies, questions and chat leave nothing to record or to de-duplicate: no SQLite.
     recorded = result.questions or (not result.skipped and result.turn == "task")
     conn, warning = _open_history() if recorded and cfg.get("prompt.history") else (None, "")
     try:
         if conn is not None:
-            result, warning = _with_history(conn, result, payload.get("session_id"))
+            result, warning = _with_history(conn, result, event.session_id)
         # Recalled for new tasks only, while our connection is open (one WAL checkpoint).
         use_memory = not result.skipped and result.turn == "task" and cfg.get("memory.enabled")
         lesson = _recall(cfg, prompt) if use_memory else None
@@ -51,7 +51,7 @@ def handle(payload: dict[str, Any]) -> HookResponse:
         result,
         mode=cfg.get("prompt.mode"),
         block_below=float(cfg.get("prompt.block_below")),
-        plan_mode=payload.get("permission_mode") == "plan",
+        plan_mode=event.permission_mode == "plan",
         lesson=lesson,
         warning=warning,
     )
@@ -64,8 +64,8 @@ def build_response(
     plan_mode: bool = False,
     lesson: str | None = None,
     warning: str = "",
-) -> HookResponse:
-    """Pure: the Claude Code/Codex output for a scored prompt."""
+) -> Reply:
+    """Pure: the answer for a scored prompt (block it, or add context), host-neutral."""
     line = render.status_line(result) + (f" ({warning})" if warning else "")
     blocks = (
         mode == "block"
@@ -83,15 +83,8 @@ def build_response(
                 "Add the details and send it again, or start it with `*` to skip the check.",
             ]
         )
-        return HookResponse(output={"decision": "block", "reason": reason, "systemMessage": line})
-    output: dict[str, Any] = {"systemMessage": line}
-    context = render.agent_context(result, lesson)
-    if context:
-        output["hookSpecificOutput"] = {
-            "hookEventName": render.EVENT,
-            "additionalContext": context,
-        }
-    return HookResponse(output=output)
+        return Reply(block=reason, message=line)
+    return Reply(context=render.agent_context(result, lesson) or None, message=line)
 
 
 def _open_history() -> tuple[sqlite3.Connection | None, str]:
@@ -146,5 +139,5 @@ def _recall(cfg: Any, prompt: str) -> str | None:
     return lesson if isinstance(lesson, str) and lesson.strip() else None
 
 
-def _message(text: str) -> HookResponse:
-    return HookResponse(output={"systemMessage": text}, stderr=text)
+def _message(text: str) -> Reply:
+    return Reply(message=text, stderr=text)

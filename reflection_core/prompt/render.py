@@ -9,8 +9,6 @@ from __future__ import annotations
 from reflection_core.prompt.questions import INTRO
 from reflection_core.prompt.score import PromptScore
 
-EVENT = "UserPromptSubmit"
-
 
 def status_line(result: PromptScore) -> str:
     """The single line the user sees, e.g. `reflection: prompt 4.3/5 · backend`."""

@@ -3,11 +3,7 @@
 `classify_command("cd app && FOO=1 uv run pytest -k slow | tail")` says: a partial
 pytest run whose exit status the pipe hides. Pure: no subprocess, no files.
 
-The tokenizer is our own rather than `shlex`: `shlex` forgets whether an operator
-was quoted (`grep ">" f` would look like a redirection), splits `FOO="a b"` wrongly
-in non-POSIX mode and raises on unbalanced quotes. Ours keeps operators and words
-apart, drops heredoc bodies out of the word stream, and never raises: an
-unbalanced quote simply runs to the end of the line.
+Words and operators come from shell_words.py (the tokenizer).
 """
 
 from __future__ import annotations
@@ -15,200 +11,12 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
-from typing import Literal
 
 from reflection_core.session.model import CommandInfo, ToolKind
+from reflection_core.session.shell_words import Segment, segments, tokenize
 
-TokenKind = Literal["word", "op", "heredoc"]
-
-_OPERATORS = (
-    "&>>",
-    "<<<",
-    "<<-",
-    "&&",
-    "||",
-    ";;",
-    "|&",
-    ">>",
-    "&>",
-    ">&",
-    "<&",
-    ">|",
-    "<<",
-    ";",
-    "|",
-    "&",
-    "(",
-    ")",
-    "<",
-    ">",
-)
-_OPERATOR_CHARS = frozenset(";&|<>()")
-_SEPARATORS = frozenset({";", "&&", "||", "|", "|&", "&", "(", ")", ";;"})
-_WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 _SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
 _ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
-
-
-@dataclass(frozen=True)
-class Token:
-    text: str
-    kind: TokenKind = "word"
-
-
-def tokenize(command: str) -> list[Token]:
-    """Words, unquoted operators and heredoc bodies of a command line; never raises."""
-    tokens: list[Token] = []
-    word: list[str] = []
-    in_word = False
-    pending_heredocs: list[tuple[str, bool]] = []  # (delimiter, strip leading tabs)
-    i, n = 0, len(command)
-
-    def end_word() -> None:
-        nonlocal in_word
-        if in_word:
-            tokens.append(Token("".join(word)))
-            word.clear()
-            in_word = False
-
-    while i < n:
-        ch = command[i]
-        if ch == "\\" and i + 1 < n:
-            if command[i + 1] == "\n":  # line continuation
-                i += 2
-                continue
-            word.append(command[i + 1])
-            in_word = True
-            i += 2
-        elif ch == "'":
-            close = command.find("'", i + 1)
-            close = n if close < 0 else close
-            word.append(command[i + 1 : close])
-            in_word = True
-            i = close + 1
-        elif ch == '"':
-            i += 1
-            while i < n and command[i] != '"':
-                if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\$`':
-                    i += 1
-                word.append(command[i])
-                i += 1
-            in_word = True
-            i += 1
-        elif ch == "$" and command.startswith("$(", i):
-            close = _matching_paren(command, i + 1)
-            word.append(command[i : close + 1])
-            in_word = True
-            i = close + 1
-        elif ch == "`":
-            close = command.find("`", i + 1)
-            close = n if close < 0 else close
-            word.append(command[i : close + 1])
-            in_word = True
-            i = close + 1
-        elif ch == "#" and not in_word:
-            newline = command.find("\n", i)
-            i = n if newline < 0 else newline
-        elif ch == "\n":
-            end_word()
-            i += 1
-            for delimiter, strip_tabs in pending_heredocs:  # bodies belong to this line
-                body, i = _read_heredoc(command, i, delimiter, strip_tabs)
-                tokens.append(Token(body, "heredoc"))
-            pending_heredocs.clear()
-            tokens.append(Token(";", "op"))
-        elif ch in " \t\r":
-            end_word()
-            i += 1
-        elif ch in _OPERATOR_CHARS:
-            if ch in "<>" and in_word and "".join(word).isdigit():
-                word.clear()  # a file descriptor number: `2>/dev/null`
-                in_word = False
-            end_word()
-            op = next(o for o in _OPERATORS if command.startswith(o, i))
-            tokens.append(Token(op, "op"))
-            i += len(op)
-            if op in ("<<", "<<-"):
-                delimiter, i = _heredoc_delimiter(command, i)
-                if delimiter:
-                    pending_heredocs.append((delimiter, op == "<<-"))
-        else:
-            word.append(ch)
-            in_word = True
-            i += 1
-    end_word()
-    # heredocs never followed by a newline have no body to read
-    tokens.extend(Token("", "heredoc") for _ in pending_heredocs)
-    return tokens
-
-
-def _matching_paren(text: str, open_at: int) -> int:
-    depth = 0
-    for j in range(open_at, len(text)):
-        if text[j] == "(":
-            depth += 1
-        elif text[j] == ")":
-            depth -= 1
-            if depth == 0:
-                return j
-    return len(text) - 1
-
-
-def _heredoc_delimiter(command: str, i: int) -> tuple[str, int]:
-    match = re.compile(r"[ \t]*(['\"]?)([^\s'\";&|<>()]+)\1").match(command, i)
-    if not match:
-        return "", i
-    return match.group(2), match.end()
-
-
-def _read_heredoc(command: str, i: int, delimiter: str, strip_tabs: bool) -> tuple[str, int]:
-    lines: list[str] = []
-    while i < len(command):
-        newline = command.find("\n", i)
-        end = len(command) if newline < 0 else newline
-        line = command[i:end]
-        i = end + 1
-        if (line.lstrip("\t") if strip_tabs else line).rstrip() == delimiter:
-            return "\n".join(lines), i
-        lines.append(line)
-    return "\n".join(lines), len(command)
-
-
-@dataclass
-class _Segment:
-    """One simple command: its words, write redirections, heredoc bodies, what follows it."""
-
-    words: list[str] = field(default_factory=list)
-    writes: list[str] = field(default_factory=list)
-    heredoc: str = ""
-    then: str | None = None  # the operator after it: "&&", "|", ";", ...
-
-
-def _segments(tokens: list[Token]) -> list[_Segment]:
-    segments: list[_Segment] = [_Segment()]
-    expect_target: str | None = None
-    for token in tokens:
-        current = segments[-1]
-        if token.kind == "heredoc":
-            current.heredoc += token.text
-        elif token.kind == "op" and token.text in _SEPARATORS:
-            current.then = token.text
-            segments.append(_Segment())
-            expect_target = None
-        elif token.kind == "op":
-            expect_target = token.text
-        elif expect_target is not None:
-            if expect_target in _WRITE_REDIRECTS and not _harmless_target(token.text):
-                current.writes.append(token.text)
-            expect_target = None
-        else:
-            current.words.append(token.text)
-    return [s for s in segments if s.words or s.writes]
-
-
-def _harmless_target(target: str) -> bool:
-    return target in _HARMLESS_TARGETS or target.isdigit() or target.startswith("&")
 
 
 @dataclass
@@ -853,7 +661,7 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
             facts.modify()
 
 
-def _classify_segment(segment: _Segment, depth: int) -> _Facts:
+def _classify_segment(segment: Segment, depth: int) -> _Facts:
     facts = _Facts()
     words, inner = _unwrap(segment.words)
     for script in inner:
@@ -887,13 +695,13 @@ def _keep_captures(pipeline: _Facts) -> None:
 _CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck"})
 
 
-def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[_Segment, bool]]]:
+def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Segment, bool]]]:
     """Facts of a whole command line, and which of its segments ran tests."""
     facts = _Facts()
     pipeline = _Facts()
-    segment_tests: list[tuple[_Segment, bool]] = []
+    segment_tests: list[tuple[Segment, bool]] = []
     test_partials: list[bool] = []
-    for segment in _segments(tokenize(command)):
+    for segment in segments(tokenize(command)):
         part = _classify_segment(segment, depth)
         _merge(pipeline, part)
         segment_tests.append((segment, "test" in part.kinds))
@@ -945,7 +753,7 @@ def _merge(into: _Facts, part: _Facts) -> None:
     into.normalized.extend(part.normalized)
 
 
-def _exit_masked(segment_tests: list[tuple[_Segment, bool]], text: str) -> bool:
+def _exit_masked(segment_tests: list[tuple[Segment, bool]], text: str) -> bool:
     """True when no test's failure would make the whole command line fail."""
     test_at = [i for i, (_, is_test) in enumerate(segment_tests) if is_test]
     if not test_at:

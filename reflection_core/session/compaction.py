@@ -1,9 +1,10 @@
 """After a context compaction: restate the task and what is still open.
 
 Compaction summaries lose exactly what the stop hook cares about (was the last
-edit tested? is there a PR?). On SessionStart with source `compact` we re-derive
-that from the transcript and hand it back as context, so the agent neither
-restarts finished work nor forgets the gates.
+edit tested? is there a PR?). After a compaction (compaction_hook.py) we
+re-derive that from the transcript and hand it back as context, so the agent
+neither restarts finished work nor forgets the gates. Pure: the session and the
+context in, the nudge out.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reflection_core.hookio import HookResponse
 from reflection_core.session.categories import drift_markers
 from reflection_core.session.decide import RepoFacts, with_defaults
 from reflection_core.session.gates import GateInputs, LedgerEvidence, evaluate_gates, pr_evidence
@@ -183,34 +183,3 @@ def compaction_nudge(session: Session, ctx: Any) -> Nudge:
         lines.append("Announced as remaining: " + "; ".join(remaining[:3]) + ".")
     lines.append("Continue from where you left off; do not start over.")
     return Nudge("continue_task", "\n".join(lines), open_gates)
-
-
-def handle_session_start(payload: dict[str, Any]) -> HookResponse:
-    """SessionStart: only `source: compact` gets a nudge; other starts stay silent."""
-    if payload.get("source") != "compact":
-        return HookResponse(output=None)
-    transcript = payload.get("transcript_path")
-    if not isinstance(transcript, str) or not transcript:
-        return HookResponse(output=None)
-    from pathlib import Path
-
-    from reflection_core import config, paths
-    from reflection_core.session.analyze import gather_context, load_session
-
-    session = load_session(transcript, session_id=payload.get("session_id"))
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else session.cwd
-    root = paths.find_repo_root(cwd) if cwd and Path(cwd).is_dir() else None
-    cfg = config.load(root) if root is not None else config.Config()
-    ctx, _ = gather_context(root, cfg)
-    nudge = compaction_nudge(
-        session,
-        NudgeContext(config=cfg.data, repo=ctx.repo, ledger=ctx.ledger, root=ctx.root),
-    )
-    return HookResponse(
-        output={
-            "hookSpecificOutput": {
-                "hookEventName": "SessionStart",
-                "additionalContext": nudge.text,
-            }
-        }
-    )

@@ -9,64 +9,50 @@ Failure policy: open. A bug here never blocks or wedges a session.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from reflection_core import paths
-from reflection_core.hookio import HookResponse
+from reflection_core.hosts.events import (
+    SILENT,
+    HostEvent,
+    Reply,
+    SessionEnded,
+    StopRequested,
+    SubagentStopped,
+)
+from reflection_core.hosts.loader import open_workspace, read_session, workdir
 from reflection_core.session.model import Session
 
-STOP_EVENTS = ("stop", "subagent-stop")
+
+def _event_name(event: StopRequested) -> str:
+    return "subagent-stop" if isinstance(event, SubagentStopped) else "stop"
 
 
-def _root_for(payload: dict[str, Any]) -> Path:
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    start = cwd if cwd and os.path.isdir(cwd) else os.getcwd()
-    return paths.find_repo_root(start) or Path(start)
-
-
-def _str_or_none(value: Any) -> str | None:
-    return value if isinstance(value, str) and value else None
-
-
-def handle_stop(payload: dict[str, Any]) -> HookResponse:
-    return _handle(payload, "stop")
-
-
-def handle_subagent_stop(payload: dict[str, Any]) -> HookResponse:
-    return _handle(payload, "subagent-stop")
-
-
-def _handle(payload: dict[str, Any], event: str) -> HookResponse:
+def handle_stop(event: StopRequested) -> Reply:
+    """Stop and SubagentStop: judge the turn, record the verdict, push on or let go."""
     from reflection_core import config
     from reflection_core.session import attempts, verdict
-    from reflection_core.session.analyze import gather_context, load_session
+    from reflection_core.session.analyze import gather_context
     from reflection_core.session.decide import decide
 
-    root = _root_for(payload)
-    session_id = _str_or_none(payload.get("session_id"))
-    prompt_id = _str_or_none(payload.get("prompt_id")) or _str_or_none(payload.get("turn_id"))
+    name = _event_name(event)
+    session_id = event.session_id
+    prompt_id = event.prompt_id
     try:
-        cfg = config.load(root)
+        workspace = open_workspace(event)
     except config.ConfigError as exc:
         message = f"reflection: configuration error, stop not judged: {exc}"
-        _write_skipped(root, payload, event, "ConfigError", str(exc))
-        return HookResponse(output={"systemMessage": message}, stderr=message)
+        _write_skipped(_record_root(event), event, "ConfigError", str(exc))
+        return Reply(message=message, stderr=message)
+    root, cfg = workspace.record_root, workspace.config
 
-    transcript = _str_or_none(payload.get("agent_transcript_path")) if event != "stop" else None
-    transcript = transcript or _str_or_none(payload.get("transcript_path"))
-    last_message = _str_or_none(payload.get("last_assistant_message"))
-    if transcript:
-        session = load_session(
-            transcript, last_assistant_message=last_message, session_id=session_id
-        )
-    else:
-        session = Session(session_id=session_id, last_assistant_message=last_message or "")
+    transcript = event.transcript.path if event.transcript else None
+    session = read_session(event, last_assistant_message=event.last_assistant_message)
     session_key = paths.safe_session_id(session_id)
-    if event == "subagent-stop":
-        session_key += "-sub-" + paths.safe_session_id(payload.get("agent_id") or "agent")
+    if isinstance(event, SubagentStopped):
+        session_key += "-sub-" + paths.safe_session_id(event.agent_id or "agent")
     from reflection_core.session.task import task_id
 
     tid = task_id(session)
@@ -76,11 +62,11 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
         ctx, sources = gather_context(
             root,
             cfg,
-            permission_mode=_str_or_none(payload.get("permission_mode")),
+            permission_mode=event.permission_mode,
             attempts=state,
-            event=event,
+            event=name,
         )
-        ctx.background_tasks = _in_flight(payload)
+        ctx.background_tasks = list(event.background_tasks)
         sources["gate_run"] = _optional(
             _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
         )
@@ -100,12 +86,13 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
             extra={
                 "session_id": session_id,
                 "prompt_id": prompt_id,
-                "event": event,
+                "event": name,
                 "keep_records": cfg.get("verdict.keep_records"),
-                "compact": event == "stop",
+                "compact": name == "stop",
                 "hook": {
-                    "permission_mode": payload.get("permission_mode"),
-                    "stop_hook_active": bool(payload.get("stop_hook_active")),
+                    "host": event.host,
+                    "permission_mode": event.permission_mode,
+                    "stop_hook_active": event.stop_hook_active,
                     "transcript_path": transcript,
                 },
                 "sources": sources,
@@ -114,37 +101,22 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
     except OSError as exc:
         # The decision stands even when the verdict cannot be written (read-only
         # tree, full disk); the user is told, the agent is still pushed if needed.
-        response = render_decision(decision)
+        reply = render_decision(decision)
         warning = f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
-        output = dict(response.output or {})
-        output["systemMessage"] = (output.get("systemMessage", "") + " " + warning).strip()
-        return HookResponse(output=output, stderr=warning)
+        message = ((reply.message or "") + " " + warning).strip()
+        return Reply(block=reply.block, message=message, stderr=warning)
     if decision.complete or decision.budget_exhausted or decision.status == "blocked":
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
         _optional(_store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg)
     return render_decision(decision)
 
 
-def _in_flight(payload: dict[str, Any]) -> list[dict[str, Any]]:
-    """The payload's `background_tasks` and `session_crons`: work that wakes the session."""
-    found: list[dict[str, Any]] = []
-    for key, kind in (("background_tasks", None), ("session_crons", "cron")):
-        items = payload.get(key)
-        if isinstance(items, list):
-            found += [
-                {**item, "type": kind or item.get("type")}
-                for item in items
-                if isinstance(item, dict)
-            ]
-    return found
-
-
-def render_decision(decision: Any) -> HookResponse:
-    """The host answer: block with the feedback, or a one-line status when not complete."""
+def render_decision(decision: Any) -> Reply:
+    """The answer: block with the feedback, or a one-line status when not complete."""
     if decision.should_block and decision.feedback:
-        return HookResponse(output={"decision": "block", "reason": decision.feedback})
+        return Reply(block=decision.feedback)
     if decision.complete:
-        return HookResponse(output=None)
+        return SILENT
     if decision.budget_exhausted:
         line = f"reflection: stopped incomplete after {decision.attempt} attempt(s). " + (
             decision.status_report or ""
@@ -161,7 +133,7 @@ def render_decision(decision: Any) -> HookResponse:
         line = f"reflection: {decision.status} ({decision.stop_category})."
         if decision.missing:
             line += " Open: " + "; ".join(decision.missing[:3])
-    return HookResponse(output={"systemMessage": line[:500]})
+    return Reply(message=line[:500])
 
 
 def _optional(step: Callable[..., Any], *args: Any) -> Any:
@@ -243,38 +215,41 @@ def _store_lesson(
     )
 
 
-def _write_skipped(
-    root: Path, payload: dict[str, Any], event: str, error_class: str, detail: str
-) -> Path | None:
+def _record_root(event: HostEvent) -> Path:
+    where = workdir(event)
+    return paths.find_repo_root(where) or where
+
+
+def _write_skipped(root: Path, event: StopRequested, error_class: str, detail: str) -> Path | None:
     from reflection_core.session import verdict
 
+    name = _event_name(event)
     fields = verdict.skipped_fields(f"{error_class}: {detail}"[:300], max_attempts=0)
     written, _ = verdict.write_fields(
         root,
         fields,
-        session_id=_str_or_none(payload.get("session_id")),
-        prompt_id=_str_or_none(payload.get("prompt_id")),
-        event=event,
+        session_id=event.session_id,
+        prompt_id=event.prompt_id,
+        event=name,
         record_body={"error": {"class": error_class, "detail": detail[:2000]}},
-        compact=event == "stop",
+        compact=name == "stop",
     )
     return written
 
 
-def on_internal_error(event: str, payload: dict[str, Any], exc: BaseException) -> None:
+def on_internal_error(event: HostEvent, exc: BaseException) -> None:
     """Fail-open evidence: a `skipped` verdict naming the error class."""
-    if event not in STOP_EVENTS:
-        return
-    _write_skipped(_root_for(payload), payload, event, type(exc).__name__, str(exc))
+    if isinstance(event, StopRequested):
+        _write_skipped(_record_root(event), event, type(exc).__name__, str(exc))
 
 
-def handle_session_end(payload: dict[str, Any]) -> HookResponse:
+def handle_session_end(event: SessionEnded) -> Reply:
     """Mark the session's last verdict final; never re-read a (possibly huge) transcript."""
     from reflection_core.session import verdict
 
-    root = _root_for(payload)
-    session_id = _str_or_none(payload.get("session_id"))
-    reason = _str_or_none(payload.get("reason"))
+    root = _record_root(event)
+    session_id = event.session_id
+    reason = event.reason
     if verdict.finalize_verdict(root, session_id, reason=reason) is None:
         fields = verdict.skipped_fields("the session ended before any Stop was judged", 0)
         verdict.write_fields(
@@ -286,4 +261,4 @@ def handle_session_end(payload: dict[str, Any]) -> HookResponse:
             record_body={"end_reason": reason},
         )
         verdict.finalize_verdict(root, session_id, reason=reason)
-    return HookResponse(output=None)
+    return SILENT

@@ -40,8 +40,14 @@ def read_session(
     last_assistant_message: str | None = None,
     session_id: str | None = None,
     max_task_bytes: int = DEFAULT_MAX_TASK_BYTES,
+    transcript_format: str | None = None,
 ) -> Session:
-    """The current task of the session in `path` (Claude Code JSONL or Codex rollout)."""
+    """The current task of the session in `path`.
+
+    `transcript_format` is the host adapter's choice (claude, codex, gemini); None
+    tells Claude Code JSONL and Codex rollouts apart by their first records (offline
+    tools that are handed a file without its host).
+    """
     if not path:
         return _empty("no transcript path was given", session_id, last_assistant_message)
     file_path = Path(path)
@@ -52,7 +58,16 @@ def read_session(
         return _empty(reason, session_id, last_assistant_message)
     with handle:
         try:
-            return _read(handle, file_path, last_assistant_message, session_id, max_task_bytes)
+            if transcript_format == "gemini":
+                return _read_gemini(handle, last_assistant_message, session_id, max_task_bytes)
+            return _read(
+                handle,
+                file_path,
+                last_assistant_message,
+                session_id,
+                max_task_bytes,
+                transcript_format,
+            )
         except OSError as exc:
             reason = f"transcript read failed ({type(exc).__name__}): {file_path}"
             return _empty(reason, session_id, last_assistant_message)
@@ -64,10 +79,15 @@ def _read(
     last_assistant_message: str | None,
     session_id: str | None,
     max_task_bytes: int,
+    transcript_format: str | None,
 ) -> Session:
-    head = _head_records(handle)
     warnings: list[str] = []
-    if any(codex_rollout.is_rollout_record(r) for r in head):
+    head = _head_records(handle) if transcript_format != "codex" else []
+    if transcript_format is None:
+        transcript_format = (
+            "codex" if any(codex_rollout.is_rollout_record(r) for r in head) else "claude"
+        )
+    if transcript_format == "codex":
         records = _task_records(handle, codex_rollout.rollout_record_role, max_task_bytes, warnings)
         session = codex_rollout.session_from_rollout_records(
             records, session_id=session_id, last_assistant_message=last_assistant_message
@@ -88,6 +108,22 @@ def _read(
             resolve_spill=_spill_resolver(file_path, stem_session),
             sidechain_file=sidechain_file,
         )
+    session.warnings[:0] = warnings
+    return session
+
+
+def _read_gemini(
+    handle: BinaryIO, last_assistant_message: str | None, session_id: str | None, limit: int
+) -> Session:
+    """A Gemini CLI chat file is folded whole (later lines update earlier messages)."""
+    from reflection_core.session import gemini_chat
+
+    data = handle.read(limit + 1)
+    warnings = [f"chat file larger than {limit} bytes; read only its start"][: len(data) > limit]
+    records = [r for r in (_parse(line) for line in data[:limit].split(b"\n")) if r is not None]
+    session = gemini_chat.session_from_chat_records(
+        records, session_id=session_id, last_assistant_message=last_assistant_message
+    )
     session.warnings[:0] = warnings
     return session
 

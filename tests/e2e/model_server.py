@@ -152,14 +152,15 @@ def is_compaction(body: Any) -> bool:
 
 
 def is_main_loop(body: Any) -> bool:
-    """The agent loop sends the tool set; side queries (titles, topic checks) send none."""
+    """The agent loop sends the tool set (Claude Code's `Bash`, OpenCode's `bash`); side
+    queries (titles, topic checks) send none."""
     if not isinstance(body, dict) or is_compaction(body):
         return False
     tools = body.get("tools")
     if not isinstance(tools, list):
         return False
     names = {t.get("name") for t in tools if isinstance(t, dict)}
-    return "Bash" in names
+    return bool(names & {"Bash", "bash"})
 
 
 def assistant_turns_so_far(body: dict[str, Any]) -> int:

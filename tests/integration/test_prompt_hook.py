@@ -202,8 +202,10 @@ def test_hook_works_outside_any_git_repo(tmp_path: Path) -> None:
 def test_hook_path_imports_no_click_yaml_git_or_requests(git_repo: Path) -> None:
     code = (
         "import sys, io, json;"
+        "from reflection_core.hosts import claude;"
         "from reflection_core.prompt.hook import handle;"
-        f"handle({{'prompt': 'add caching', 'cwd': {str(git_repo)!r}, 'session_id': 's'}});"
+        f"payload = {{'prompt': 'add caching', 'cwd': {str(git_repo)!r}, 'session_id': 's'}};"
+        "handle(claude.HOST.parse('user-prompt-submit', payload));"
         "bad = [m for m in ('click', 'yaml', 'git', 'requests') if m in sys.modules];"
         "print(json.dumps(bad))"
     )

@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from reflection_core.hookio import HookResponse, PayloadError, fail_open, parse_payload, render
+from reflection_core.hook_dispatch import fail_open
+from reflection_core.hookio import HookResponse, PayloadError, parse_payload, render
+from reflection_core.hosts import claude
 
 
 def test_lone_surrogates_in_output_never_crash_rendering() -> None:
@@ -36,7 +38,7 @@ def test_bad_payloads_say_what_was_wrong(raw: bytes, message: str) -> None:
 
 
 def test_fail_open_allows_and_says_so_visibly() -> None:
-    response = fail_open("stop", RuntimeError("boom"))
+    response = claude.HOST.render("stop", fail_open("stop", RuntimeError("boom")))
     assert response.exit_code == 0
     assert response.output is not None
     assert "did not block" in response.output["systemMessage"]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from reflection_core.hookio import HookResponse
+from reflection_core.hosts import claude
 from reflection_core.prompt.hook import build_response
 from reflection_core.prompt.score import score_prompt
 
@@ -11,46 +15,51 @@ GOOD = (
 )
 
 
+def _rendered(*args: Any, **kwargs: Any) -> HookResponse:
+    """The answer as Claude Code receives it."""
+    return claude.HOST.render("user-prompt-submit", build_response(*args, **kwargs))
+
+
 def test_good_prompt_gets_one_line_and_no_context() -> None:
-    out = build_response(score_prompt(GOOD)).output or {}
+    out = _rendered(score_prompt(GOOD)).output or {}
     assert out["systemMessage"].startswith("reflection: prompt ")
     assert "\n" not in out["systemMessage"]
     assert "hookSpecificOutput" not in out
 
 
 def test_only_a_flagged_prompt_adds_context_for_the_agent() -> None:
-    flagged = build_response(score_prompt("make everything better")).output or {}
+    flagged = _rendered(score_prompt("make everything better")).output or {}
     assert flagged["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert "ask the user" in flagged["hookSpecificOutput"]["additionalContext"]
     for quiet in ("yes", "why does the cache miss so often?", "thanks!", "add caching"):
-        out = build_response(score_prompt(quiet, "Want me to add a cache in front of it?"))
+        out = _rendered(score_prompt(quiet, "Want me to add a cache in front of it?"))
         assert "hookSpecificOutput" not in (out.output or {}), quiet
 
 
 def test_lesson_is_the_only_context_a_good_prompt_gets() -> None:
-    out = build_response(score_prompt(GOOD), lesson="run the migrations first").output or {}
+    out = _rendered(score_prompt(GOOD), lesson="run the migrations first").output or {}
     assert "run the migrations first" in out["hookSpecificOutput"]["additionalContext"]
 
 
 def test_block_mode_blocks_only_below_the_threshold() -> None:
     vague = score_prompt("make everything better")
-    blocked = build_response(vague, mode="block", block_below=2.0).output or {}
+    blocked = _rendered(vague, mode="block", block_below=2.0).output or {}
     assert blocked["decision"] == "block"
     assert "To do this well" in blocked["reason"]
-    advised = build_response(vague, mode="advise").output or {}
+    advised = _rendered(vague, mode="advise").output or {}
     assert "decision" not in advised
-    clear = build_response(score_prompt(GOOD), mode="block", block_below=2.0).output or {}
+    clear = _rendered(score_prompt(GOOD), mode="block", block_below=2.0).output or {}
     assert "decision" not in clear
 
 
 def test_block_mode_never_blocks_plan_mode_continuations_or_questions() -> None:
     vague = score_prompt("make everything better")
-    assert "decision" not in (build_response(vague, mode="block", plan_mode=True).output or {})
+    assert "decision" not in (_rendered(vague, mode="block", plan_mode=True).output or {})
     for result in (score_prompt("go ahead"), score_prompt("why does the cache miss so often?")):
-        out = build_response(result, mode="block", block_below=5.0).output or {}
+        out = _rendered(result, mode="block", block_below=5.0).output or {}
         assert "decision" not in out
 
 
 def test_history_warning_is_visible_on_the_line() -> None:
-    out = build_response(score_prompt(GOOD), warning="history unavailable: OperationalError")
+    out = _rendered(score_prompt(GOOD), warning="history unavailable: OperationalError")
     assert "history unavailable" in (out.output or {})["systemMessage"]

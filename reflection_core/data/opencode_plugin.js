@@ -1,0 +1,55 @@
+// reflection for OpenCode: written by `reflection init --opencode`; re-running init updates it.
+// The thinnest shim: it hands the session to `reflection hook EVENT --host opencode`
+// and acts on the answer. The decisions are made by reflection, not here.
+import { spawnSync } from "node:child_process"
+
+const REFLECTION = __REFLECTION_COMMAND__
+const TIMEOUT_MS = 90000
+
+function ask(event, payload) {
+  const run = spawnSync(REFLECTION[0], [...REFLECTION.slice(1), "hook", event, "--host", "opencode"], {
+    input: JSON.stringify(payload),
+    encoding: "utf8",
+    timeout: TIMEOUT_MS,
+  })
+  if (run.stderr) console.error(run.stderr.trim()) // the one-line status lands in OpenCode's log
+  try {
+    return JSON.parse(run.stdout || "null")
+  } catch {
+    return null
+  }
+}
+
+function promptText(parts) {
+  return parts
+    .filter((part) => part.type === "text" && !part.synthetic)
+    .map((part) => part.text)
+    .join("\n")
+}
+
+export const Reflection = async ({ client, directory }) => {
+  const pushed = new Set() // feedback we sent as a prompt: not the person's prompt to score
+  return {
+    // Prompt submission: score the prompt; context for the agent rides along as a synthetic part.
+    "chat.message": async (input, output) => {
+      const prompt = promptText(output.parts)
+      if (!prompt || pushed.delete(prompt)) return
+      const answer = ask("user-prompt-submit", { session_id: input.sessionID, cwd: directory, prompt })
+      if (answer && answer.context) {
+        const { id, sessionID, messageID } = output.parts[0]
+        output.parts.push({ id: id + "-reflection", sessionID, messageID, type: "text", text: answer.context, synthetic: true })
+      }
+    },
+    // The idle moment (the agent's turn ended): judge it; push on with the feedback when it blocks.
+    event: async ({ event }) => {
+      if (event.type !== "session.idle") return
+      const id = event.properties.sessionID
+      const listed = await client.session.messages({ path: { id } })
+      const answer = ask("stop", { session_id: id, cwd: directory, messages: listed.data || [] })
+      if (answer && answer.block) {
+        pushed.add(answer.block)
+        await client.session.prompt({ path: { id }, body: { parts: [{ type: "text", text: answer.block }] } })
+      }
+    },
+  }
+}

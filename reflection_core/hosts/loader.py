@@ -1,0 +1,60 @@
+"""The one way a hook finds its footing: event -> working dir -> repo root -> config -> session.
+
+Every handler uses this, so they agree on where the config comes from: the repo
+that contains the host's `cwd` (else the hook process's own directory), or the
+defaults outside any repo.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from reflection_core import paths
+
+if TYPE_CHECKING:
+    from reflection_core.config import Config
+    from reflection_core.hosts.events import HostEvent
+    from reflection_core.session.model import Session
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """Where an event happened and the config that applies there."""
+
+    workdir: Path  # where the agent works
+    root: Path | None  # the git repo containing it, if any
+    config: Config
+
+    @property
+    def record_root(self) -> Path:
+        """Where verdicts go: the repo, else the working directory."""
+        return self.root or self.workdir
+
+
+def workdir(event: HostEvent) -> Path:
+    cwd = event.cwd
+    return Path(cwd if cwd and os.path.isdir(cwd) else os.getcwd())
+
+
+def open_workspace(event: HostEvent) -> Workspace:
+    """Raises config.ConfigError for a broken config; handlers say so and fail open."""
+    from reflection_core import config
+
+    where = workdir(event)
+    root = paths.find_repo_root(where)
+    cfg = config.load(root) if root is not None else config.Config()
+    return Workspace(workdir=where, root=root, config=cfg)
+
+
+def read_session(event: HostEvent, *, last_assistant_message: str | None = None) -> Session:
+    """The current task as the host recorded it (empty, with a warning, when it has no file)."""
+    if event.transcript is not None:
+        return event.transcript.read_session(
+            last_assistant_message=last_assistant_message, session_id=event.session_id
+        )
+    from reflection_core.session.model import Session
+
+    return Session(session_id=event.session_id, last_assistant_message=last_assistant_message or "")

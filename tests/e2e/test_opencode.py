@@ -1,0 +1,282 @@
+"""reflection inside the real OpenCode (pinned), its model a scripted Anthropic API on loopback.
+
+The plugin is installed by `reflection init --opencode` as a user would. OpenCode
+runs as `opencode serve` (the server its TUI drives) with an isolated home; the
+test sends the prompt over its HTTP API and waits for the session to settle.
+`opencode run` is not used: it exits as soon as the session goes idle, so a
+prompt the plugin sends at that moment is never answered.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import SAMPLE_FILES, TEST_COMMAND, scenario_env
+from tests.e2e.model_server import ModelServer, ToolUse, Turn, say
+from tests.gitutil import git, make_repo
+
+pytestmark = pytest.mark.e2e
+
+PINNED_VERSION = "1.18.33"
+DEFAULT_OPENCODE = (
+    Path.home() / ".cache" / "reflection-ci" / "opencode" / "node_modules" / ".bin" / "opencode"
+)
+SETTLE_TIMEOUT = 90
+FEEDBACK_PREFIX = "reflection (attempt"
+CODING_PROMPT = (
+    "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
+    "Done when `python -m pytest -q` passes."
+)
+CALC_WITH_SUB = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    return a - b\n"
+# OpenCode installs its plugin SDK into .opencode/ at startup; a dead loopback registry
+# keeps that offline (the install fails quietly and the plugin needs none of it).
+OFFLINE_REGISTRY = "http://127.0.0.1:9/"
+
+
+def write(path: str, content: str) -> Turn:
+    return [ToolUse("write", {"filePath": path, "content": content})]
+
+
+def bash(command: str) -> Turn:
+    return [ToolUse("bash", {"command": command, "description": command[:60]})]
+
+
+@pytest.fixture(scope="session")
+def opencode_bin() -> Path:
+    path = Path(os.environ.get("REFLECTION_E2E_OPENCODE") or DEFAULT_OPENCODE)
+    hint = (
+        f"OpenCode {PINNED_VERSION} is not installed at {path}: run "
+        "tests/e2e/install_opencode.sh and set REFLECTION_E2E_OPENCODE to the path it prints"
+    )
+    version = ""
+    if path.exists():
+        proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
+        version = proc.stdout.strip()
+    if version != PINNED_VERSION:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{hint} (found {version!r})", pytrace=False)
+        pytest.skip(hint)
+    return path
+
+
+def _call(url: str, body: Any = None, timeout: float = 120) -> Any:
+    request = urllib.request.Request(
+        url,
+        method="GET" if body is None else "POST",
+        data=None if body is None else json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=timeout) as response:
+        return json.loads(response.read() or b"null")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@dataclass
+class OpenCodeRun:
+    session_id: str
+    messages: list[dict[str, Any]]
+    main_turns: int
+    repo: Path
+    log: str
+
+    def prompts(self) -> list[str]:
+        return [
+            str(part.get("text", ""))
+            for message in self.messages
+            if message["info"].get("role") == "user"
+            for part in message["parts"]
+            if part.get("type") == "text" and not part.get("synthetic")
+        ]
+
+    def feedback(self) -> list[str]:
+        return [p for p in self.prompts() if p.startswith(FEEDBACK_PREFIX)]
+
+    def verdict(self) -> dict[str, Any]:
+        path = self.repo / ".reflection" / f"verdict_{self.session_id}.json"
+        assert path.exists(), f"no {path.name}\n{self.describe()}"
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+
+    def describe(self) -> str:
+        return (
+            f"main-loop turns {self.main_turns}; prompts {self.prompts()}\n"
+            f"opencode log tail: {self.log[-2000:]}"
+        )
+
+
+@dataclass
+class OpenCodeProject:
+    root: Path
+    home: Path
+    env: dict[str, str]
+    opencode: Path
+
+    def run(self, prompt: str, turns: list[Turn], stops: int) -> OpenCodeRun:
+        """Send `prompt`, then wait until the plugin has judged `stops` idle moments."""
+        with ModelServer(turns) as model:
+            config = {
+                "$schema": "https://opencode.ai/config.json",
+                "autoupdate": False,
+                "share": "disabled",
+                "provider": {
+                    "scripted": {
+                        "npm": "@ai-sdk/anthropic",
+                        "name": "Scripted",
+                        "options": {"baseURL": model.base_url + "/v1", "apiKey": "e2e-dummy"},
+                        "models": {"scripted-model": {"name": "Scripted"}},
+                    }
+                },
+                "model": "scripted/scripted-model",
+                "small_model": "scripted/scripted-model",
+                "permission": {"edit": "allow", "bash": "allow"},
+            }
+            config_file = self.home / "opencode.json"
+            config_file.write_text(json.dumps(config), encoding="utf-8")
+            port = _free_port()
+            log_file = self.home / "opencode.log"
+            env = {**self.env, "OPENCODE_CONFIG": str(config_file)}
+            with log_file.open("w") as log:
+                server = subprocess.Popen(
+                    [str(self.opencode), "serve", "--hostname", "127.0.0.1", "--port", str(port)],
+                    cwd=self.root,
+                    env=env,
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                )
+            base = f"http://127.0.0.1:{port}"
+            try:
+                session_id = self._drive(base, prompt, stops)
+                messages = _call(f"{base}/session/{session_id}/message")
+            finally:
+                server.terminate()
+                server.wait(timeout=20)
+            main_turns = sum(1 for r in model.model.requests if r.main_loop)
+        return OpenCodeRun(
+            session_id, messages, main_turns, self.root, log_file.read_text(errors="replace")
+        )
+
+    def _drive(self, base: str, prompt: str, stops: int) -> str:
+        deadline = time.monotonic() + SETTLE_TIMEOUT
+        while True:
+            try:
+                _call(f"{base}/session", timeout=5)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.3)
+        session_id = str(_call(f"{base}/session", {})["id"])
+        _call(f"{base}/session/{session_id}/message", {"parts": [{"type": "text", "text": prompt}]})
+        records = self.root / ".reflection" / "records"
+        while len(list(records.glob(f"{session_id}_*.json"))) < stops:
+            if time.monotonic() > deadline:
+                break
+            time.sleep(0.5)
+        time.sleep(2)  # a push the plugin might still send would show up now
+        return session_id
+
+
+@pytest.fixture
+def opencode_project(tmp_path: Path, opencode_bin: Path, isolated_state: Path) -> OpenCodeProject:
+    root = make_repo(tmp_path / "sample", files=SAMPLE_FILES)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = scenario_env(home)
+    env.update(
+        {
+            "REFLECTION_STATE_DIR": str(isolated_state),
+            "PWD": str(root),  # OpenCode takes its project directory from PWD
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "XDG_STATE_HOME": str(home / ".local" / "state"),
+            "OPENCODE_DISABLE_MODELS_FETCH": "1",
+            "OPENCODE_DISABLE_AUTOUPDATE": "1",
+            "npm_config_registry": OFFLINE_REGISTRY,
+            "npm_config_offline": "true",
+            "npm_config_fetch_retries": "0",
+            "BUN_CONFIG_REGISTRY": OFFLINE_REGISTRY,
+        }
+    )
+    proc = subprocess.run(
+        ["reflection", "init", "--opencode"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "install reflection plugin")
+    return OpenCodeProject(root, home, env, opencode_bin)
+
+
+def test_an_edit_without_tests_is_pushed_on_once(opencode_project: OpenCodeProject) -> None:
+    calc = str(opencode_project.root / "calc.py")
+    run = opencode_project.run(
+        CODING_PROMPT,
+        [
+            write(calc, CALC_WITH_SUB),
+            say("I added sub(). Done."),
+            bash(TEST_COMMAND),
+            say("Tests pass (1 passed). Done."),
+        ],
+        stops=2,
+    )
+    feedback = run.feedback()
+    assert len(feedback) == 1, run.describe()
+    assert "pytest" in feedback[0], feedback
+    assert run.main_turns == 4, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+    assert verdict["gates"]["tests"]["satisfied"] is True
+
+
+def test_a_tested_change_is_allowed(opencode_project: OpenCodeProject) -> None:
+    calc = str(opencode_project.root / "calc.py")
+    run = opencode_project.run(
+        CODING_PROMPT,
+        [
+            write(calc, CALC_WITH_SUB),
+            bash(TEST_COMMAND),
+            say("Added sub(); `python -m pytest -q`: 1 passed. Done."),
+        ],
+        stops=1,
+    )
+    assert run.feedback() == [], run.describe()
+    assert run.main_turns == 3, run.describe()
+    verdict = run.verdict()
+    assert verdict["status"] == "complete", verdict
+
+
+def test_the_prompt_is_scored_and_a_verdict_file_is_left(opencode_project: OpenCodeProject) -> None:
+    run = opencode_project.run(
+        "In one sentence, what is a unit test?",
+        [say("A unit test checks one small piece of code in isolation.")],
+        stops=1,
+    )
+    synthetic = [
+        part.get("text", "")
+        for message in run.messages
+        for part in message["parts"]
+        if part.get("synthetic")
+    ]
+    assert any(text.startswith("[reflection]") for text in synthetic), run.describe()
+    verdict = run.verdict()
+    assert verdict["complete"] is True, verdict

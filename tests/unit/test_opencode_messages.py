@@ -1,0 +1,71 @@
+"""OpenCode's session messages (as `client.session.messages()` lists them) read into a session."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from reflection_core.session.opencode_messages import session_from_messages
+
+
+def _user(text: str, synthetic: bool = False) -> dict[str, Any]:
+    part = {"type": "text", "text": text, **({"synthetic": True} if synthetic else {})}
+    return {"info": {"role": "user", "id": "u"}, "parts": [part]}
+
+
+def _assistant(*parts: dict[str, Any]) -> dict[str, Any]:
+    info = {"role": "assistant", "path": {"cwd": "/repo", "root": "/repo"}}
+    return {"info": info, "parts": [{"type": "step-start"}, *parts, {"type": "step-finish"}]}
+
+
+def _tool(tool: str, args: dict[str, Any], output: str = "", **state: Any) -> dict[str, Any]:
+    return {
+        "type": "tool",
+        "tool": tool,
+        "callID": f"c-{tool}",
+        "state": {"status": "completed", "input": args, "output": output, **state},
+    }
+
+
+def test_an_edit_and_a_test_run_become_tool_calls() -> None:
+    session = session_from_messages(
+        [
+            _user("earlier"),
+            _assistant({"type": "text", "text": "ok"}),
+            _user("add sub() to calc.py"),
+            _user("[reflection] context the plugin added", synthetic=True),
+            _assistant(_tool("write", {"filePath": "/repo/calc.py", "content": "x"})),
+            _assistant(
+                _tool("bash", {"command": "python -m pytest -q"}, "1 passed", metadata={"exit": 0})
+            ),
+            _assistant({"type": "text", "text": "Done."}),
+        ]
+    )
+    assert session.task_prompt == "add sub() to calc.py"
+    assert session.earlier_prompts == ["earlier"]
+    assert session.cwd == "/repo"
+    write, test = session.tool_calls
+    assert (write.kind, write.files) == ("write", ("/repo/calc.py",))
+    assert test.command is not None and "test" in test.command.kinds
+    assert (test.ok, test.exit_code) == (True, 0)
+    assert session.last_assistant_message == "Done."
+
+
+def test_a_failing_command_is_not_ok() -> None:
+    session = session_from_messages(
+        [
+            _user("run the tests"),
+            _assistant(
+                _tool("bash", {"command": "python -m pytest -q"}, "1 failed", metadata={"exit": 1})
+            ),
+        ]
+    )
+    assert session.tool_calls[0].ok is False
+
+
+def test_our_pushed_feedback_is_not_a_new_task() -> None:
+    feedback = "reflection (attempt 1/3): the task is not done yet."
+    session = session_from_messages(
+        [_user("add sub()"), _assistant(), _user(feedback), _assistant()]
+    )
+    assert session.task_prompt == "add sub()"
+    assert session.hook_feedback == [feedback]
