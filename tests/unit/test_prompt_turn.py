@@ -22,8 +22,7 @@ STATUS = "I updated `billing/tax.py` and the tests pass. Next I will look at the
 
 def _quiet(prompt: str, prev: str | None = None) -> bool:
     result = score_prompt(prompt, prev)
-    out = build_response(result).output or {}
-    return not result.needs_clarification and "hookSpecificOutput" not in out
+    return not result.needs_clarification and build_response(result).context is None
 
 
 @pytest.mark.parametrize("opener", phrases.ANSWER_OPENERS)
