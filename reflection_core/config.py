@@ -300,6 +300,20 @@ SCHEMA: dict[str, Any] = {
             ),
         },
         "todo_large_list": Field(_int(2), 7, "Open todo items that count as a large list."),
+        "max_transcript_bytes": Field(
+            _int(1024 * 1024),
+            64 * 1024 * 1024,
+            "Most transcript bytes read back from the end to find the current task.",
+        ),
+    },
+    "hooks": {
+        "deadline_seconds": Field(
+            _number(0.0),
+            25.0,
+            "A hook that runs longer stops itself, says so and leaves a `skipped` verdict "
+            "(keep it below the host's hook timeout; 0 turns it off). "
+            "REFLECTION_HOOK_DEADLINE overrides it.",
+        ),
     },
     "gates": Field(_gate_commands, [], "Commands for `reflection verify` and stop.run_gates."),
     "verify": {

@@ -10,6 +10,7 @@ Failure policy: open. A bug here never blocks or wedges a session.
 from __future__ import annotations
 
 import os
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -21,10 +22,9 @@ from reflection_core.session.model import Session
 STOP_EVENTS = ("stop", "subagent-stop")
 
 
-def _root_for(payload: dict[str, Any]) -> Path:
-    cwd = payload.get("cwd") if isinstance(payload.get("cwd"), str) else None
-    start = cwd if cwd and os.path.isdir(cwd) else os.getcwd()
-    return paths.find_repo_root(start) or Path(start)
+def _root_for(payload: dict[str, Any]) -> Path | None:
+    """The repository root the verdict goes under; None outside a repository."""
+    return paths.hook_root(payload.get("cwd"))
 
 
 def _str_or_none(value: Any) -> str | None:
@@ -42,25 +42,30 @@ def handle_subagent_stop(payload: dict[str, Any]) -> HookResponse:
 def _handle(payload: dict[str, Any], event: str) -> HookResponse:
     from reflection_core import config
     from reflection_core.session import attempts, verdict
-    from reflection_core.session.analyze import gather_context, load_session
+    from reflection_core.session.analyze import gather_context
     from reflection_core.session.decide import decide
+    from reflection_core.session.transcript import read_session
 
     root = _root_for(payload)
     session_id = _str_or_none(payload.get("session_id"))
     prompt_id = _str_or_none(payload.get("prompt_id")) or _str_or_none(payload.get("turn_id"))
     try:
-        cfg = config.load(root)
+        cfg = config.load(root) if root is not None else config.Config()
     except config.ConfigError as exc:
         message = f"reflection: configuration error, stop not judged: {exc}"
         _write_skipped(root, payload, event, "ConfigError", str(exc))
         return HookResponse(output={"systemMessage": message}, stderr=message)
+    unstored: list[str] = []  # what could not be stored; the decision never depends on it
 
     transcript = _str_or_none(payload.get("agent_transcript_path")) if event != "stop" else None
     transcript = transcript or _str_or_none(payload.get("transcript_path"))
     last_message = _str_or_none(payload.get("last_assistant_message"))
     if transcript:
-        session = load_session(
-            transcript, last_assistant_message=last_message, session_id=session_id
+        session = read_session(
+            transcript,
+            last_assistant_message=last_message,
+            session_id=session_id,
+            max_task_bytes=int(cfg.get("stop.max_transcript_bytes")),
         )
     else:
         session = Session(session_id=session_id, last_assistant_message=last_message or "")
@@ -70,28 +75,49 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
     from reflection_core.session.task import task_id
 
     tid = task_id(session)
-    conn = attempts.connect()
+    conn = _optional_state(attempts.connect, unstored)
     try:
-        state = attempts.load(conn, session_key, tid)
+        loaded = conn and _optional_state(lambda: attempts.load(conn, session_key, tid), unstored)
+        state = loaded or attempts.AttemptState()
         ctx, sources = gather_context(
-            root,
+            root or Path(os.getcwd()),
             cfg,
             permission_mode=_str_or_none(payload.get("permission_mode")),
             attempts=state,
             event=event,
         )
-        sources["gate_run"] = _optional(
-            _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
+        sources["gate_run"] = (
+            _optional(_run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session)
+            if root is not None
+            else None
         )
         decision = decide(session, ctx)
         sources["judge"] = _optional(_second_opinion, decision, sources, session, cfg)
-        if decision.should_block:
-            attempts.record_block(conn, session_key, tid, decision.patterns, decision.attempt)
-        elif decision.complete:
-            attempts.reset(conn, session_key, tid)
+        if conn is not None and decision.should_block:
+            _optional_state(
+                lambda: attempts.record_block(
+                    conn, session_key, tid, decision.patterns, decision.attempt
+                ),
+                unstored,
+            )
+        elif conn is not None and decision.complete:
+            _optional_state(lambda: attempts.reset(conn, session_key, tid), unstored)
     finally:
-        conn.close()
-
+        if conn is not None:
+            conn.close()
+    notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
+    answer = render_decision(decision)
+    if unstored and decision.should_block and payload.get("stop_hook_active") is True:
+        # Without stored attempts the budget cannot run out: push on at most once.
+        answer = HookResponse(
+            output={
+                "systemMessage": "reflection: would push on again but cannot count attempts; "
+                f"not blocking. {decision.feedback or ''}"[:500]
+            }
+        )
+    if root is None:
+        # Outside a repository nothing is written (no .reflection/ in an arbitrary dir).
+        return _with_notes(answer, notes, "not in a git repository")
     try:
         verdict.write_verdict(
             root,
@@ -114,15 +140,59 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
     except OSError as exc:
         # The decision stands even when the verdict cannot be written (read-only
         # tree, full disk); the user is told, the agent is still pushed if needed.
-        response = render_decision(decision)
         warning = f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
-        output = dict(response.output or {})
-        output["systemMessage"] = (output.get("systemMessage", "") + " " + warning).strip()
-        return HookResponse(output=output, stderr=warning)
+        return _with_notes(answer, [*notes, warning])
     if decision.complete or decision.budget_exhausted or decision.status == "blocked":
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
-        _optional(_store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg)
-    return render_decision(decision)
+        stored = _optional(
+            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg
+        )
+        notes += _unrun_notes({"lesson": stored})
+    return _with_notes(answer, notes)
+
+
+def _optional_state(step: Callable[[], Any], unstored: list[str]) -> Any:
+    """A step on the state database: its failure (full disk, a path under a file, a
+    locked or corrupt database) is noted, and the stop is judged without it."""
+    try:
+        return step()
+    except (OSError, sqlite3.Error) as exc:
+        what = f"the stop attempts ({type(exc).__name__}: {str(exc)[:120]})"
+        if what not in unstored:
+            unstored.append(what)
+        return None
+
+
+def _unrun_notes(sources: dict[str, Any]) -> list[str]:
+    """One line per optional check that did not run because of an error (our bug or
+    its environment): a fail-open path must never hide it inside the record."""
+    notes = []
+    for name, value in sources.items():
+        if not isinstance(value, dict):
+            continue
+        if "error" in value:
+            notes.append(
+                f"reflection: the {name} check did not run ({value['error']}: "
+                f"{str(value.get('detail', ''))[:160]})"
+            )
+    return notes
+
+
+def _with_notes(response: HookResponse, notes: list[str], quiet: str = "") -> HookResponse:
+    """`response` with `notes` appended to what the user sees (and to stderr)."""
+    if quiet:
+        response.stderr = (response.stderr + f"\nreflection: {quiet}; no verdict written").strip()
+    if not notes:
+        return response
+    line = " ".join(notes)
+    output = dict(response.output or {})
+    output["systemMessage"] = (str(output.get("systemMessage", "")) + " " + line).strip()
+    return HookResponse(
+        output=output,
+        stderr=(response.stderr + "\n" + "\n".join(notes)).strip(),
+        exit_code=response.exit_code,
+        notes=[*response.notes, *notes],
+    )
 
 
 def render_decision(decision: Any) -> HookResponse:
@@ -162,11 +232,8 @@ def _run_configured_gates(
     """`stop.run_gates`: run the configured gates; failures become decision gaps."""
     if not cfg.get("stop.run_gates") or not cfg.get("gates"):
         return None
-    try:
-        from reflection_core.verify.runner import run_for_stop
-    except ImportError as exc:
-        return {"available": False, "reason": type(exc).__name__}
     from reflection_core.session.decide import ExternalGateFailure
+    from reflection_core.verify.runner import run_for_stop  # a failure here is our bug: shown
 
     outcome = run_for_stop(
         root, cfg, task_key, last_agent_output=session.last_assistant_message or None
@@ -201,10 +268,8 @@ def _second_opinion(
     """The judge's view, kept in the record; deterministic evidence always wins."""
     if cfg.get("judge.provider") == "none":
         return None
-    try:
-        from reflection_core.verify.judge import second_opinion
-    except ImportError as exc:
-        return {"available": False, "reason": type(exc).__name__}
+    from reflection_core.verify.judge import second_opinion
+
     evidence = {
         **sources,
         "task_prompt": session.task_prompt,
@@ -225,10 +290,8 @@ def _store_lesson(
     """A finished or escalated task: remember what it was pushed on and which fixes worked."""
     if not cfg.get("memory.enabled") or not task_prompt:
         return
-    try:
-        from reflection_core.verify.memory import store_lesson
-    except ImportError:
-        return
+    from reflection_core.verify.memory import store_lesson
+
     gate_lesson = gate_lesson or {}
     failed = {p.split(":")[0] for p in state.sent_patterns}
     failed.update(str(g) for g in gate_lesson.get("failed_gates") or [])
@@ -247,10 +310,12 @@ def _store_lesson(
 
 
 def _write_skipped(
-    root: Path, payload: dict[str, Any], event: str, error_class: str, detail: str
+    root: Path | None, payload: dict[str, Any], event: str, error_class: str, detail: str
 ) -> Path | None:
     from reflection_core.session import verdict
 
+    if root is None:
+        return None
     fields = verdict.skipped_fields(f"{error_class}: {detail}"[:300], max_attempts=0)
     written, _ = verdict.write_fields(
         root,
@@ -269,6 +334,7 @@ def on_internal_error(event: str, payload: dict[str, Any], exc: BaseException) -
     if event not in STOP_EVENTS:
         return
     _write_skipped(_root_for(payload), payload, event, type(exc).__name__, str(exc))
+    # The attempt counter is not touched: a stop we could not judge pushes nobody.
 
 
 def handle_session_end(payload: dict[str, Any]) -> HookResponse:
@@ -276,6 +342,8 @@ def handle_session_end(payload: dict[str, Any]) -> HookResponse:
     from reflection_core.session import verdict
 
     root = _root_for(payload)
+    if root is None:
+        return HookResponse(output=None)
     session_id = _str_or_none(payload.get("session_id"))
     reason = _str_or_none(payload.get("reason"))
     if verdict.finalize_verdict(root, session_id, reason=reason) is None:
