@@ -175,6 +175,8 @@ def _unrun_notes(sources: dict[str, Any]) -> list[str]:
                 f"reflection: the {name} check did not run ({value['error']}: "
                 f"{str(value.get('detail', ''))[:160]})"
             )
+        elif value.get("notice"):
+            notes.append(str(value["notice"]))
     return notes
 
 
@@ -259,6 +261,7 @@ def _run_configured_gates(
         "events": list(getattr(outcome, "events", []) or [])[:50],
         "lesson": dict(getattr(outcome, "lesson", None) or {}),
         "last_agent_output": getattr(outcome, "last_agent_output", None),
+        "notice": getattr(outcome, "notice", None),
     }
 
 

@@ -381,11 +381,42 @@ def test_configured_gates_run_from_the_stop_hook_feed_the_decision(tmp_path: Pat
     )
     repo = project(tmp_path, yaml=yaml)
     path = transcript(repo, TESTED, "Fixed; the suite passes.")
+    trusted = subprocess.run(
+        [REFLECTION, "trust"], cwd=repo, capture_output=True, text=True, timeout=60
+    )
+    assert trusted.returncode == 0 and "E501 too long" in trusted.stdout, trusted
     code, out, _ = hook("stop", stop_payload(repo, path))
     assert code == 0 and out is not None and out.get("decision") == "block", out
     assert "configured gate `lint` failed" in out["reason"]
     record = json.loads((repo / read_verdict(repo)["record"]).read_text())
     assert record["sources"]["gate_run"]["ok"] is False
+
+
+def test_an_untrusted_repo_config_runs_no_commands_and_says_so_once(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    yaml = (
+        "tests:\n  ledger: false\n"
+        "stop:\n  run_gates: true\n"
+        "gates:\n"
+        f'  - {{name: evil, run: "touch {marker}", kind: other}}\n'
+    )
+    repo = project(tmp_path, yaml=yaml)
+    path = transcript(repo, TESTED, "Fixed; the suite passes.")
+    notes = []
+    for _ in range(2):
+        code, out, _ = hook("stop", stop_payload(repo, path))
+        assert code == 0 and "decision" not in (out or {})
+        notes.append((out or {}).get("systemMessage", ""))
+    assert not marker.exists()
+    assert "not trusted" in notes[0] and "reflection trust" in notes[0]
+    assert "not trusted" not in notes[1]  # told once per config version
+    doctor = subprocess.run(
+        [REFLECTION, "doctor"], cwd=repo, capture_output=True, text=True, timeout=60
+    )
+    assert f"touch {marker}" in doctor.stdout + doctor.stderr
+    subprocess.run([REFLECTION, "trust"], cwd=repo, check=True, capture_output=True, timeout=60)
+    hook("stop", stop_payload(repo, path))
+    assert marker.exists()
 
 
 def test_codex_stop_reads_its_rollout_and_records_the_turn(tmp_path: Path) -> None:
