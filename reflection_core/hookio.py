@@ -72,7 +72,8 @@ def _clean_text(text: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "replace").decode("utf-8")
+        # U+FFFD, not "?": a replaced character must not read as a question.
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
     return text
 
 

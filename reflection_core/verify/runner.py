@@ -181,6 +181,9 @@ def run_command(
         raw, _ = proc.communicate()
         timed_out = True
         code = TIMEOUT_EXIT
+    except BaseException:  # the hook's own deadline: leave no command running behind it
+        _kill_group(proc)
+        raise
     output = _cap(raw.decode("utf-8", errors="replace"))
     if timed_out:
         output += f"\n[reflection: timed out after {timeout:g}s; process group killed]"
