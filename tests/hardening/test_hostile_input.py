@@ -270,7 +270,8 @@ def test_the_hook_deadline_writes_a_skipped_verdict_before_the_host_kills_it(
 
 def test_deeply_nested_input_fails_open_with_a_skipped_verdict(tmp_path: Path) -> None:
     repo = project(tmp_path)
-    raw = '{"session_id": "s1", "cwd": "%s", "x": %s%s}' % (repo, "[" * 1000, "]" * 1000)
+    head = json.dumps({"session_id": "s1", "cwd": str(repo)})[:-1]
+    raw = head + ', "x": ' + "[" * 1000 + "]" * 1000 + "}"
     out = out_of(hook("stop", raw, repo))
     assert "did not run" in out["systemMessage"] and "decision" not in out
     assert json.loads((repo / ".reflection" / "verdict_s1.json").read_text())["status"] == (
