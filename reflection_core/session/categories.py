@@ -39,7 +39,7 @@ _DRIFT = re.compile(
     r"\b(is|are) (up )?next\b|\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b|"
     r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b|"
     r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b|"
-    r"^\s*[-*]?\s*(\[ \]\s*)?TODO\b",
+    r"^\s*(?:[-*]\s*)?(\[ \]\s*)?TODO\b",
     re.I | re.M,
 )
 _OPTIONAL = re.compile(
@@ -47,7 +47,7 @@ _OPTIONAL = re.compile(
     re.I,
 )
 _NOTHING_LEFT = re.compile(
-    r"\s*[-:\u2014]*\s*(none|nothing|n/a|no (further|more|remaining) (steps|work|action))\b"
+    r"\s*(?:[-:\u2014]+\s*)?(none|nothing|n/a|no (further|more|remaining) (steps|work|action))\b"
     r"|\s*(list )?is empty\b",
     re.I,
 )
