@@ -130,8 +130,11 @@ def _check_answer(event: str, raw: bytes) -> dict[str, Any] | None:
 
 
 @pytest.fixture(autouse=True)
-def own_deadline(monkeypatch: pytest.MonkeyPatch) -> None:
+def own_deadline(monkeypatch: pytest.MonkeyPatch, repo: Path) -> None:
     monkeypatch.setenv("REFLECTION_HOOK_DEADLINE", str(DEADLINE_S))
+    # Payloads without a usable cwd are judged where the process runs: the fuzz repo,
+    # never the checkout the tests run from.
+    monkeypatch.chdir(repo)
 
 
 @pytest.mark.parametrize("event", list(AGENT_EVENTS))
