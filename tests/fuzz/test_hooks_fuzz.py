@@ -31,7 +31,8 @@ REFLECTION = str(Path(sys.executable).with_name("reflection"))
 DEADLINE_S = 10.0
 FUZZ = settings(
     derandomize=True,
-    max_examples=120,
+    # CI default; REFLECTION_FUZZ_EXAMPLES=2000 for a long local run.
+    max_examples=int(os.environ.get("REFLECTION_FUZZ_EXAMPLES", "120")),
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )

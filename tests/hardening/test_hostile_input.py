@@ -352,3 +352,16 @@ def test_a_broken_module_behind_a_fail_open_path_is_shown_not_swallowed(
     response = stop_hook.handle_stop(stop_payload(repo, path))
     assert response.output is not None
     assert "the judge check did not run (ModuleNotFoundError" in response.output["systemMessage"]
+
+
+def test_a_broken_evidence_module_is_shown_not_swallowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reflection_core.session import stop_hook
+
+    repo = project(tmp_path, yaml="")
+    path = transcript_file(repo, TESTED, "Done; tests pass.")
+    monkeypatch.setitem(sys.modules, "reflection_core.guards.tests_ran", None)
+    response = stop_hook.handle_stop(stop_payload(repo, path))
+    assert response.output is not None
+    assert "the ledger check did not run (ModuleNotFoundError" in response.output["systemMessage"]
