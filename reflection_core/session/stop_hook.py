@@ -9,7 +9,6 @@ Failure policy: open. A bug here never blocks or wedges a session.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -80,7 +79,7 @@ def _handle(payload: dict[str, Any], event: str) -> HookResponse:
         loaded = conn and _optional_state(lambda: attempts.load(conn, session_key, tid), unstored)
         state = loaded or attempts.AttemptState()
         ctx, sources = gather_context(
-            root or Path(os.getcwd()),
+            root,
             cfg,
             permission_mode=_str_or_none(payload.get("permission_mode")),
             attempts=state,
