@@ -59,7 +59,7 @@ class Scope(NamedTuple):
         return {"atomic": self.atomic, "tasks": list(self.tasks), "override": self.override}
 
 
-_TRAILING_JOINER = LazyPattern(r"(?<![\s,;])(?:[\s,;]+(?:and|also|plus|then|y))+$")
+_TRAILING_JOINER = LazyPattern(r"(?<![\s,;])(?:[\s,;]+(?:and|also|plus|then|y)){1,8}$")
 
 
 def _short(text: str, limit: int = 90) -> str:

@@ -174,9 +174,7 @@ def _unrun_notes(sources: dict[str, Any]) -> list[str]:
                 f"reflection: the {name} check did not run ({value['error']}: "
                 f"{str(value.get('detail', ''))[:160]})"
             )
-        elif value.get("available") is False and str(value.get("reason", "")).startswith(
-            _OUR_BUGS
-        ):
+        elif value.get("available") is False and str(value.get("reason", "")).startswith(_OUR_BUGS):
             notes.append(f"reflection: the {name} check did not run ({value['reason']})"[:300])
         elif value.get("notice"):
             notes.append(str(value["notice"]))

@@ -22,7 +22,18 @@ import reflection_core.session
 from reflection_core import redact
 
 UNITS = ["sk-", "-", "a-", "a/", "a.", "a_", "-a.", "a/b.", "tests/", "/-", "--a", "x.py, "]
-UNITS += ["a/, ", "`a/`, ", "a page-", " ", "a ", "\n-", "http://a:", "password=", "Basic "]
+UNITS += [
+    "a/, ",
+    "`a/`, ",
+    "a page-",
+    " ",
+    "a ",
+    "\n-",
+    "http://a:",
+    "password=",
+    "Basic ",
+    "and, ",
+]
 # Patterns the code only ever anchors with `.match` on one line: timed with `.match`.
 MATCH_ONLY = {"reflection_core.session.categories._NOTHING_LEFT"}
 
