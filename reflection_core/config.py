@@ -3,7 +3,8 @@
 Defaults work with no file at all. Every key is declared in SCHEMA with its type
 and default; unknown keys and bad values raise ConfigError naming the file, the
 key path and what was expected. Parsed files are cached as JSON keyed by the
-file's mtime and size so hot hooks do not import yaml on every run.
+file's content hash so hot hooks do not import yaml on every run; a cache entry is
+validated again before use and discarded when anything about it is off.
 """
 
 from __future__ import annotations
@@ -312,6 +313,20 @@ SCHEMA: dict[str, Any] = {
             ),
         },
         "todo_large_list": Field(_int(2), 7, "Open todo items that count as a large list."),
+        "max_transcript_bytes": Field(
+            _int(1024 * 1024),
+            64 * 1024 * 1024,
+            "Most transcript bytes read back from the end to find the current task.",
+        ),
+    },
+    "hooks": {
+        "deadline_seconds": Field(
+            _number(0.0),
+            25.0,
+            "A hook that runs longer stops itself, says so and leaves a `skipped` verdict "
+            "(keep it below the host's hook timeout; 0 turns it off). "
+            "REFLECTION_HOOK_DEADLINE overrides it.",
+        ),
     },
     "gates": Field(_gate_commands, [], "Commands for `reflection verify` and stop.run_gates."),
     "verify": {
@@ -498,11 +513,12 @@ def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True)
         return Config(root=root)
     data = _load_cached(source) if use_cache else None
     if data is None:
+        content = _content_hash(source)  # before parsing: a later edit never matches it
         raw = _parse(source)
         data = validate(raw, str(source))
         _check_thresholds(data, str(source))
-        if use_cache:
-            _store_cache(source, data)
+        if use_cache and content is not None:
+            _store_cache(source, data, content)
     return Config(data=data, source=source, root=root)
 
 
@@ -573,29 +589,48 @@ def _cache_path(source: Path) -> Path:
     return paths.state_dir() / "config-cache" / f"{digest}.json"
 
 
-def _stamp(source: Path) -> list[int]:
-    st = source.stat()
-    return [st.st_mtime_ns, st.st_size]
+def _digest(data: Any) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
 def _load_cached(source: Path) -> dict[str, Any] | None:
+    """The cached parse of `source`, only when it provably belongs to the file as it is now:
+    same schema, same content hash, an intact data digest, and the data passes the
+    schema again. Anything else is discarded (and rebuilt by the caller): a cache must
+    never switch a guard off."""
     try:
+        content = _content_hash(source)
         cached = json.loads(_cache_path(source).read_text(encoding="utf-8"))
-        if cached.get("stamp") == _stamp(source) and cached.get("schema") == _SCHEMA_ID:
-            data = cached["data"]
-            return data if isinstance(data, dict) else None
-    except (OSError, ValueError, KeyError, TypeError):
+        if not isinstance(cached, dict) or cached.get("schema") != _SCHEMA_ID:
+            return None
+        data = cached.get("data")
+        if cached.get("source_sha256") != content or cached.get("data_sha256") != _digest(data):
+            return None
+        checked = validate(data, str(_cache_path(source)))
+        _check_thresholds(checked, str(source))
+    except (OSError, ValueError, TypeError, RecursionError, ConfigError):
         return None
-    return None
+    return checked if checked == data else None
 
 
-def _store_cache(source: Path, data: dict[str, Any]) -> None:
+def _content_hash(source: Path) -> str | None:
+    try:
+        return hashlib.sha256(source.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def _store_cache(source: Path, data: dict[str, Any], content: str) -> None:
     from reflection_core.atomic import write_json_atomic
 
     try:
-        write_json_atomic(
-            _cache_path(source), {"stamp": _stamp(source), "schema": _SCHEMA_ID, "data": data}
-        )
+        entry = {
+            "schema": _SCHEMA_ID,
+            "source_sha256": content,
+            "data_sha256": _digest(data),
+            "data": data,
+        }
+        write_json_atomic(_cache_path(source), entry)
     except OSError:
         pass  # a cache that cannot be written only costs speed
 

@@ -4,16 +4,31 @@ Agent events (prompt, stop, session, todo) go through the host's adapter
 (hosts/): payload -> typed event -> handler -> `Reply` -> the host's protocol.
 They fail open. Git events run their guard's `main()`, which fails closed for
 protected-branch pushes.
+
+Failing open is never silent: bad input, our own import or programming errors
+and the hook's own deadline all answer with one visible line saying the check
+did not run and why, and stop events still leave a `skipped` verdict.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from reflection_core.hookio import PayloadError, read_payload, render
+from reflection_core.hookio import (
+    DEFAULT_DEADLINE_S,
+    MAX_PAYLOAD_BYTES,
+    HookDeadline,
+    HookResponse,
+    PayloadError,
+    deadline,
+    parse_payload,
+    render,
+    salvage_fields,
+)
 from reflection_core.hosts.events import HostEvent, Reply
 
 # event -> "module:function"; agent handlers take a typed event (hosts/events.py)
@@ -34,6 +49,7 @@ GIT_EVENTS: dict[str, str] = {
     "codex-notify": "reflection_core.consumers.codex_notify:main",
 }
 EVENTS = (*AGENT_EVENTS, *GIT_EVENTS)
+DEADLINE_ENV = "REFLECTION_HOOK_DEADLINE"
 
 
 def _resolve(target: str) -> Any:
@@ -69,38 +85,86 @@ def run_hook(event: str, argv: Sequence[str] = ()) -> int:
     except (hosts.UnknownHost, UnsupportedEvent) as exc:
         sys.stderr.write(f"reflection hook: {exc}\n")
         return 2
+    raw = sys.stdin.buffer.read(MAX_PAYLOAD_BYTES + 1)
+    return render(answer(event, raw, host=host, timed=True))
+
+
+def answer(event: str, raw: bytes, *, host: Any = None, timed: bool = False) -> HookResponse:
+    """The host's answer for one agent event's raw input; never raises.
+
+    `host` is the adapter (default: Claude Code's protocol). `timed` arms the hook's own
+    deadline (the process entry point does; in-process callers may leave it off)."""
+    if host is None:
+        from reflection_core import hosts
+
+        host = hosts.get(None)
     try:
-        payload = read_payload()
+        payload = parse_payload(raw)
     except PayloadError as exc:
-        text = f"reflection: {exc}; the {event} hook did nothing."
-        return render(host.render(event, Reply(message=text, stderr=f"reflection: {exc}")))
-    parsed: HostEvent | None = None
+        message = f"reflection: {exc}; the {event} check did not run."
+        _report_failure(event, host, salvage_fields(raw), exc)
+        return host.render(event, Reply(message=message, stderr=message))
+    deadline_s = _deadline_seconds(payload) if timed else 0.0
     try:
-        parsed = host.parse(event, payload)
-        reply = _resolve(AGENT_EVENTS[event])(parsed)
-    except Exception as exc:  # fail open: our bug never blocks the host
-        reply = fail_open(event, exc)
-        if parsed is not None:
-            _report_failure(event, parsed, exc)
-    return render(host.render(event, reply))
+        with deadline(deadline_s):
+            parsed = host.parse(event, payload)
+            reply = _resolve(AGENT_EVENTS[event])(parsed)
+            return host.render(event, reply)
+    except (Exception, HookDeadline, RecursionError) as exc:  # fail open, visibly
+        _report_failure(event, host, payload, exc)
+        return host.render(event, fail_open(event, exc))
+
+
+def _deadline_seconds(payload: dict[str, Any]) -> float:
+    """`REFLECTION_HOOK_DEADLINE` (seconds; 0 turns it off), else `hooks.deadline_seconds`
+    of the repo's config, else the default."""
+    raw = os.environ.get(DEADLINE_ENV)
+    if raw is not None:
+        try:
+            return max(float(raw), 0.0)
+        except ValueError:
+            return DEFAULT_DEADLINE_S
+    try:
+        with deadline(DEFAULT_DEADLINE_S):
+            from reflection_core import config, paths
+
+            root = paths.hook_root(payload.get("cwd"))
+            if root is None:
+                return DEFAULT_DEADLINE_S
+            return float(config.load(root).get("hooks.deadline_seconds"))
+    except (Exception, HookDeadline):
+        return DEFAULT_DEADLINE_S  # a config problem is reported by the handler itself
 
 
 def fail_open(event: str, exc: BaseException) -> Reply:
     """Our bug must never block or wedge a session: allow, and say so visibly."""
-    message = (
-        f"reflection: the {event} hook hit an internal error ({type(exc).__name__}: "
-        f"{str(exc)[:200]}); it did not block anything. Run `reflection doctor`."
-    )
+    if isinstance(exc, HookDeadline):
+        message = (
+            f"reflection: the {event} check did not run to the end ({exc}); "
+            "it did not block anything."
+        )
+    else:
+        message = (
+            f"reflection: the {event} hook hit an internal error ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); it did not block anything. Run `reflection doctor`."
+        )
     return Reply(message=message, stderr=message)
 
 
-def _report_failure(event: str, parsed: HostEvent, exc: BaseException) -> None:
-    """Give the event's module a chance to leave evidence (e.g. a `skipped` verdict)."""
+def _report_failure(event: str, host: Any, payload: dict[str, Any], exc: BaseException) -> None:
+    """Give the event's module a chance to leave evidence (e.g. a `skipped` verdict).
+    `payload` may be what could be salvaged from input that did not parse."""
     module_name = AGENT_EVENTS[event].partition(":")[0]
     try:
-        module = importlib.import_module(module_name)
-        on_error = getattr(module, "on_internal_error", None)
-        if on_error is not None:
-            on_error(parsed, exc)
-    except Exception:
-        pass  # reporting a failure must not fail
+        with deadline(5.0):
+            parsed: HostEvent = host.parse(event, payload)
+            module = importlib.import_module(module_name)
+            on_error = getattr(module, "on_internal_error", None)
+            if on_error is not None:
+                on_error(parsed, exc)
+    except (Exception, HookDeadline) as report_exc:
+        # Reporting a failure must not fail, but it must not vanish either.
+        sys.stderr.write(
+            f"reflection: could not record that the {event} check did not run "
+            f"({type(report_exc).__name__}: {str(report_exc)[:200]})\n"
+        )

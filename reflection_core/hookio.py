@@ -2,17 +2,24 @@
 
 Every host we serve sends one JSON object on stdin and reads JSON from stdout;
 the host adapter (hosts/) turns a handler's `Reply` into a `HookResponse`, and
-this module writes it: bytes, flushing, exit codes.
+this module writes it: bytes, flushing, exit codes, and the hook's own deadline.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import re
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any, BinaryIO, TextIO
 
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
+MAX_DEPTH = 64
+DEFAULT_DEADLINE_S = 25.0  # below the hosts' usual 30 s hook timeout
 
 
 class PayloadError(ValueError):
@@ -40,9 +47,79 @@ def parse_payload(raw: bytes) -> dict[str, Any]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise PayloadError(f"hook input is not valid JSON: {exc.msg} at char {exc.pos}") from None
+    except RecursionError:
+        raise PayloadError("hook input is JSON nested too deeply to read") from None
     if not isinstance(data, dict):
         raise PayloadError(f"hook input is JSON {type(data).__name__}, expected an object")
-    return data
+    return _clean(data, MAX_DEPTH)
+
+
+def _clean(value: Any, depth: int) -> Any:
+    """`value` with lone surrogates replaced in every string (keys too); PayloadError when
+    nested deeper than `depth`. Handlers never see text they cannot encode."""
+    if isinstance(value, str):
+        return _clean_text(value)
+    if depth <= 0 and isinstance(value, (dict, list)):
+        raise PayloadError(f"hook input is JSON nested deeper than {MAX_DEPTH} levels")
+    if isinstance(value, dict):
+        return {_clean_text(key): _clean(item, depth - 1) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_clean(item, depth - 1) for item in value]
+    return value
+
+
+def _clean_text(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        # U+FFFD, not "?": a replaced character must not read as a question.
+        return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+    return text
+
+
+def salvage_fields(raw: bytes) -> dict[str, str]:
+    """`session_id` and `cwd` from input that failed to parse, when a shallow look finds
+    them as plain strings: enough to leave a `skipped` verdict where the host looks."""
+    found: dict[str, str] = {}
+    text = raw[:MAX_PAYLOAD_BYTES].decode("utf-8", errors="replace")
+    for key in ("session_id", "cwd", "prompt_id"):
+        match = re.search(r'"' + key + r'"\s{0,8}:\s{0,8}"((?:[^"\\\n]|\\.){0,4096})"', text)
+        if match:
+            try:
+                found[key] = _clean_text(json.loads(f'"{match.group(1)}"'))
+            except ValueError:
+                continue
+    return found
+
+
+class HookDeadline(BaseException):
+    """The hook's own deadline passed; raised from a signal handler so `except Exception`
+    in optional steps cannot swallow it."""
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Raise HookDeadline in the main thread after `seconds` (no-op where SIGALRM is missing
+    or off the main thread). Interrupts Python code and blocking system calls alike."""
+    usable = (
+        seconds > 0
+        and hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+    )
+    if not usable:
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise HookDeadline(f"the hook's own deadline of {seconds:g}s passed")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def read_payload(stream: BinaryIO | None = None) -> dict[str, Any]:
@@ -66,3 +143,4 @@ def render(
         err.write(text + "\n")
     err.flush()
     return response.exit_code
+

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import sys
 from pathlib import Path
 
@@ -72,3 +73,53 @@ def safe_session_id(raw: object) -> str:
         return cleaned
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
     return f"{cleaned}_{digest}" if cleaned else f"anon_{digest}"
+
+
+class UnsafePathError(OSError):
+    """A path we would write under is a symlink, not a directory, or outside a repository."""
+
+
+def ensure_dir(anchor: Path, *parts: str) -> Path:
+    """`anchor/parts...`, creating missing components, never through a symlink.
+
+    A cloned repository can commit `.reflection` or `.reflection/records` as a link
+    to anywhere; following it would let a Stop hook write or delete files there.
+    Each component below `anchor` is checked with lstat before it is used.
+    """
+    current = anchor
+    for part in parts:
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            try:
+                os.mkdir(current, 0o755)
+            except FileExistsError:
+                pass
+            info = os.lstat(current)
+        if stat.S_ISLNK(info.st_mode):
+            raise UnsafePathError(f"{current} is a symlink; refusing to write through it")
+        if not stat.S_ISDIR(info.st_mode):
+            raise UnsafePathError(f"{current} is not a directory")
+    return current
+
+
+def writable_reflection_dir(root: Path, *parts: str) -> Path:
+    """`<root>/.reflection/parts...` for writing: never under `/`, never through a symlink.
+
+    Hooks pass only a repository root here (`hook_root`); tools may pass any project dir.
+    """
+    if root.parent == root:
+        raise UnsafePathError(f"refusing to create {REFLECTION_DIRNAME}/ in the filesystem root")
+    return ensure_dir(root, REFLECTION_DIRNAME, *parts)
+
+
+def hook_root(cwd: object) -> Path | None:
+    """The repository root for a hook payload's `cwd` (else the process cwd), or None.
+
+    Hooks write `.reflection/` only at a repository root: a payload naming any other
+    directory (`/` included) gets no files written there.
+    """
+    start = cwd if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else None
+    root = find_repo_root(start)
+    return root if root is not None and root.parent != root else None

@@ -1,47 +1,181 @@
-"""Secret redaction for records and notifications.
+"""Secret redaction for everything that leaves the process.
 
-Patterns cover the shapes that leak in practice: provider API keys, GitHub and
-Slack tokens, AWS keys, JWTs, bearer headers, private key blocks, credentials in
-URLs and `password=...`-style assignments.
+Verdicts, records, the test-run ledger, notifications and the prompt history
+all pass through `redact` / `redact_obj` at the point where they are written.
+The rules are a table (`RULES`): each has a name, a pattern, what it keeps, and
+an example that the tests check one by one. Every pattern is linear-time on
+adversarial input (no nested or adjacent unbounded quantifiers over the same
+characters); benchmarks/bench_adversarial.py measures it.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Any
 
 REDACTED = "[REDACTED]"
 
-_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (
+# Names whose value is a secret: `password`, `DB_PASS`, `GITHUB_TOKEN`, `AWS_SECRET`,
+# `STRIPE_KEY`, `api-key`, `client_secret`...
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]{0,40}?(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key"
+    r"|private[_-]?key|auth|credentials?)[A-Za-z0-9_.-]{0,40}"
+    r"|[A-Za-z0-9_]{0,40}_(?:PASS|KEY|PAT)"
+)
+_VALUE = r"(?!\[REDACTED\])(\"[^\"\n]{0,4096}\"|'[^'\n]{0,4096}'|[^\s,;\"'}]{1,4096})"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One secret shape: `pattern` matches it, `keep` is the replacement (groups kept)."""
+
+    name: str
+    pattern: re.Pattern[str]
+    keep: str
+    example: str  # text holding a secret...
+    secret: str  # ...whose secret part must not survive redaction
+
+
+RULES: tuple[Rule, ...] = (
+    Rule(
+        "private key block",
         re.compile(
-            r"-----BEGIN [A-Z ]*PRIVATE KEY-----.*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)", re.S
+            r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----.*?"
+            r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----|\Z)",
+            re.S,
         ),
         REDACTED,
+        "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1x2\n-----END RSA PRIVATE KEY-----",
+        "MIIEpAIBAAKCAQEA1x2",
     ),
-    (re.compile(r"\b(?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"), REDACTED),
-    (re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"), REDACTED),
-    (re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"), REDACTED),
-    (re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"), REDACTED),
-    (re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"), REDACTED),
-    (re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"), REDACTED),
-    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"), REDACTED),
-    (re.compile(r"(?i)\b(bearer|token)\s+[A-Za-z0-9._~+/=\-]{16,}"), r"\1 " + REDACTED),
-    (re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]*://[^\s:/@]+:)[^\s@/]+@"), r"\1" + REDACTED + "@"),
-    (
+    Rule(
+        "provider api key",
+        re.compile(r"\b(?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
+        REDACTED,
+        "key sk-ant-abcdefghijklmnop0123456789",
+        "abcdefghijklmnop0123456789",
+    ),
+    Rule(
+        "github token",
+        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"),
+        REDACTED,
+        "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
+        "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
+    ),
+    Rule(
+        "github fine-grained token",
+        re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"),
+        REDACTED,
+        "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
+        "11ABCDEFG0123456789_abcdefghijklmnop",
+    ),
+    Rule(
+        "slack token",
+        re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
+        REDACTED,
+        "xoxb-1234567890-abcdefghij",
+        "1234567890-abcdefghij",
+    ),
+    Rule(
+        "aws access key id",
+        re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        REDACTED,
+        "id AKIAABCDEFGHIJKLMNOP here",
+        "AKIAABCDEFGHIJKLMNOP",
+    ),
+    Rule(
+        "google api key",
+        re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+        REDACTED,
+        "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
+        "SyA-abcdefghijklmnopqrstuvwxyz01234",
+    ),
+    Rule(
+        "jwt",
+        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"),
+        REDACTED,
+        "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
+        "eyJzdWIiOiIxMjM0In0",
+    ),
+    Rule(
+        "authorization header",
         re.compile(
-            r"(?i)\b([A-Z0-9_]*(?:password|passwd|pwd|secret|token|api[_-]?key|access[_-]?key"
-            r"|private[_-]?key|auth)[A-Z0-9_]*)(\s*[:=]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"
+            r"(?i)(\bauthorization[\"']?\s{0,8}[:=]\s{0,8}[\"']?(?:basic|bearer|token|digest)?\s{0,8})"
+            r"[^\s\"',;]{1,4096}"
         ),
-        r"\1\2" + REDACTED,
+        r"\1" + REDACTED,
+        "curl -H 'Authorization: Basic ZGV2OnMzY3JldA==' http://x",
+        "ZGV2OnMzY3JldA==",
     ),
+    Rule(
+        "basic credentials",
+        re.compile(r"(?i)(\bbasic\s{1,8})(?=[A-Za-z0-9+/]{0,4096}[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}"),
+        r"\1" + REDACTED,
+        "sent Basic dXNlcjpodW50ZXIy to the proxy",
+        "dXNlcjpodW50ZXIy",
+    ),
+    Rule(
+        "bearer token",
+        re.compile(r"(?i)\b(bearer|token)\s{1,8}[A-Za-z0-9._~+/=\-]{16,}"),
+        r"\1 " + REDACTED,
+        "Bearer abcdefghijklmnop0123",
+        "abcdefghijklmnop0123",
+    ),
+    Rule(
+        "url credentials",
+        re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{1,256}:)[^\s@/]{1,4096}@"),
+        r"\1" + REDACTED + "@",
+        "git push https://dev:s3cr3tT0ken@example.com/o/r main",
+        "s3cr3tT0ken",
+    ),
+    Rule(
+        "cli secret flag",
+        re.compile(
+            r"(?i)(--?(?:password|passwd|pass|pwd|secret|token|api-?key|access-?key|auth-?token"
+            r"|client-?secret)(?:=|\s{1,8}))" + _VALUE
+        ),
+        r"\1" + REDACTED,
+        "mysql --password hunter2x --user app",
+        "hunter2x",
+    ),
+    Rule(
+        "json secret key",
+        re.compile(r"(?i)([\"'](?:" + _SECRET_NAME + r")[\"']\s{0,8}:\s{0,8})" + _VALUE),
+        r"\1" + REDACTED,
+        '{"user": "app", "password": "hunter2x"}',
+        "hunter2x",
+    ),
+    Rule(
+        "secret assignment",
+        re.compile(r"(?i)(\b(?:" + _SECRET_NAME + r")\s{0,8}[:=]\s{0,8})" + _VALUE),
+        r"\1" + REDACTED,
+        "DB_PASS=hunter2x python app.py",
+        "hunter2x",
+    ),
+)
+
+# Extra shapes the table's tests also cover: (rule name, text, secret).
+EXAMPLES: tuple[tuple[str, str, str], ...] = (
+    ("cli secret flag", "deploy --token=abc123xyz --force", "abc123xyz"),
+    ("cli secret flag", "login --api-key 'k3y value'", "k3y value"),
+    ("json secret key", "{'api_key': 'Zx9-abc'}", "Zx9-abc"),
+    ("json secret key", '{"client_secret":"cs-42"}', "cs-42"),
+    ("secret assignment", "export GITHUB_TOKEN=gt_1234", "gt_1234"),
+    ("secret assignment", "AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI", "wJalrXUtnFEMI"),
+    ("secret assignment", "STRIPE_KEY=rk_live_abc", "rk_live_abc"),
+    ("secret assignment", "SMTP_PASSWORD='p w d'", "p w d"),
+    ("secret assignment", "password: hunter2x", "hunter2x"),
+    ("authorization header", "Authorization: Bearer abc.def", "abc.def"),
+    ("authorization header", '"authorization": "Basic dTpw"', "dTpw"),
+    ("url credentials", "https://x-access-token:ghs_abc@github.com/o/r", "ghs_abc"),
 )
 
 
 def redact(text: str) -> str:
     """`text` with every secret-shaped span replaced by [REDACTED]."""
-    for pattern, replacement in _PATTERNS:
-        text = pattern.sub(replacement, text)
+    for rule in RULES:
+        text = rule.pattern.sub(rule.keep, text)
     return text
 
 
@@ -49,20 +183,23 @@ def secret_values(text: str) -> list[str]:
     """The secret part of every span `redact` would replace (the value, not the name
     or scheme kept around it), so a detector can tell a real value from a placeholder."""
     values = []
-    for pattern, replacement in _PATTERNS:
-        kept = [int(group) for group in re.findall(r"\\(\d)", replacement)]
-        for match in pattern.finditer(text):
+    for rule in RULES:
+        kept = [int(group) for group in re.findall(r"\\(\d)", rule.keep)]
+        for match in rule.pattern.finditer(text):
             start = match.end(max(kept)) if kept else match.start()
             values.append(text[start : match.end()].strip().strip("\"'@"))
     return values
 
 
 def redact_obj(value: Any) -> Any:
-    """A deep copy of JSON-like `value` with every string redacted."""
+    """A deep copy of JSON-like `value` with every string redacted, keys included."""
     if isinstance(value, str):
         return redact(value)
     if isinstance(value, dict):
-        return {key: redact_obj(item) for key, item in value.items()}
+        return {
+            (redact(key) if isinstance(key, str) else key): redact_obj(item)
+            for key, item in value.items()
+        }
     if isinstance(value, (list, tuple)):
         return [redact_obj(item) for item in value]
     return value

@@ -21,6 +21,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "verdict": ("verdict_cmd", "Show, list or wait for verdict files."),
     "notify": ("notify_cmd", "Send notifications for a complete verdict."),
     "verify": ("verify_cmd", "Run configured gates with quick fixes and escalation."),
+    "trust": ("trust_cmd", "Let hooks run the commands this repo's config lists."),
     "eval": ("eval_cmd", "Run labelled eval suites and print accuracy tables."),
     "stats": ("stats_cmd", "Prompt score history, smells and trend."),
     "curate": ("curate_cmd", "Propose memory-file (CLAUDE.md) edits from a session."),

@@ -22,7 +22,7 @@ from typing import Any
 from reflection_core import paths
 from reflection_core.atomic import append_line
 from reflection_core.consumers import speech
-from reflection_core.redact import redact
+from reflection_core.redact import redact, redact_obj
 
 DONE = "done"
 NEEDS_INPUT = "needs_input"
@@ -249,8 +249,8 @@ def log_line(root: Path, entry: dict[str, Any]) -> None:
     """Append `entry`, stamped with the UTC time to the millisecond (races are sub-second)."""
     now = time.time()
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + f".{int(now % 1 * 1000):03d}Z"
-    line = json.dumps({"time": stamp, **entry}, ensure_ascii=False)
+    line = json.dumps(redact_obj({"time": stamp, **entry}), ensure_ascii=False)
     try:
-        append_line(paths.reflection_dir(root) / LOG_NAME, line)
+        append_line(paths.writable_reflection_dir(root) / LOG_NAME, line)
     except OSError:
         pass  # the log is evidence, not a reason to fail the hook

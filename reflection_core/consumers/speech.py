@@ -7,6 +7,7 @@ text never passes through a shell.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
@@ -59,15 +60,27 @@ def _cap(text: str, max_chars: int) -> str:
     return cut + "…" if cut else text[:max_chars]
 
 
+# Speakers known to parse options with getopt: `--` ends their options.
+_GETOPT_SPEAKERS = frozenset({"espeak", "espeak-ng", "say", "spd-say", "festival"})
+
+
 def speech_argv(command: str, text: str) -> list[str]:
-    """The argv for `command` speaking `text` (the text is one argument, never parsed)."""
+    """The argv for `command` speaking `text` (the text is one argument, never an option).
+
+    An agent's final message is hostile input: `-w /path` as the text would make
+    espeak-ng write a file. Leading dashes are dropped (they are never spoken) and
+    known speakers get `--` before the text.
+    """
     try:
         argv = shlex.split(command)
     except ValueError as exc:
         raise SpeechError(f"notify.speak {command!r} cannot be parsed: {exc}") from None
     if not argv:
         raise SpeechError("notify.speak is empty")
-    return [*argv, text]
+    spoken = text.lstrip("-\u2010\u2011\u2012\u2013\u2014\u2212 \t\r\n") or "."
+    if os.path.basename(argv[0]) in _GETOPT_SPEAKERS:
+        return [*argv, "--", spoken]
+    return [*argv, spoken]
 
 
 def speak(command: str, text: str, *, timeout: float) -> None:

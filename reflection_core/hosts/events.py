@@ -28,7 +28,11 @@ class Transcript:
     records: tuple[Any, ...] | None = field(default=None, repr=False)  # handed over inline
 
     def read_session(
-        self, *, last_assistant_message: str | None = None, session_id: str | None = None
+        self,
+        *,
+        last_assistant_message: str | None = None,
+        session_id: str | None = None,
+        max_task_bytes: int | None = None,
     ) -> Session:
         """The current task of the session, normalized (session/model.py)."""
         if self.records is not None:
@@ -38,12 +42,13 @@ class Transcript:
             if last_assistant_message:
                 session.last_assistant_message = last_assistant_message
             return session
-        from reflection_core.session.transcript import read_session
+        from reflection_core.session.transcript import DEFAULT_MAX_TASK_BYTES, read_session
 
         return read_session(
             self.path,
             last_assistant_message=last_assistant_message,
             session_id=session_id,
+            max_task_bytes=max_task_bytes or DEFAULT_MAX_TASK_BYTES,
             transcript_format=self.format,
         )
 

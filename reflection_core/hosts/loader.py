@@ -49,11 +49,19 @@ def open_workspace(event: HostEvent) -> Workspace:
     return Workspace(workdir=where, root=root, config=cfg)
 
 
-def read_session(event: HostEvent, *, last_assistant_message: str | None = None) -> Session:
-    """The current task as the host recorded it (empty, with a warning, when it has no file)."""
+def read_session(
+    event: HostEvent,
+    *,
+    last_assistant_message: str | None = None,
+    max_task_bytes: int | None = None,
+) -> Session:
+    """The current task as the host recorded it (empty, with a warning, when it has no file).
+    `max_task_bytes` caps what is read for one task (`stop.max_transcript_bytes`)."""
     if event.transcript is not None:
         return event.transcript.read_session(
-            last_assistant_message=last_assistant_message, session_id=event.session_id
+            last_assistant_message=last_assistant_message,
+            session_id=event.session_id,
+            max_task_bytes=max_task_bytes,
         )
     from reflection_core.session.model import Session
 

@@ -328,6 +328,30 @@ def check_storage(root: Path | None) -> list[Finding]:
     return findings
 
 
+def check_trust(root: Path) -> list[Finding]:
+    """What the repo's config would make hooks run, and whether the user trusts it."""
+    from reflection_core import trust
+
+    try:
+        cfg = config_mod.load_file(source) if (source := config_mod.config_source(root)) else None
+    except config_mod.ConfigError:
+        return []  # check_config reports it
+    commands = trust.repo_commands(cfg) if cfg is not None else []
+    if cfg is None or not commands:
+        return []
+    listed = "; ".join(commands)
+    if trust.is_trusted(root, cfg):
+        return [Finding("ok", "trust", f"hooks may run this repo's commands: {listed}")]
+    return [
+        Finding(
+            "warn",
+            "trust",
+            f"this repo's config would run commands you have not trusted: {listed}",
+            "review them, then run `reflection trust`",
+        )
+    ]
+
+
 def run_checks(start: Path | None = None, home: Path | None = None) -> list[Finding]:
     home = home or Path.home()
     findings = check_environment()
@@ -339,6 +363,7 @@ def run_checks(start: Path | None = None, home: Path | None = None) -> list[Find
         return findings + check_storage(None)
     findings.append(Finding("ok", "repository", str(root)))
     findings += check_config(root)
+    findings += check_trust(root)
     findings += check_git_hooks(root)
     findings += check_claude(root, home)
     findings += check_codex(root, home)

@@ -101,7 +101,7 @@ _EXPLAIN = lazy_words(
 _TEST_OBJECT = LazyPattern(
     r"^\s*(?:please\s+)?(?:write|add|create|fix|stabili[sz]e|extend|update)\s+"
     r"(?:\w+\s+){0,3}(?:tests?|test cases?|cases|specs?|coverage)\b|\btests? (?:fail|are failing"
-    r"|break|is failing|flak)|^\s*\S*tests?/\S+ has no",
+    r"|break|is failing|flak)|^\s*(?=\S*tests?/\S)(?=(\S+))\1 has no",
 )
 _WORD = LazyPattern(r"[A-Za-z']+")
 

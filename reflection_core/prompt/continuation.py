@@ -63,7 +63,7 @@ _ORDINAL_PICK = LazyPattern(
     r"(?:\s+(?:option|opci[oó]n))?[.!]*$",
     0,  # matched against lower-cased text
 )
-_PARTS = LazyPattern(r"\s*(?:,|;|\band then\b|\bthen\b|\band\b|\by\b)\s*")
+_PARTS = LazyPattern(r"(?<!\s)\s*(?:,|;|\band then\b|\bthen\b|\band\b|\by\b)\s*")
 
 # Markers in the previous assistant message.
 _LIST_ITEM = LazyPattern(r"^\s*(?:(\d{1,2})[.)]|\(?([a-h])[.)]|[-*•])\s+(.*)$", re.MULTILINE)

@@ -16,7 +16,7 @@ BONUS = 1.0
 
 _LIST_MARKER = LazyPattern(r"^[ \t]*(?:\d{1,3}[.)]|\(?[a-hA-H][.)]|[-*•+]|\[[ xX]\])[ \t]+\S", re.M)
 _TABLE_ROW = LazyPattern(r"^[ \t]*\|.*\|[ \t]*$", re.MULTILINE)
-_TABLE_RULE = LazyPattern(r"^[ \t]*\|?[ \t]*:?-{3,}", re.MULTILINE)
+_TABLE_RULE = LazyPattern(r"^[ \t]*(?:\|[ \t]*)?:?-{3,}", re.MULTILINE)
 
 
 def ends_with_menu(prev_assistant: str | None) -> bool:

@@ -31,7 +31,9 @@ _CREEP = lazy_words(
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
 )
-_CLAUSE_SPLIT = LazyPattern(r"[.!?;\n]+\s*|,\s*(?:and\s+)?|\s+and\s+(?:then\s+)?|\s+then\s+")
+_CLAUSE_SPLIT = LazyPattern(
+    r"[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+and\s+(?:then\s+)?|(?<!\s)\s+then\s+"
+)
 _FILLER = LazyPattern(
     r"^(?:(?:please|pls|plz|can you|could you|would you|will you|kindly|also|and|then|just"
     r"|now|ok|okay|so|hey|first|finally|next|i want you to|i need you to|we need to|you should"
@@ -57,7 +59,7 @@ class Scope(NamedTuple):
         return {"atomic": self.atomic, "tasks": list(self.tasks), "override": self.override}
 
 
-_TRAILING_JOINER = LazyPattern(r"(?:[\s,;]+(?:and|also|plus|then|y))+$")
+_TRAILING_JOINER = LazyPattern(r"(?<![\s,;])(?:[\s,;]+(?:and|also|plus|then|y)){1,8}$")
 
 
 def _short(text: str, limit: int = 90) -> str:

@@ -102,9 +102,9 @@ _FILE_EXT = (
     "less|vue|svelte|tf|tfvars|hcl|proto|graphql|xml|gradle|lock|ipynb|lua|dart|ex|exs|"
     "erl|clj|example|log|db"
 )
-_PATH_RE = LazyPattern(r"(?<![\w@])[\w.~-]*(?:/[\w.-]+)+/?")
+_PATH_RE = LazyPattern(r"(?<![\w@.~-])[\w.~-]*(?:/[\w.-]+)+/?")
 # Path patterns run on lower-cased text: only their count matters.
-_FILE_RE = LazyPattern(rf"(?<![\w/.])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b")
+_FILE_RE = LazyPattern(rf"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b")
 _EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$")
 _NAMED_FILE_RE = LazyPattern(
     r"\b(?:dockerfile|makefile|jenkinsfile|procfile|gemfile|readme|changelog|contributing)\b"
@@ -162,7 +162,7 @@ _RESTRICTION_RE = LazyPattern(
 )
 # "the settings page", "the Save button", "the events table": a specific thing named in prose.
 _NAMED_OBJECT_RE = LazyPattern(
-    r"\b(?!(?:the|a|an|all|every|each|this|that|these|those|our|my|your|some|any|new|old|its)\b)"
+    r"(?<![\w-])(?!(?:the|a|an|all|every|each|this|that|these|those|our|my|your|some|any|new|old|its)\b)"
     r"[a-z][\w-]* (?:page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
     r"|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
     r"|template|component|hook|query|command|subcommand|function|method|class)\b"

@@ -144,7 +144,7 @@ DRIFT_PHRASES: tuple[str, ...] = (
     r"\bstill (use|uses|lack|lacks|missing|unchanged|to be)\b",
     r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b",
     r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b",
-    r"^\s*[-*]?\s*(\[ \]\s*)?TODO\b",
+    r"^\s*(?:[-*]\s*)?(\[ \]\s*)?TODO\b",
 )
 _DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
 _OPTIONAL = re.compile(
@@ -152,7 +152,7 @@ _OPTIONAL = re.compile(
     re.I,
 )
 _NOTHING_LEFT = re.compile(
-    r"\s*[-:\u2014]*\s*(none|nothing|n/a|no (further|more|remaining) (steps|work|action))\b"
+    r"\s*(?:[-:\u2014]+\s*)?(none|nothing|n/a|no (further|more|remaining) (steps|work|action))\b"
     r"|\s*(list )?is empty\b",
     re.I,
 )

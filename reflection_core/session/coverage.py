@@ -107,7 +107,7 @@ _PATH = (
 )
 # Two or more paths joined by "and" (or commas): "in billing/ and reports/".
 _PATH_LIST = re.compile(
-    rf"`?(?:{_PATH})`?(?:\s*,\s*`?(?:{_PATH})`?)*,?\s+(?:and|&)\s+(?:both\s+)?`?(?:{_PATH})`?"
+    rf"(?<![\w./-])`?(?:{_PATH})`?(?:\s*,\s*`?(?:{_PATH})`?){{0,20}},?\s+(?:and|&)\s+(?:both\s+)?`?(?:{_PATH})`?"
 )
 _ONE_PATH = re.compile(rf"(?<![\w/.-])({_PATH})(?![\w/])")
 _NOTHING_THERE = re.compile(

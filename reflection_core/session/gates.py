@@ -41,7 +41,7 @@ _FLAKY = re.compile(
     re.I,
 )
 _TEXT_TAIL = 20_000
-_PR_URL = re.compile(r"https?://\S+/pull/\d+|https?://\S+/merge_requests/\d+")
+_PR_URL = re.compile(r"https?://(?:(?!https?://)\S)+/(?:pull|merge_requests)/\d+")
 
 
 @dataclass

@@ -161,7 +161,7 @@ _TRIVIAL_ASSERTION = re.compile(
     r"expect\((true|1)\)\.toBe\((true|1)\)|assert\.ok\(true\))",
     re.M,
 )
-_TRAILING_COMMENT = re.compile(r"\s+(#|//).*$")
+_TRAILING_COMMENT = re.compile(r"(?<!\s)\s+(#|//).*$")
 _ONLY_FILLER = re.compile(r"^(\s*(pass|\.\.\.|#.*|//.*)?\s*\n?)*$")
 _SKIP_HINTS = ("skip", "xit(", "xdescribe(", "@disabled", "#[ignore]")
 _SCAN_LIMIT = 256 * 1024  # head and tail of a huge write are scanned, not the middle

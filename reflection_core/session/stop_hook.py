@@ -9,6 +9,8 @@ Failure policy: open. A bug here never blocks or wedges a session.
 
 from __future__ import annotations
 
+import dataclasses
+import sqlite3
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -22,7 +24,7 @@ from reflection_core.hosts.events import (
     StopRequested,
     SubagentStopped,
 )
-from reflection_core.hosts.loader import open_workspace, read_session, workdir
+from reflection_core.hosts.loader import open_workspace, read_session
 from reflection_core.session.model import Session
 
 
@@ -44,21 +46,27 @@ def handle_stop(event: StopRequested) -> Reply:
         workspace = open_workspace(event)
     except config.ConfigError as exc:
         message = f"reflection: configuration error, stop not judged: {exc}"
-        _write_skipped(_record_root(event), event, "ConfigError", str(exc))
+        _write_skipped(paths.hook_root(event.cwd), event, "ConfigError", str(exc))
         return Reply(message=message, stderr=message)
-    root, cfg = workspace.record_root, workspace.config
+    root, cfg = workspace.root, workspace.config
+    unstored: list[str] = []  # what could not be stored; the decision never depends on it
 
     transcript = event.transcript.path if event.transcript else None
-    session = read_session(event, last_assistant_message=event.last_assistant_message)
+    session = read_session(
+        event,
+        last_assistant_message=event.last_assistant_message,
+        max_task_bytes=int(cfg.get("stop.max_transcript_bytes")),
+    )
     session_key = paths.safe_session_id(session_id)
     if isinstance(event, SubagentStopped):
         session_key += "-sub-" + paths.safe_session_id(event.agent_id or "agent")
     from reflection_core.session.task import task_id
 
     tid = task_id(session)
-    conn = attempts.connect()
+    conn = _optional_state(attempts.connect, unstored)
     try:
-        state = attempts.load(conn, session_key, tid)
+        loaded = conn and _optional_state(lambda: attempts.load(conn, session_key, tid), unstored)
+        state = loaded or attempts.AttemptState()
         ctx, sources = gather_context(
             root,
             cfg,
@@ -67,17 +75,35 @@ def handle_stop(event: StopRequested) -> Reply:
             event=name,
         )
         ctx.background_tasks = list(event.background_tasks)
-        sources["gate_run"] = _optional(
-            _run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session
+        sources["gate_run"] = (
+            _optional(_run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session)
+            if root is not None
+            else None
         )
         decision = decide(session, ctx)
-        if decision.should_block:
-            attempts.record_block(conn, session_key, tid, decision.patterns, decision.attempt)
-        elif decision.complete:
-            attempts.reset(conn, session_key, tid)
+        if conn is not None and decision.should_block:
+            _optional_state(
+                lambda: attempts.record_block(
+                    conn, session_key, tid, decision.patterns, decision.attempt
+                ),
+                unstored,
+            )
+        elif conn is not None and decision.complete:
+            _optional_state(lambda: attempts.reset(conn, session_key, tid), unstored)
     finally:
-        conn.close()
-
+        if conn is not None:
+            conn.close()
+    notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
+    answer = render_decision(decision)
+    if unstored and decision.should_block and event.stop_hook_active:
+        # Without stored attempts the budget cannot run out: push on at most once.
+        answer = Reply(
+            message="reflection: would push on again but cannot count attempts; "
+            f"not blocking. {decision.feedback or ''}"[:500]
+        )
+    if root is None:
+        # Outside a repository nothing is written (no .reflection/ in an arbitrary dir).
+        return _with_notes(answer, notes, "not in a git repository")
     try:
         verdict.write_verdict(
             root,
@@ -101,14 +127,61 @@ def handle_stop(event: StopRequested) -> Reply:
     except OSError as exc:
         # The decision stands even when the verdict cannot be written (read-only
         # tree, full disk); the user is told, the agent is still pushed if needed.
-        reply = render_decision(decision)
         warning = f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
-        message = ((reply.message or "") + " " + warning).strip()
-        return Reply(block=reply.block, message=message, stderr=warning)
+        return _with_notes(answer, [*notes, warning])
     if decision.complete or decision.budget_exhausted or decision.status == "blocked":
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
-        _optional(_store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg)
-    return render_decision(decision)
+        stored = _optional(
+            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg
+        )
+        notes += _unrun_notes({"lesson": stored})
+    return _with_notes(answer, notes)
+
+
+def _optional_state(step: Callable[[], Any], unstored: list[str]) -> Any:
+    """A step on the state database: its failure (full disk, a path under a file, a
+    locked or corrupt database) is noted, and the stop is judged without it."""
+    try:
+        return step()
+    except (OSError, sqlite3.Error) as exc:
+        what = f"the stop attempts ({type(exc).__name__}: {str(exc)[:120]})"
+        if what not in unstored:
+            unstored.append(what)
+        return None
+
+
+def _unrun_notes(sources: dict[str, Any]) -> list[str]:
+    """One line per optional check that did not run because of an error (our bug or
+    its environment): a fail-open path must never hide it inside the record."""
+    notes = []
+    for name, value in sources.items():
+        if not isinstance(value, dict):
+            continue
+        if "error" in value:
+            notes.append(
+                f"reflection: the {name} check did not run ({value['error']}: "
+                f"{str(value.get('detail', ''))[:160]})"
+            )
+        elif value.get("available") is False and str(value.get("reason", "")).startswith(_OUR_BUGS):
+            notes.append(f"reflection: the {name} check did not run ({value['reason']})"[:300])
+        elif value.get("notice"):
+            notes.append(str(value["notice"]))
+    return notes
+
+
+# Error classes that mean our own code is broken, not that a source is unavailable.
+_OUR_BUGS = ("ImportError", "ModuleNotFoundError", "AttributeError", "NameError", "TypeError")
+
+
+def _with_notes(reply: Reply, notes: list[str], quiet: str = "") -> Reply:
+    """`reply` with `notes` appended to what the user sees (and to stderr)."""
+    stderr = reply.stderr
+    if quiet:
+        stderr = (stderr + f"\nreflection: {quiet}; no verdict written").strip()
+    if notes:
+        stderr = (stderr + "\n" + "\n".join(notes)).strip()
+    message = ((reply.message or "") + " " + " ".join(notes)).strip() or None
+    return dataclasses.replace(reply, message=message, stderr=stderr)
 
 
 def render_decision(decision: Any) -> Reply:
@@ -116,7 +189,8 @@ def render_decision(decision: Any) -> Reply:
     if decision.should_block and decision.feedback:
         return Reply(block=decision.feedback)
     if decision.complete:
-        return SILENT
+        # Silent, unless something the user should know did not work (a paid reader failed).
+        return Reply(message=f"reflection: complete; {decision.note}") if decision.note else SILENT
     if decision.budget_exhausted:
         line = f"reflection: stopped incomplete after {decision.attempt} attempt(s). " + (
             decision.status_report or ""
@@ -150,11 +224,8 @@ def _run_configured_gates(
     """`stop.run_gates`: run the configured gates; failures become decision gaps."""
     if not cfg.get("stop.run_gates") or not cfg.get("gates"):
         return None
-    try:
-        from reflection_core.verify.runner import run_for_stop
-    except ImportError as exc:
-        return {"available": False, "reason": type(exc).__name__}
     from reflection_core.session.decide import ExternalGateFailure
+    from reflection_core.verify.runner import run_for_stop  # a failure here is our bug: shown
 
     outcome = run_for_stop(
         root, cfg, task_key, last_agent_output=session.last_assistant_message or None
@@ -180,6 +251,7 @@ def _run_configured_gates(
         "events": list(getattr(outcome, "events", []) or [])[:50],
         "lesson": dict(getattr(outcome, "lesson", None) or {}),
         "last_agent_output": getattr(outcome, "last_agent_output", None),
+        "notice": getattr(outcome, "notice", None),
     }
 
 
@@ -194,10 +266,8 @@ def _store_lesson(
     """A finished or escalated task: remember what it was pushed on and which fixes worked."""
     if not cfg.get("memory.enabled") or not task_prompt:
         return
-    try:
-        from reflection_core.verify.memory import store_lesson
-    except ImportError:
-        return
+    from reflection_core.verify.memory import store_lesson
+
     gate_lesson = gate_lesson or {}
     failed = {p.split(":")[0] for p in state.sent_patterns}
     failed.update(str(g) for g in gate_lesson.get("failed_gates") or [])
@@ -215,14 +285,13 @@ def _store_lesson(
     )
 
 
-def _record_root(event: HostEvent) -> Path:
-    where = workdir(event)
-    return paths.find_repo_root(where) or where
-
-
-def _write_skipped(root: Path, event: StopRequested, error_class: str, detail: str) -> Path | None:
+def _write_skipped(
+    root: Path | None, event: StopRequested, error_class: str, detail: str
+) -> Path | None:
     from reflection_core.session import verdict
 
+    if root is None:
+        return None
     name = _event_name(event)
     fields = verdict.skipped_fields(f"{error_class}: {detail}"[:300], max_attempts=0)
     written, _ = verdict.write_fields(
@@ -240,14 +309,17 @@ def _write_skipped(root: Path, event: StopRequested, error_class: str, detail: s
 def on_internal_error(event: HostEvent, exc: BaseException) -> None:
     """Fail-open evidence: a `skipped` verdict naming the error class."""
     if isinstance(event, StopRequested):
-        _write_skipped(_record_root(event), event, type(exc).__name__, str(exc))
+        _write_skipped(paths.hook_root(event.cwd), event, type(exc).__name__, str(exc))
+    # The attempt counter is not touched: a stop we could not judge pushes nobody.
 
 
 def handle_session_end(event: SessionEnded) -> Reply:
     """Mark the session's last verdict final; never re-read a (possibly huge) transcript."""
     from reflection_core.session import verdict
 
-    root = _record_root(event)
+    root = paths.hook_root(event.cwd)
+    if root is None:
+        return SILENT
     session_id = event.session_id
     reason = event.reason
     if verdict.finalize_verdict(root, session_id, reason=reason) is None:

@@ -9,14 +9,21 @@ backwards in blocks until the last real user prompt (plus a small look-back for
 earlier prompts and compaction) is found. A 200 MB session whose last task is
 small reads about as fast as a 1 MB one (benchmarks/bench_stop.py).
 
+Reads are bounded: only regular files are opened (a FIFO or device would block
+the hook), without blocking; at most `max_task_bytes` plus a look-back are read
+for one task, and each byte is copied a constant number of times, so one huge
+line costs what its bytes cost (benchmarks/bench_adversarial.py).
+
 Never raises for I/O or format problems: a missing file, a truncated last line,
 garbage lines or non-UTF-8 bytes become `Session.warnings`.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -52,7 +59,7 @@ def read_session(
         return _empty("no transcript path was given", session_id, last_assistant_message)
     file_path = Path(path)
     try:
-        handle = file_path.open("rb")
+        handle = open_regular(file_path)
     except OSError as exc:
         reason = f"transcript not readable ({type(exc).__name__}): {file_path}"
         return _empty(reason, session_id, last_assistant_message)
@@ -71,6 +78,18 @@ def read_session(
         except OSError as exc:
             reason = f"transcript read failed ({type(exc).__name__}): {file_path}"
             return _empty(reason, session_id, last_assistant_message)
+
+
+def open_regular(path: Path) -> BinaryIO:
+    """Open `path` for reading without blocking; OSError unless it is a regular file."""
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file", str(path))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
 
 
 def _read(
@@ -139,13 +158,15 @@ def _empty(reason: str, session_id: str | None, last_message: str | None) -> Ses
 def _head_records(handle: BinaryIO) -> list[Any]:
     """The first complete records of the file, to tell the formats apart."""
     handle.seek(0)
-    chunk = handle.read(_SNIFF_BYTES)
-    while b"\n" not in chunk and len(chunk) < _SNIFF_LIMIT:  # a long first record
+    chunks = [handle.read(_SNIFF_BYTES)]
+    read = len(chunks[0])
+    while b"\n" not in chunks[-1] and read < _SNIFF_LIMIT:  # a long first record
         more = handle.read(_SNIFF_BYTES)
         if not more:
             break
-        chunk += more
-    lines = chunk.split(b"\n")
+        chunks.append(more)
+        read += len(more)
+    lines = b"".join(chunks).split(b"\n")
     if len(lines) > 1:
         lines = lines[:-1]  # the last one may be cut by the sniff window
     return [r for r in (_parse(line) for line in lines[:20]) if r is not None]
@@ -160,7 +181,8 @@ def _task_records(
     collected: list[Any] = []
     bad_lines = 0
     start_found_at: int | None = None
-    for offset, line, unterminated in _reverse_lines(handle, size):
+    floor = max(0, size - max_task_bytes - LOOKBACK_BYTES)
+    for offset, line, unterminated in _reverse_lines(handle, size, floor):
         consumed = size - offset
         if start_found_at is None and consumed > max_task_bytes:
             warnings.append(f"no task start in the last {max_task_bytes} bytes; read only those")
@@ -177,39 +199,51 @@ def _task_records(
         collected.append(record)
         if start_found_at is None and role_of(record) == "prompt":
             start_found_at = consumed
+    else:
+        if start_found_at is None and floor > 0:
+            warnings.append(f"no task start in the last {max_task_bytes} bytes; read only those")
     if bad_lines:
         warnings.append(f"{bad_lines} malformed line(s) skipped")
     collected.reverse()
     return collected
 
 
-def _reverse_lines(handle: BinaryIO, size: int) -> Iterator[tuple[int, bytes, bool]]:
-    """(start offset, line, unterminated) from the end of the file backwards.
+def _reverse_lines(
+    handle: BinaryIO, size: int, floor: int = 0
+) -> Iterator[tuple[int, bytes, bool]]:
+    """(start offset, line, unterminated) from the end of the file back to `floor`.
 
     `unterminated` is true only for a final line with no newline after it: the
-    writer may still be writing it.
+    writer may still be writing it. A line that starts before `floor` is not
+    yielded. The pieces of a line that spans blocks are joined once, so the cost
+    is linear in the bytes read however long the line.
     """
     position = size
-    carry = b""  # the start of a line that began in an earlier block
+    pieces: list[bytes] = []  # the end of a line that began in an earlier block, last first
     unterminated = True
-    while position > 0:
-        step = min(BLOCK_BYTES, position)
+    while position > floor:
+        step = min(BLOCK_BYTES, position - floor)
         position -= step
         handle.seek(position)
-        block = handle.read(step) + carry
-        parts = block.split(b"\n")
-        carry = parts[0]
-        end = position + len(block)
-        for line in reversed(parts[1:]):
-            start = end - len(line)
-            end = start - 1
+        block = handle.read(step)
+        end = len(block)
+        cut = block.rfind(b"\n", 0, end)
+        while cut != -1:
+            line = block[cut + 1 : end]
+            if pieces:
+                pieces.append(line)
+                line = b"".join(reversed(pieces))
+                pieces = []
+            end = cut
+            cut = block.rfind(b"\n", 0, end)
             if unterminated and not line:  # the file ends with a newline
                 unterminated = False
                 continue
-            yield start, line, unterminated
+            yield position + end + 1, line, unterminated
             unterminated = False
-    if carry:
-        yield 0, carry, unterminated
+        pieces.append(block[:end])
+    if position == 0 and any(pieces):
+        yield 0, b"".join(reversed(pieces)), unterminated
 
 
 def _parse(line: bytes) -> Any:
@@ -249,7 +283,7 @@ def _read_head_tail(path: Path) -> str | None:
     """Head and tail of a possibly huge file, without reading the middle."""
     half = SPILL_READ_CHARS // 2
     try:
-        with path.open("rb") as handle:
+        with open_regular(path) as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             handle.seek(0)
@@ -272,7 +306,7 @@ def read_last_assistant_text(
     if not path:
         return None
     try:
-        with Path(path).open("rb") as handle:
+        with open_regular(Path(path)) as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             handle.seek(max(0, size - max_bytes))

@@ -9,15 +9,14 @@ atomic, so a reader never sees a torn file.
 
 from __future__ import annotations
 
-import contextlib
 import json
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from reflection_core import paths
-from reflection_core.atomic import locked, write_json_atomic
-from reflection_core.redact import redact_obj
+from reflection_core.atomic import locked, unlink_own_file, write_json_atomic
+from reflection_core.redact import redact, redact_obj
 
 SCHEMA_VERSION = 1
 RECORDS_DIRNAME = "records"
@@ -121,20 +120,24 @@ def write_fields(
     session's own verdict.
     """
     moment = now_utc()
-    directory = records_dir(root)
-    directory.mkdir(parents=True, exist_ok=True)
+    directory = paths.writable_reflection_dir(root, RECORDS_DIRNAME)
     target = verdict_path(root, session_id)
     with locked(target):
         record_path = _record_name(session_id, moment, directory)
         relative = record_path.relative_to(root).as_posix()
-        verdict = compact_verdict(
-            decision_fields,
-            session_id=session_id,
-            prompt_id=prompt_id,
-            event=event,
-            record=relative,
-            created_at=iso(moment),
+        # Redacted here, at the one place verdicts are written: evidence and reasons
+        # can quote push URLs and commands with credentials in them.
+        verdict = redact_obj(
+            compact_verdict(
+                decision_fields,
+                session_id=session_id,
+                prompt_id=prompt_id,
+                event=event,
+                record=relative,
+                created_at=iso(moment),
+            )
         )
+        verdict.update(session_id=session_id, prompt_id=prompt_id)  # ids, never secrets
         record = redact_obj({"verdict": verdict, **record_body})
         write_json_atomic(record_path, record)
         if compact:
@@ -193,9 +196,10 @@ def session_summary(session: Any) -> dict[str, Any]:
 
 
 def prune_records(directory: Path, keep: int) -> None:
-    """Delete the oldest records beyond `keep` (names sort by time within a session)."""
+    """Delete the oldest records beyond `keep`: only regular files this user owns,
+    never a symlink or what it points to."""
     try:
-        entries = [p for p in directory.iterdir() if p.suffix == ".json"]
+        entries = [p for p in directory.iterdir() if p.suffix == ".json" and not p.is_symlink()]
     except OSError:
         return
     if len(entries) <= keep:
@@ -203,13 +207,12 @@ def prune_records(directory: Path, keep: int) -> None:
 
     def mtime(path: Path) -> float:
         try:
-            return path.stat().st_mtime
+            return path.lstat().st_mtime
         except OSError:
             return 0.0
 
     for stale in sorted(entries, key=mtime)[: len(entries) - keep]:
-        with contextlib.suppress(OSError):
-            stale.unlink()
+        unlink_own_file(stale)
 
 
 def read_verdict(root: Path, session_id: object) -> dict[str, Any] | None:
@@ -222,13 +225,15 @@ def read_verdict(root: Path, session_id: object) -> dict[str, Any] | None:
 
 def finalize_verdict(root: Path, session_id: object, *, reason: str | None) -> Path | None:
     """SessionEnd: mark the last verdict final without re-analysing anything."""
-    target = verdict_path(root, session_id)
+    if not verdict_path(root, session_id).exists():
+        return None
+    target = paths.writable_reflection_dir(root) / verdict_path(root, session_id).name
     with locked(target):
         current = read_verdict(root, session_id)
         if current is None:
             return None
         current["final"] = True
         current["ended_at"] = iso(now_utc())
-        current["end_reason"] = reason
+        current["end_reason"] = redact(reason) if reason else reason
         write_json_atomic(target, current)
     return target

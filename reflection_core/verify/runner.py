@@ -132,6 +132,7 @@ class StopGatesOutcome:
     last_agent_output: str | None
     lesson: dict[str, Any]
     result: VerifyResult
+    notice: str | None = None  # why the gates did not run (an untrusted repo config)
 
     def to_dict(self) -> dict[str, Any]:
         """For the full record: everything, with the per-gate results and fixes."""
@@ -180,6 +181,9 @@ def run_command(
         raw, _ = proc.communicate()
         timed_out = True
         code = TIMEOUT_EXIT
+    except BaseException:  # the hook's own deadline: leave no command running behind it
+        _kill_group(proc)
+        raise
     output = _cap(raw.decode("utf-8", errors="replace"))
     if timed_out:
         output += f"\n[reflection: timed out after {timeout:g}s; process group killed]"
@@ -445,7 +449,25 @@ def _indent(text: str) -> str:
 def run_for_stop(
     root: Path, cfg: Config, task_key: str, *, last_agent_output: str | None = None
 ) -> StopGatesOutcome:
-    """Gates for the Stop hook: feedback for the agent, or an escalation for the user."""
+    """Gates for the Stop hook: feedback for the agent, or an escalation for the user.
+
+    A hook runs a repository's commands only when the user trusts its config."""
+    from reflection_core import trust
+
+    if not trust.is_trusted(root, cfg):
+        return StopGatesOutcome(
+            ok=True,
+            failures=[],
+            feedback="",
+            escalate=False,
+            question=None,
+            events=[{"type": "untrusted_config", "at": _now()}],
+            fixed=[],
+            last_agent_output=None,
+            lesson={},
+            result=VerifyResult(ok=True),
+            notice=trust.untrusted_notice(root, cfg),
+        )
     result = run_gates(root, cfg, task_key=task_key, quick_fix=True)
     escalated = {e.get("signature") for e in result.events if e["type"] in ESCALATION_EVENTS}
     exhausted = result.escalation_reason == "exhausted"

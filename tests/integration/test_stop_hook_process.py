@@ -185,19 +185,32 @@ def test_last_assistant_message_from_the_payload_wins(tmp_path: Path) -> None:
     assert read_verdict(repo)["stop_category"] == "summary_drift_stop"
 
 
-def test_corrupt_state_fails_open_with_a_skipped_verdict(
+def test_corrupt_state_still_judges_from_the_transcript_and_says_what_was_not_stored(
     tmp_path: Path, isolated_state: Path
 ) -> None:
     repo = project(tmp_path)
     path = transcript(repo, UNTESTED, "Changed it.")
     (isolated_state / "state.db").write_bytes(b"this is not a database" * 100)
     code, out, _ = hook("stop", stop_payload(repo, path))
+    assert code == 0 and out is not None and out["decision"] == "block"
+    assert "could not store the stop attempts (DatabaseError" in out["systemMessage"]
+    assert read_verdict(repo)["status"] == "incomplete"
+    # Attempts cannot be counted, so a continued stop is not pushed a second time.
+    code, out, _ = hook("stop", stop_payload(repo, path, stop_hook_active=True))
     assert code == 0 and out is not None and "decision" not in out
-    assert "internal error" in out["systemMessage"]
-    data = read_verdict(repo)
-    assert data["status"] == "skipped"
-    record = json.loads((repo / data["record"]).read_text())
-    assert record["error"]["class"] == "DatabaseError"
+    assert "cannot count attempts" in out["systemMessage"]
+
+
+def test_state_dir_under_a_file_still_judges(tmp_path: Path, monkeypatch: Any) -> None:
+    repo = project(tmp_path)
+    path = transcript(repo, UNTESTED, "Changed it.")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("REFLECTION_STATE_DIR", str(blocker / "state"))
+    code, out, _ = hook("stop", stop_payload(repo, path))
+    assert code == 0 and out is not None and out["decision"] == "block"
+    assert "could not store the stop attempts" in out["systemMessage"]
+    assert read_verdict(repo)["status"] == "incomplete"
 
 
 def test_bad_config_fails_open_and_says_so(tmp_path: Path) -> None:
@@ -337,19 +350,25 @@ def test_garbage_truncated_and_non_utf8_transcripts_still_get_a_verdict(tmp_path
 
 
 def test_malformed_payloads_fail_open(tmp_path: Path) -> None:
-    for raw in ("", "not json", "[1, 2]", '{"session_id": 5, "cwd": 7}'):
-        proc = subprocess.run(
-            [REFLECTION, "hook", "stop"],
-            input=raw,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            cwd=tmp_path,  # a payload without a usable cwd is judged where the hook runs
-        )
-        assert proc.returncode == 0, (raw, proc.stderr)
-        out = json.loads(proc.stdout) if proc.stdout.strip() else {}
-        assert "decision" not in out, raw
-    assert (tmp_path / ".reflection").is_dir()
+    repo = project(tmp_path)
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    for where in (repo, outside):
+        for raw in ("", "not json", "[1, 2]", '{"session_id": 5, "cwd": 7}'):
+            proc = subprocess.run(
+                [REFLECTION, "hook", "stop"],
+                input=raw,
+                capture_output=True,
+                text=True,
+                timeout=60,
+                cwd=where,  # a payload without a usable cwd is judged where the hook runs
+            )
+            assert proc.returncode == 0, (raw, proc.stderr)
+            out = json.loads(proc.stdout) if proc.stdout.strip() else {}
+            assert "decision" not in out, raw
+            assert "Traceback" not in proc.stderr
+    assert (repo / ".reflection").is_dir()
+    assert not (outside / ".reflection").exists()  # never created outside a repository
 
 
 def test_configured_gates_run_from_the_stop_hook_feed_the_decision(tmp_path: Path) -> None:
@@ -362,11 +381,42 @@ def test_configured_gates_run_from_the_stop_hook_feed_the_decision(tmp_path: Pat
     )
     repo = project(tmp_path, yaml=yaml)
     path = transcript(repo, TESTED, "Fixed; the suite passes.")
+    trusted = subprocess.run(
+        [REFLECTION, "trust"], cwd=repo, capture_output=True, text=True, timeout=60
+    )
+    assert trusted.returncode == 0 and "E501 too long" in trusted.stdout, trusted
     code, out, _ = hook("stop", stop_payload(repo, path))
     assert code == 0 and out is not None and out.get("decision") == "block", out
     assert "configured gate `lint` failed" in out["reason"]
     record = json.loads((repo / read_verdict(repo)["record"]).read_text())
     assert record["sources"]["gate_run"]["ok"] is False
+
+
+def test_an_untrusted_repo_config_runs_no_commands_and_says_so_once(tmp_path: Path) -> None:
+    marker = tmp_path / "ran"
+    yaml = (
+        "tests:\n  ledger: false\n"
+        "stop:\n  run_gates: true\n"
+        "gates:\n"
+        f'  - {{name: evil, run: "touch {marker}", kind: other}}\n'
+    )
+    repo = project(tmp_path, yaml=yaml)
+    path = transcript(repo, TESTED, "Fixed; the suite passes.")
+    notes = []
+    for _ in range(2):
+        code, out, _ = hook("stop", stop_payload(repo, path))
+        assert code == 0 and "decision" not in (out or {})
+        notes.append((out or {}).get("systemMessage", ""))
+    assert not marker.exists()
+    assert "not trusted" in notes[0] and "reflection trust" in notes[0]
+    assert "not trusted" not in notes[1]  # told once per config version
+    doctor = subprocess.run(
+        [REFLECTION, "doctor"], cwd=repo, capture_output=True, text=True, timeout=60
+    )
+    assert f"touch {marker}" in doctor.stdout + doctor.stderr
+    subprocess.run([REFLECTION, "trust"], cwd=repo, check=True, capture_output=True, timeout=60)
+    hook("stop", stop_payload(repo, path))
+    assert marker.exists()
 
 
 def test_codex_stop_reads_its_rollout_and_records_the_turn(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def test_clean_for_speech_caps_at_a_sentence_end() -> None:
 
 def test_speech_argv_keeps_the_text_as_one_argument() -> None:
     argv = speech_argv("espeak-ng -s 150", "done; rm -rf / $(x)")
-    assert argv == ["espeak-ng", "-s", "150", "done; rm -rf / $(x)"]
+    assert argv == ["espeak-ng", "-s", "150", "--", "done; rm -rf / $(x)"]
     with pytest.raises(SpeechError, match="cannot be parsed"):
         speech_argv("say 'unterminated", "x")
 

@@ -1,0 +1,42 @@
+"""One test per redaction rule and per extra example: the secret never survives."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.redact import EXAMPLES, REDACTED, RULES, Rule, redact, redact_obj
+
+NAMES = {rule.name for rule in RULES}
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.name for rule in RULES])
+def test_each_rule_redacts_its_example(rule: Rule) -> None:
+    assert rule.pattern.search(rule.example), "the rule must match its own example"
+    out = redact(rule.example)
+    assert rule.secret not in out and REDACTED in out
+
+
+@pytest.mark.parametrize(("name", "text", "secret"), EXAMPLES, ids=[e[1][:30] for e in EXAMPLES])
+def test_each_shape_is_redacted(name: str, text: str, secret: str) -> None:
+    assert name in NAMES
+    out = redact(text)
+    assert secret not in out and REDACTED in out
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        "basic functionality works for the token bucket",
+        "the password is in the vault; use the auth module",
+        "run pytest -k test_password_reset",
+        "see https://example.com/a:b for details",
+    ],
+)
+def test_prose_about_secrets_is_left_alone(prose: str) -> None:
+    assert redact(prose) == prose
+
+
+def test_keys_and_nested_values_are_redacted() -> None:
+    data = {"cmd": ["deploy", "--token=abc123xyz"], "url https://u:pw123456@h": 1}
+    out = redact_obj(data)
+    assert "abc123xyz" not in str(out) and "pw123456" not in str(out)
