@@ -143,4 +143,3 @@ def render(
         err.write(text + "\n")
     err.flush()
     return response.exit_code
-
