@@ -355,7 +355,10 @@ def test_a_broken_module_behind_a_fail_open_path_is_shown_not_swallowed(
     reader = f"reader: {{kind: command, when: always, command: [{sys.executable!r}, '-c', '']}}\n"
     repo = project(tmp_path, yaml="tests:\n  ledger: false\n" + reader)
     path = transcript_file(repo, TESTED, "Done; tests pass.")
+    import reflection_core.reading as reading_package
+
     monkeypatch.setitem(sys.modules, "reflection_core.reading.command", None)
+    monkeypatch.delattr(reading_package, "command", raising=False)  # imported by earlier tests
     response = _stop_answer(stop_payload(repo, path))
     assert response.output is not None
     message = response.output["systemMessage"]
