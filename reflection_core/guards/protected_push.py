@@ -22,6 +22,7 @@ from reflection_core.guards.branches import (
     parse_push_lines,
     refs_from_pre_commit_env,
 )
+from reflection_core.guards.registry import PushContext
 
 
 def identity(root: Path, env: Mapping[str, str]) -> list[str]:
@@ -54,6 +55,13 @@ def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote
     for refusal in refusals:
         sys.stderr.write(refusal.message + "\n")
     return 1 if refusals else 0
+
+
+def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:
+    """The native pre-push hook's call: every ref git listed (see guards.registry)."""
+    if push is None:
+        return 0
+    return check_refs(root, cfg, push.refs, push.remote)
 
 
 def fail_closed(message: str) -> int:

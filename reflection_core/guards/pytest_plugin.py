@@ -6,15 +6,26 @@ harmless: it does nothing outside a git repository, never changes a run's outcom
 `--no-reflection-ledger`, `REFLECTION_LEDGER=0`, or `tests.pytest_plugin: false`
 / `tests.ledger: false` in the config.
 
-The tree is fingerprinted when the session STARTS: the stamp describes the
-content the tests were collected from. Files edited during the run are not
-covered; the next commit's tree then differs from the stamp and asks for a new run.
+The tree is fingerprinted when the session STARTS, in a background thread
+while the tests run (so a big repository's fingerprint costs the run nothing it
+would notice): the stamp describes the content the tests were collected from.
+Files edited during the run are not covered; the next commit's tree then differs
+from the stamp and asks for a new run.
+
+A run is recorded as partial (never full-suite evidence) when anything narrows
+it: selecting options on the command line, in PYTEST_ADDOPTS or anywhere pytest
+parsed them (`-k`, `-m`, `--lf`, `--deselect`, `--ignore`, node ids, sub-paths),
+`-o` overrides of collection settings (`python_functions=...`), or another
+config file (`-c`). Options that the configured `tests.command` itself uses are
+the project's definition of its suite and do not count against it.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -45,6 +56,29 @@ _NOT_A_TEST_RUN = (
     "markers",
     "showfixtures",
     "show_fixtures_per_test",
+)
+
+
+# Parsed option -> the flag that sets it; any value other than the default narrows the run.
+_SELECTING_DESTS = {
+    "keyword": "-k",
+    "markexpr": "-m",
+    "lf": "--lf",
+    "stepwise": "--sw",
+    "deselect": "--deselect",
+    "ignore": "--ignore",
+    "ignore_glob": "--ignore-glob",
+    "inifilename": "-c",
+}
+# `-o KEY=VALUE` overrides that change which tests are collected.
+_COLLECTION_INI_KEYS = (
+    "python_files",
+    "python_classes",
+    "python_functions",
+    "testpaths",
+    "norecursedirs",
+    "addopts",
+    "collect_imported_tests",
 )
 
 
@@ -80,24 +114,44 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"reflection: test ledger: {message}\n")
 
 
-def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
-    """True when the command line narrows the suite: -k, -m, --lf, node ids, sub-paths.
+def narrowing_notes(
+    config: pytest.Config, repo_root: Path, allowed: frozenset[str] = frozenset()
+) -> list[str]:
+    """Why this run does not cover the whole suite; empty when it does.
 
+    `allowed` holds tokens of the configured `tests.command` (they define the suite).
     Path arguments count as the full suite when they cover the configured testpaths
     (or the rootdir), or when every test file the repo has (`test_*.py`, `*_test.py`)
     lies under one of them (`pytest tests` in a project without testpaths).
     """
-    for arg in config.invocation_params.args:
-        text = str(arg)
+    notes: list[str] = []
+    tokens = [str(a) for a in config.invocation_params.args]
+    tokens += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    tokens = [t for t in tokens if t not in allowed]
+    for text in tokens:
         if any(text == opt or text.startswith(opt + "=") for opt in _SELECTING_OPTIONS):
-            return True
-        if text[:2] in ("-k", "-m"):  # also the joined forms -kEXPR, -mEXPR
-            return True
+            notes.append(f"selected with {text.split('=')[0]}")
+        elif text[:2] in ("-k", "-m") and len(text) > 2:  # the joined forms -kEXPR, -mEXPR
+            notes.append(f"selected with {text[:2]}")
+    ini_tokens = set(config.getini("addopts") or [])
+    for dest, flag in _SELECTING_DESTS.items():
+        value = getattr(config.option, dest, None)
+        if value and flag not in ini_tokens and not any(t.startswith(flag) for t in allowed):
+            notes.append(f"{flag} is set ({value!r})")
+    for override in getattr(config.option, "override_ini", None) or []:
+        key = str(override).split("=", 1)[0].strip()
+        if key in _COLLECTION_INI_KEYS and str(override) not in allowed:
+            notes.append(f"collection overridden with -o {override}")
+    notes.extend(_path_notes(config, repo_root))
+    return list(dict.fromkeys(notes))
+
+
+def _path_notes(config: pytest.Config, repo_root: Path) -> list[str]:
     source = getattr(config, "args_source", None)
     if source is None or source.name != "ARGS":
-        return False  # no paths given: pytest ran testpaths or the invocation dir
+        return []  # no paths given: pytest ran testpaths or the invocation dir
     if any("::" in arg for arg in config.args):
-        return True
+        return ["node ids selected"]
     root = Path(config.rootpath).resolve()
     testpaths = [(root / p).resolve() for p in (config.getini("testpaths") or [])] or [root]
     base = Path(config.invocation_params.dir)
@@ -107,8 +161,15 @@ def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
         return any(t == path or t in path.parents for t in targets)
 
     if all(covered(tp) for tp in testpaths):
-        return False
-    return not all(covered(path) for path in _test_files(repo_root, testpaths))
+        return []
+    if all(covered(path) for path in _test_files(repo_root, testpaths)):
+        return []
+    return ["a subset of the test paths selected"]
+
+
+def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
+    """True when anything narrows the suite (see narrowing_notes)."""
+    return bool(narrowing_notes(config, repo_root))
 
 
 def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
@@ -132,14 +193,47 @@ def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
     return [f for f in files if any(u == f or u in f.parents for u in under)]
 
 
+class _Fingerprint(threading.Thread):
+    """The working tree's fingerprint, computed while the tests run."""
+
+    def __init__(self, root: Path, exclude: list[str]) -> None:
+        super().__init__(name="reflection-fingerprint", daemon=True)
+        self.root, self.exclude = root, exclude
+        self.tree: str | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from reflection_core.guards.fingerprint import worktree_tree
+
+        try:
+            self.tree = worktree_tree(self.root, self.exclude)
+        except BaseException as exc:  # reported when the run is recorded
+            self.error = exc
+
+    def result(self) -> str:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        assert self.tree is not None
+        return self.tree
+
+
 class _LedgerRecorder:
     """Collects the outcome of one session and appends its stamp at the end."""
 
-    def __init__(self, config: pytest.Config, root: Path, tree: str, max_entries: int) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        root: Path,
+        fingerprint: _Fingerprint,
+        max_entries: int,
+        allowed: frozenset[str],
+    ) -> None:
         self.config = config
         self.root = root
-        self.tree = tree
+        self.fingerprint = fingerprint
         self.max_entries = max_entries
+        self.allowed = allowed
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
@@ -148,7 +242,7 @@ class _LedgerRecorder:
     def for_config(cls, config: pytest.Config) -> _LedgerRecorder | None:
         from reflection_core import config as config_mod
         from reflection_core import paths
-        from reflection_core.guards.fingerprint import worktree_tree
+        from reflection_core.guards.evidence import is_pytest_command, split
 
         root = paths.find_repo_root(config.rootpath) or paths.find_repo_root(
             config.invocation_params.dir
@@ -158,8 +252,13 @@ class _LedgerRecorder:
         cfg = config_mod.load(root)
         if not cfg.get("tests.pytest_plugin") or not cfg.get("tests.ledger"):
             return None
-        tree = worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-        return cls(config, root, tree, cfg.get("tests.max_entries"))
+        configured = cfg.get("tests.command")
+        allowed = frozenset(
+            split(configured) if configured and is_pytest_command(configured) else ()
+        )
+        fingerprint = _Fingerprint(root, list(cfg.get("tests.fingerprint_exclude")))
+        fingerprint.start()
+        return cls(config, root, fingerprint, cfg.get("tests.max_entries"), allowed)
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
@@ -189,23 +288,28 @@ class _LedgerRecorder:
     def _record(self, session: pytest.Session, exitstatus: int) -> None:
         from reflection_core.guards.ledger import record_run
 
-        partial = (
-            selection_is_partial(self.config, self.root)
-            or self.stopped_early(session)
-            or exitstatus == pytest.ExitCode.INTERRUPTED
-        )
+        notes = narrowing_notes(self.config, self.root, self.allowed)
+        if self.stopped_early(session):
+            notes.append("stopped before every collected test ran")
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            notes.append("interrupted")
         args = [str(a) for a in self.config.invocation_params.args]
+        addopts = os.environ.get("PYTEST_ADDOPTS", "").strip()
         command = " ".join(["pytest", *args])
+        if addopts:
+            command = f"PYTEST_ADDOPTS={shlex.quote(addopts)} {command}"
         record_run(
             self.root,
             command,
             exitstatus,
             time.monotonic() - self.started,
             counts=self.counts,
-            partial=partial,
+            partial=bool(notes),
             source="pytest",
-            tree=self.tree,
+            tree=self.fingerprint.result(),
             tool_versions={"pytest": pytest.__version__},
+            argv=["pytest", *args],
+            notes=notes,
             exclude=(),
             max_entries=self.max_entries,
         )
