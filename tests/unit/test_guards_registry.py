@@ -57,7 +57,7 @@ def test_native_hooks_run_the_registry_guards_for_their_type() -> None:
 
 
 def test_init_and_doctor_name_the_registry_guards() -> None:
-    assert merge.HOOK_IDS == registry.hook_ids()
+    assert registry.hook_ids() == merge.HOOK_IDS
     assert set(doctor.CONSOLE_SCRIPTS) == {"reflection", *registry.hook_ids()}
     block = yaml.safe_load(merge.pre_commit_repo_block(Path("/opt/venv/bin"), ("pre-commit",)))
     hooks = block[0]["hooks"]

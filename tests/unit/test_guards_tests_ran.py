@@ -8,13 +8,13 @@ from reflection_core.config import Config
 from reflection_core.guards import ledger
 from reflection_core.guards.fingerprint import worktree_tree
 from reflection_core.guards.ledger import Stamp
-from tests.gitutil import git
 from reflection_core.guards.tests_ran import (
     SuiteRules,
     decide,
     evidence_for_tree,
     parse_diff_tree_stdin,
 )
+from tests.gitutil import git
 
 T1, T2, T3 = "1" * 40, "2" * 40, "3" * 40
 IGNORE = ["docs/**", "*.md"]
