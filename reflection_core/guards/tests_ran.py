@@ -348,10 +348,12 @@ def refusal_text(
         if evidence.command_hint:
             lines.append(f"  Run the full test suite, then try again:  {evidence.command_hint}")
         else:
-            lines.append(
-                "  Run the full test suite through `reflection run -- <your test command>` "
-                "(or set tests.command), then try again."
-            )
+            lines += [
+                "  No test command is configured or detected here. Name it in .reflection.yaml",
+                "  (e.g. `tests: {command: make check}`), run it through "
+                "`reflection run -- make check`,",
+                "  then try again; a repository without tests can set `tests: {ledger: false}`.",
+            ]
     if skip_hint:
         lines.append(
             "  Skip once: SKIP=reflection-tests-ran git commit ...  (or git commit/push "
