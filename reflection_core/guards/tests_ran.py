@@ -330,8 +330,8 @@ def refusal_text(
         lines += [
             "  Choose one:",
             f"    git add {quoted}   (they belong in the commit; commit again)",
-            f"    printf '%s\\n' {quoted} >> {exclude_file}   (keep them out of commits and "
-            f"of test evidence), then {run}, then commit again",
+            f"    printf '%s\\n' {quoted} >> {exclude_file} && {run}   (keep them out of "
+            "commits and of test evidence; then commit again)",
             "    or add them to tests.ignore in .reflection.yaml (changes there never need "
             "a test run), then commit again",
         ]
@@ -350,9 +350,9 @@ def refusal_text(
         else:
             lines += [
                 "  No test command is configured or detected here. Name it in .reflection.yaml",
-                "  (e.g. `tests: {command: make check}`), run it through "
-                "`reflection run -- make check`,",
-                "  then try again; a repository without tests can set `tests: {ledger: false}`.",
+                "  (e.g. `tests: {command: make check}`) and `git add .reflection.yaml`, run it",
+                "  through `reflection run -- make check`, then try again. A repository without",
+                "  tests can set `tests: {ledger: false}` instead.",
             ]
     if skip_hint:
         lines.append(
