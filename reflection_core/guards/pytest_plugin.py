@@ -206,7 +206,7 @@ class _Fingerprint(threading.Thread):
         from reflection_core.guards.fingerprint import worktree_tree
 
         try:
-            self.tree = worktree_tree(self.root, self.exclude)
+            self.tree = worktree_tree(self.root, self.exclude, background=True)
         except BaseException as exc:  # reported when the run is recorded
             self.error = exc
 
@@ -242,7 +242,6 @@ class _LedgerRecorder:
     def for_config(cls, config: pytest.Config) -> _LedgerRecorder | None:
         from reflection_core import config as config_mod
         from reflection_core import paths
-        from reflection_core.guards.evidence import is_pytest_command, split
 
         root = paths.find_repo_root(config.rootpath) or paths.find_repo_root(
             config.invocation_params.dir
@@ -252,12 +251,14 @@ class _LedgerRecorder:
         cfg = config_mod.load(root)
         if not cfg.get("tests.pytest_plugin") or not cfg.get("tests.ledger"):
             return None
-        configured = cfg.get("tests.command")
-        allowed = frozenset(
-            split(configured) if configured and is_pytest_command(configured) else ()
-        )
         fingerprint = _Fingerprint(root, list(cfg.get("tests.fingerprint_exclude")))
         fingerprint.start()
+        configured = cfg.get("tests.command")
+        allowed: frozenset[str] = frozenset()
+        if configured:
+            from reflection_core.guards.evidence import is_pytest_command, split
+
+            allowed = frozenset(split(configured) if is_pytest_command(configured) else ())
         return cls(config, root, fingerprint, cfg.get("tests.max_entries"), allowed)
 
     def pytest_deselected(self, items: list[Any]) -> None:
