@@ -240,3 +240,64 @@ def test_codex_hooks_use_the_claude_shape(git_repo: Path, event: str) -> None:
     hooks = json.loads((git_repo / ".codex" / "hooks.json").read_text())["hooks"]
     assert hooks[event][0]["hooks"][0]["type"] == "command"
     git(git_repo, "status")
+
+
+def enable_plugin(home: Path) -> None:
+    settings = home / ".claude" / "settings.json"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(json.dumps({"enabledPlugins": {"reflection@team-tools": True}}))
+
+
+def test_init_never_registers_hooks_the_enabled_plugin_already_runs(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    enable_plugin(home)
+    result = reflection(git_repo, "init", home=home)
+    assert result.returncode == 0, result.stderr
+    assert not (git_repo / ".claude" / "settings.json").exists()
+    assert "the reflection plugin is enabled" in result.stdout
+    assert (
+        "hooks come from the reflection plugin" in reflection(git_repo, "doctor", home=home).stdout
+    )
+
+
+def test_doctor_finds_double_registration_and_path_dependent_entries(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    settings = git_repo / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    bare = {"type": "command", "command": "reflection hook stop"}
+    settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [bare]}]}}))
+    report = reflection(git_repo, "doctor", home=home).stdout
+    assert "runs `reflection` looked up on PATH" in report
+    enable_plugin(home)
+    doubled = reflection(git_repo, "doctor", home=home)
+    assert doubled.returncode == 1
+    assert "every hook runs twice" in doubled.stdout
+
+
+def test_claude_settings_use_absolute_paths(git_repo: Path) -> None:
+    assert reflection(git_repo, "init", "--claude").returncode == 0
+    settings = json.loads((git_repo / ".claude" / "settings.json").read_text())
+    for groups in settings["hooks"].values():
+        for group in groups:
+            for hook in group["hooks"]:
+                assert Path(hook["command"].split()[0]).is_absolute(), hook["command"]
+
+
+def test_doctor_checks_the_codex_feature_flag_and_trust(git_repo: Path, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    assert reflection(git_repo, "init", "--codex").returncode == 0
+    hooks = json.loads((git_repo / ".codex" / "hooks.json").read_text())["hooks"]
+    assert set(hooks) == {"UserPromptSubmit", "Stop"}  # the events Codex has
+    report = reflection(git_repo, "doctor", home=home).stdout
+    assert "codex_hooks = true" in report and "not trusted" in report
+    config = home / ".codex" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text(
+        f'[features]\ncodex_hooks = true\n\n[projects."{git_repo}"]\ntrust_level = "trusted"\n'
+    )
+    fixed = reflection(git_repo, "doctor", home=home).stdout
+    assert "codex_hooks = true" not in fixed and "not trusted" not in fixed
