@@ -136,8 +136,10 @@ def narrowing_notes(
     ini_tokens = set(config.getini("addopts") or [])
     for dest, flag in _SELECTING_DESTS.items():
         value = getattr(config.option, dest, None)
-        if value and flag not in ini_tokens and not any(t.startswith(flag) for t in allowed):
-            notes.append(f"{flag} is set ({value!r})")
+        noted = any(n == f"selected with {flag}" for n in notes)
+        if value and not noted and flag not in ini_tokens:
+            if not any(t.startswith(flag) for t in allowed):
+                notes.append(f"{flag} is set ({value!r})")
     for override in getattr(config.option, "override_ini", None) or []:
         key = str(override).split("=", 1)[0].strip()
         if key in _COLLECTION_INI_KEYS and str(override) not in allowed:
