@@ -137,9 +137,9 @@ def narrowing_notes(
     for dest, flag in _SELECTING_DESTS.items():
         value = getattr(config.option, dest, None)
         noted = any(n == f"selected with {flag}" for n in notes)
-        if value and not noted and flag not in ini_tokens:
-            if not any(t.startswith(flag) for t in allowed):
-                notes.append(f"{flag} is set ({value!r})")
+        from_suite = flag in ini_tokens or any(t.startswith(flag) for t in allowed)
+        if value and not noted and not from_suite:
+            notes.append(f"{flag} is set ({value!r})")
     for override in getattr(config.option, "override_ini", None) or []:
         key = str(override).split("=", 1)[0].strip()
         if key in _COLLECTION_INI_KEYS and str(override) not in allowed:

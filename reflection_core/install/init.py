@@ -106,7 +106,6 @@ class InitPlan:
     errors: list[str] = field(default_factory=list)
     moves: list[tuple[Path, Path]] = field(default_factory=list)  # (existing hook, chained name)
     run_pre_commit_install: bool = False
-    skipped_claude_settings: bool = False
 
 
 def _read(path: Path) -> str | None:
@@ -195,7 +194,6 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
     if options.claude:
         plugins = enabled_claude_plugins(root, home or Path.home())
         if plugins:
-            plan.skipped_claude_settings = True
             plan.notes.append(
                 "Claude Code: the reflection plugin is enabled ("
                 + "; ".join(plugins)
