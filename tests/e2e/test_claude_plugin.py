@@ -41,7 +41,7 @@ def test_the_plugin_blocks_an_untested_edit_like_the_installed_hooks(
         extra_args=("--plugin-dir", str(CHECKOUT)),
     )
     assert run.blocks == 1, run.describe()
-    assert "reflection-hook stop" in run.stop_feedback()[0], run.stop_feedback()
+    assert 'reflection-hook" stop' in run.stop_feedback()[0], run.stop_feedback()  # quoted path
     assert run.prompt_context(), "the plugin's prompt hook gave the model no context"
     assert run.verdict()["status"] == "complete", run.verdict()
 
