@@ -214,10 +214,12 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             root / ".codex" / "hooks.json",
             lambda text: merge.merge_hook_settings(text, entries, ".codex/hooks.json"),
         )
+        notify = json.dumps([*shlex.split(command), "hook", "codex-notify"])
         plan.notes.append(
             "Codex: hooks need `[features] codex_hooks = true` in ~/.codex/config.toml on "
             "Codex versions that still gate them, and Codex runs a project's hooks only once "
-            "you trust the project; `reflection doctor` checks both."
+            "you trust the project; `reflection doctor` checks both. For notifications add "
+            f"`notify = {notify}` to ~/.codex/config.toml."
         )
     if options.claude_md:
         target = _memory_file(root, prefer_agents=options.codex and not options.claude)

@@ -301,3 +301,13 @@ def test_doctor_checks_the_codex_feature_flag_and_trust(git_repo: Path, tmp_path
     )
     fixed = reflection(git_repo, "doctor", home=home).stdout
     assert "codex_hooks = true" not in fixed and "not trusted" not in fixed
+
+
+def test_init_exits_non_zero_with_the_fix_when_pre_commit_cannot_install(
+    git_repo: Path,
+) -> None:
+    git(git_repo, "config", "core.hooksPath", ".githooks")  # pre-commit refuses to install here
+    result = reflection(git_repo, "init", "--pre-commit")
+    assert result.returncode == 1
+    assert "`pre-commit install` failed" in result.stderr
+    assert "Fix: git config --unset-all core.hooksPath" in result.stderr
