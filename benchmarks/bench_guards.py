@@ -311,7 +311,7 @@ def main() -> None:
         bench_commit(Path(tmp), args.commit_files, args.rounds)
         bench_pre_push(Path(tmp), args.rounds)
         big = bench_large(Path(tmp), args.files, args.rounds)
-        bench_plugin(big, args.tests, max(5, args.rounds // 2 + 1))
+        bench_plugin(big, args.tests, args.rounds)
     if failures:
         print(f"\nFAIL: {', '.join(failures)}")
         sys.exit(1)
