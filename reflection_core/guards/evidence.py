@@ -58,7 +58,10 @@ def nothing_passed(stamp: Stamp) -> bool:
 def not_the_suite(stamp: Stamp, project_command: str | None) -> str | None:
     """Why `stamp` is not a run of the project's test command, or None when it is."""
     if not stamp.verified:
-        return "not signed with this user's ledger key (written by hand, edited, or copied)"
+        return (
+            "not signed with this user's ledger key (written by hand, edited, copied, or "
+            "recorded by a version before signatures)"
+        )
     if stamp.source == "pytest":
         if project_command and not is_pytest_command(project_command):
             return f"a pytest run, but the project's test command is `{project_command}`"

@@ -29,6 +29,7 @@ BUILTIN_EXCLUDE: tuple[str, ...] = (
     "__pycache__/",
     "*.py[co]",
     ".pytest_cache/",
+    "pytest-cache-files-*/",  # pytest's cache, being written (renamed to .pytest_cache/)
     ".mypy_cache/",
     ".ruff_cache/",
     ".hypothesis/",

@@ -27,24 +27,11 @@ import shlex
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# Command-line options that select a subset of the suite.
-_SELECTING_OPTIONS = (
-    "-k",
-    "-m",
-    "--lf",
-    "--last-failed",
-    "--sw",
-    "--stepwise",
-    "--deselect",
-    "--ignore",
-    "--ignore-glob",
-)
-
 
 # Options under which pytest runs no tests: --collect-only, --setup-only/-plan, --help...
 _NOT_A_TEST_RUN = (
@@ -114,35 +101,71 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"reflection: test ledger: {message}\n")
 
 
+_SYNONYMS = {
+    "--last-failed": "--lf",
+    "--stepwise": "--sw",
+    "--config-file": "-c",
+    "--inifile": "-c",
+    "--override-ini": "-o",
+}
+_FLAG_OPTIONS = ("--lf", "--sw")
+_VALUE_OPTIONS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-c", "-o")
+
+
+def selections(tokens: Sequence[str]) -> set[tuple[str, str]]:
+    """(option, value) pairs that narrow a run, from command-line tokens."""
+    pairs: set[tuple[str, str]] = set()
+    index = 0
+    while index < len(tokens):
+        text = tokens[index]
+        name, eq, attached = text.partition("=") if text.startswith("--") else (text, "", "")
+        name = _SYNONYMS.get(name, name)
+        if name in _FLAG_OPTIONS:
+            pairs.add((name, ""))
+        elif name in _VALUE_OPTIONS and eq:
+            pairs.add((name, attached))
+        elif name in _VALUE_OPTIONS:
+            pairs.add((name, tokens[index + 1] if index + 1 < len(tokens) else ""))
+            index += 1
+        elif text[:2] in ("-k", "-m", "-c", "-o") and len(text) > 2:  # -kEXPR and friends
+            pairs.add((text[:2], text[2:]))
+        index += 1
+    return pairs
+
+
 def narrowing_notes(
-    config: pytest.Config, repo_root: Path, allowed: frozenset[str] = frozenset()
+    config: pytest.Config, repo_root: Path, suite_tokens: Sequence[str] = ()
 ) -> list[str]:
     """Why this run does not cover the whole suite; empty when it does.
 
-    `allowed` holds tokens of the configured `tests.command` (they define the suite).
+    `suite_tokens` are the options of the configured `tests.command`: they define the
+    suite, so the same option with the same value does not count against a run.
     Path arguments count as the full suite when they cover the configured testpaths
     (or the rootdir), or when every test file the repo has (`test_*.py`, `*_test.py`)
     lies under one of them (`pytest tests` in a project without testpaths).
     """
-    notes: list[str] = []
     tokens = [str(a) for a in config.invocation_params.args]
     tokens += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
-    tokens = [t for t in tokens if t not in allowed]
-    for text in tokens:
-        if any(text == opt or text.startswith(opt + "=") for opt in _SELECTING_OPTIONS):
-            notes.append(f"selected with {text.split('=')[0]}")
-        elif text[:2] in ("-k", "-m") and len(text) > 2:  # the joined forms -kEXPR, -mEXPR
-            notes.append(f"selected with {text[:2]}")
+    run, suite = selections(tokens), selections(suite_tokens)
+    notes: list[str] = []
+    for flag, value in sorted(run - suite):
+        if flag != "-o":
+            notes.append(f"selected with {flag}")
+        elif value.split("=", 1)[0].strip() in _COLLECTION_INI_KEYS:
+            notes.append(f"collection overridden with -o {value}")
+    # What pytest parsed, wherever it came from (a backstop for forms not read above).
     ini_tokens = set(config.getini("addopts") or [])
     for dest, flag in _SELECTING_DESTS.items():
-        value = getattr(config.option, dest, None)
-        noted = any(n == f"selected with {flag}" for n in notes)
-        from_suite = flag in ini_tokens or any(t.startswith(flag) for t in allowed)
-        if value and not noted and not from_suite:
-            notes.append(f"{flag} is set ({value!r})")
+        parsed = getattr(config.option, dest, None)
+        if not parsed or flag in ini_tokens:
+            continue
+        for item in parsed if isinstance(parsed, list) else [parsed]:
+            pair = (flag, "" if item is True else str(item))
+            if pair not in run and pair not in suite:
+                notes.append(f"{flag} is set ({item!r})")
     for override in getattr(config.option, "override_ini", None) or []:
         key = str(override).split("=", 1)[0].strip()
-        if key in _COLLECTION_INI_KEYS and str(override) not in allowed:
+        if key in _COLLECTION_INI_KEYS and ("-o", str(override)) not in run | suite:
             notes.append(f"collection overridden with -o {override}")
     notes.extend(_path_notes(config, repo_root))
     return list(dict.fromkeys(notes))
@@ -207,10 +230,15 @@ class _Fingerprint(threading.Thread):
     def run(self) -> None:
         from reflection_core.guards.fingerprint import worktree_tree
 
-        try:
-            self.tree = worktree_tree(self.root, self.exclude, background=True)
-        except BaseException as exc:  # reported when the run is recorded
-            self.error = exc
+        # The tests run meanwhile: a file they create and delete between git's scan and
+        # its read fails the scan, so try again (the tree before the tests changed it).
+        for _ in range(3):
+            try:
+                self.tree = worktree_tree(self.root, self.exclude, background=True)
+                self.error = None
+                return
+            except BaseException as exc:  # reported when the run is recorded
+                self.error = exc
 
     def result(self) -> str:
         self.join()
@@ -229,13 +257,13 @@ class _LedgerRecorder:
         root: Path,
         fingerprint: _Fingerprint,
         max_entries: int,
-        allowed: frozenset[str],
+        suite_tokens: tuple[str, ...],
     ) -> None:
         self.config = config
         self.root = root
         self.fingerprint = fingerprint
         self.max_entries = max_entries
-        self.allowed = allowed
+        self.suite_tokens = suite_tokens
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
@@ -256,12 +284,13 @@ class _LedgerRecorder:
         fingerprint = _Fingerprint(root, list(cfg.get("tests.fingerprint_exclude")))
         fingerprint.start()
         configured = cfg.get("tests.command")
-        allowed: frozenset[str] = frozenset()
+        suite_tokens: tuple[str, ...] = ()
         if configured:
-            from reflection_core.guards.evidence import is_pytest_command, split
+            from reflection_core.guards.evidence import is_pytest_command, normalized, split
 
-            allowed = frozenset(split(configured) if is_pytest_command(configured) else ())
-        return cls(config, root, fingerprint, cfg.get("tests.max_entries"), allowed)
+            if is_pytest_command(configured):  # its options define the suite (not `python -m`)
+                suite_tokens = tuple(normalized(split(configured))[1:])
+        return cls(config, root, fingerprint, cfg.get("tests.max_entries"), suite_tokens)
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
@@ -291,7 +320,7 @@ class _LedgerRecorder:
     def _record(self, session: pytest.Session, exitstatus: int) -> None:
         from reflection_core.guards.ledger import record_run
 
-        notes = narrowing_notes(self.config, self.root, self.allowed)
+        notes = narrowing_notes(self.config, self.root, self.suite_tokens)
         if self.stopped_early(session):
             notes.append("stopped before every collected test ran")
         if exitstatus == pytest.ExitCode.INTERRUPTED:

@@ -224,3 +224,26 @@ def test_run_on_a_full_disk_exits_with_the_commands_status(
     assert result.returncode == 5
     assert "could not record this run in the test ledger" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_options_of_the_configured_pytest_command_define_the_suite(
+    project: Path, env: dict[str, str]
+) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    (project / "pytest.ini").write_text(
+        "[pytest]\ntestpaths = tests\npythonpath = src\nmarkers =\n    slow: slow\n"
+        "    smoke: smoke\n"
+    )
+    (project / "tests" / "test_smoke.py").write_text(
+        "import pytest\n\n@pytest.mark.smoke\ndef test_smoke():\n    assert True\n"
+    )
+    (project / ".reflection.yaml").write_text("tests:\n  command: python -m pytest -m 'not slow'\n")
+    git(project, "add", "-A")
+    other_marker = sh(project, env, sys.executable, "-m", "pytest", "-q", "-m", "smoke")
+    assert other_marker.returncode == 0 and "1 passed" in other_marker.stdout
+    refused = sh(project, env, "git", "commit", "-q", "-m", "x")
+    assert refused.returncode != 0 and "selected with -m" in refused.stderr
+    suite = sh(project, env, sys.executable, "-m", "pytest", "-q", "-m", "not slow")
+    assert suite.returncode == 0, suite.stdout
+    committed = sh(project, env, "git", "commit", "-q", "-m", "configured suite passed")
+    assert committed.returncode == 0, committed.stderr

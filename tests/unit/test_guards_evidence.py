@@ -124,3 +124,17 @@ def test_signed_stamps_verify_and_edited_ones_do_not(
     assert first.verified and not second.verified
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "other-user"))
     assert not any(s.verified for s in ledger.read(git_repo))  # another user's key
+
+
+def test_selections_read_every_spelling_of_a_narrowing_option() -> None:
+    from reflection_core.guards.pytest_plugin import selections
+
+    tokens = ["-q", "-k", "a or b", "-mslow", "--deselect=t.py::x", "--last-failed", "-o", "x=1"]
+    assert selections(tokens) == {
+        ("-k", "a or b"),
+        ("-m", "slow"),
+        ("--deselect", "t.py::x"),
+        ("--lf", ""),
+        ("-o", "x=1"),
+    }
+    assert selections(["-q", "-x", "tests"]) == set()
