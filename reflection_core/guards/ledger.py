@@ -17,6 +17,7 @@ the same user that reads the key. docs/git-guards.md says what the ledger proves
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import json
@@ -124,15 +125,22 @@ def signing_key(*, create: bool) -> bytes | None:
             return None
     except (OSError, ValueError):
         return None
+    # Written in full under a temporary name, then linked into place: a reader never
+    # sees a half-written key, and of two first recorders exactly one key wins.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+        os.link(tmp, path)
     except FileExistsError:  # another recorder created it first
-        return signing_key(create=False)
+        pass
     except OSError:
         return None
-    with os.fdopen(fd, "w", encoding="ascii") as handle:
-        handle.write(secrets.token_hex(32) + "\n")
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
     return signing_key(create=False)
 
 
