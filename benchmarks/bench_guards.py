@@ -1,12 +1,16 @@
-"""Git-guard costs, measured side by side in one run (prints figures; asserts nothing).
+"""Git-guard costs, measured interleaved in one run; prints ratios and FAIL on a missed target.
 
-1. The native pre-push hook (`reflection hook pre-push` with one ref line on a small
-   repo, protected-branch check plus tests-ran check) against bare `python -c pass`.
-2. On a generated 50,000-file repo: the working-tree fingerprint and the tests-ran
-   checks, cold (every file's stat data stale, so git rehashes all of them) and warm
-   (the index's stat cache is fresh, as after any `git status`).
+Targets:
+- a `git commit` through what `reflection init` installs by default costs at most 1.5x
+  the same commit through one native hook process doing the same two checks
+  (protected branch, tests ran) with no dispatch around them;
+- the pytest plugin adds at most 3% to a 500-test run in a 50,000-file repository.
 
-    python benchmarks/bench_guards.py [--files 50000]
+Also printed, for reference: a commit with no hooks and through the pre-commit framework,
+the native pre-push hook against bare `python -c pass`, and on the 50,000-file repo the
+working-tree fingerprint and tests-ran checks, cold (every file's stat data stale) and warm.
+
+    python benchmarks/bench_guards.py [--files 50000] [--rounds 9]
 """
 
 from __future__ import annotations
@@ -68,12 +72,160 @@ def make_repo(path: Path, files: int) -> Path:
     return path
 
 
+SINGLE_PROCESS_HOOK = """\
+import sys
+from pathlib import Path
+from reflection_core import config
+from reflection_core.guards import protected_commit, tests_ran
+root = Path.cwd()
+cfg = config.load(root)
+sys.exit(protected_commit.check_commit(root, cfg) or tests_ran.check_staged(root, cfg))
+"""
+
+FRAMEWORK_CONFIG = """\
+repos:
+- repo: local
+  hooks:
+  - id: reflection-protected-commit
+    name: protected commit
+    entry: {bin}/reflection-protected-commit
+    language: system
+    pass_filenames: false
+    always_run: true
+  - id: reflection-tests-ran
+    name: tests ran
+    entry: {bin}/reflection-tests-ran
+    language: system
+    pass_filenames: false
+    always_run: true
+"""
+
+failures: list[str] = []
+
+
+def verdict(label: str, ratio: float, target: float) -> None:
+    ok = ratio <= target
+    print(f"{label}: {ratio:6.3f} (target <= {target}) {'ok' if ok else 'FAIL'}")
+    if not ok:
+        failures.append(label)
+
+
+def write_hook(directory: Path, body: str) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    hook = directory / "pre-commit"
+    hook.write_text(body)
+    hook.chmod(0o755)
+
+
+def bench_commit(tmp: Path, files: int, rounds: int) -> None:
+    """Interleaved `git commit` through each hook setup on the same repo."""
+    from reflection_core.guards import fingerprint, ledger
+
+    repo = make_repo(tmp / "commit", files=files)
+    (repo / "pytest.ini").write_text("[pytest]\n")
+    git(repo, "add", "pytest.ini")
+    git(repo, "commit", "-q", "--no-verify", "-m", "pytest")
+    tree = fingerprint.worktree_tree(repo)
+    ledger.record_run(repo, "pytest", 0, 0.1, tree=tree, source="pytest", counts={"passed": 1})
+    init = subprocess.run(
+        [str(BIN / "reflection"), "init", "--git-hooks"], cwd=repo, capture_output=True, text=True
+    )
+    assert init.returncode == 0, init.stderr
+    default_hooks = repo / ".git" / "hooks"
+    single = tmp / "hooks-single"
+    write_hook(single, f"#!/bin/sh\nexec {sys.executable} -c '{SINGLE_PROCESS_HOOK}'\n")
+    none = tmp / "hooks-none"
+    none.mkdir()
+    framework = tmp / "hooks-framework"
+    framework_home = tmp / "pre-commit-home"
+    config_file = tmp / "framework.yaml"
+    config_file.write_text(FRAMEWORK_CONFIG.format(bin=BIN))
+    write_hook(
+        framework,
+        f"#!/bin/sh\nexec {BIN / 'pre-commit'} hook-impl --config={config_file} "
+        f'--hook-type=pre-commit --hook-dir {framework} -- "$@"\n',
+    )
+    setups = {
+        "default install": default_hooks,
+        "one native hook process": single,
+        "no hooks": none,
+        "pre-commit framework": framework,
+    }
+    env = {**os.environ, **GIT_ENV, "PRE_COMMIT_HOME": str(framework_home)}
+
+    def commit(hooks: Path) -> float:
+        started = time.perf_counter()
+        proc = subprocess.run(
+            ["git", "-c", f"core.hooksPath={hooks}", "commit", "-q", "--allow-empty", "-m", "x"],
+            cwd=repo,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        elapsed = time.perf_counter() - started
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        git(repo, "reset", "-q", "--soft", "HEAD~1")
+        return elapsed
+
+    samples: dict[str, list[float]] = {name: [] for name in setups}
+    for hooks in setups.values():
+        commit(hooks)  # warm caches (and the framework's environment)
+    for _ in range(rounds):
+        for name, hooks in setups.items():
+            samples[name].append(commit(hooks))
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    print(f"\ngit commit in a {files}-file repo (medians of {rounds}, interleaved):")
+    for name, value in medians.items():
+        print(f"  {name:<26} {value * 1000:7.1f} ms")
+    verdict(
+        "ratio default install / one native hook process",
+        medians["default install"] / medians["one native hook process"],
+        1.5,
+    )
+
+
+def bench_plugin(repo: Path, tests: int, rounds: int) -> None:
+    """A test run with and without the ledger plugin, interleaved, in the big repo."""
+    body = "".join(f"def test_{n}():\n    assert sum(range(20000)) > 0\n\n" for n in range(tests))
+    (repo / "tests").mkdir(exist_ok=True)
+    (repo / "tests" / "test_many.py").write_text(body)
+    (repo / "pytest.ini").write_text("[pytest]\ntestpaths = tests\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_")}
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    variants = {
+        "with the plugin": base,
+        "without (-p no:reflection)": [*base, "-p", "no:reflection"],
+    }
+
+    def run(argv: list[str]) -> float:
+        started = time.perf_counter()
+        proc = subprocess.run(argv, cwd=repo, env=env, capture_output=True, text=True)
+        elapsed = time.perf_counter() - started
+        assert proc.returncode == 0 and f"{tests} passed" in proc.stdout, proc.stdout[-500:]
+        return elapsed
+
+    git(repo, "status", "--porcelain")  # a warm stat cache, as in daily work
+    for argv in variants.values():
+        run(argv)
+    samples: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(rounds):
+        for name, argv in variants.items():
+            samples[name].append(run(argv))
+    medians = {name: statistics.median(values) for name, values in samples.items()}
+    print(f"\n{tests}-test pytest run in the big repo (medians of {rounds}, interleaved):")
+    for name, value in medians.items():
+        print(f"  {name:<28} {value * 1000:8.1f} ms")
+    overhead = medians["with the plugin"] / medians["without (-p no:reflection)"] - 1
+    verdict("pytest plugin overhead (fraction of the run)", overhead, 0.03)
+
+
 def bench_pre_push(tmp: Path, rounds: int) -> None:
     from reflection_core.guards import ledger
 
     repo = make_repo(tmp / "small", files=20)
     sha = git(repo, "rev-parse", "HEAD").strip()
-    ledger.record_run(repo, "pytest", 0, 0.1, tree=git(repo, "rev-parse", "HEAD^{tree}").strip())
+    tree = git(repo, "rev-parse", "HEAD^{tree}").strip()
+    ledger.record_run(repo, "pytest", 0, 0.1, tree=tree, source="pytest", counts={"passed": 1})
     line = f"refs/heads/feature {sha} refs/heads/feature {'0' * 40}\n"
     hook = [str(BIN / "reflection"), "hook", "pre-push", "origin", "/dev/null"]
 
@@ -92,7 +244,7 @@ def bench_pre_push(tmp: Path, rounds: int) -> None:
     print(f"ratio hook / bare python:           {hook_s / floor:7.2f}x")
 
 
-def bench_large(tmp: Path, files: int, rounds: int) -> None:
+def bench_large(tmp: Path, files: int, rounds: int) -> Path:
     from reflection_core import config
     from reflection_core.guards import fingerprint, ledger, tests_ran
 
@@ -101,7 +253,7 @@ def bench_large(tmp: Path, files: int, rounds: int) -> None:
     print(f"\ngenerated a {files}-file repo in {time.perf_counter() - started:.1f} s")
     cfg = config.load(repo)
     tree = fingerprint.worktree_tree(repo)
-    ledger.record_run(repo, "pytest", 0, 1.0, tree=tree)
+    ledger.record_run(repo, "pytest", 0, 1.0, tree=tree, source="pytest", counts={"passed": 1})
     (repo / "docs").mkdir()
     (repo / "docs" / "note.md").write_text("docs only\n")  # ignorable: needs the diff path
 
@@ -143,17 +295,27 @@ def bench_large(tmp: Path, files: int, rounds: int) -> None:
     print(f"ratio warm fingerprint / git status:                  {warm_fp / status_s:8.2f}x")
     print(f"ratio warm working-tree check / 300 ms target:        {warm_check / 0.3:8.2f}")
     print(f"ratio staged-tree check / 300 ms target:              {staged / 0.3:8.2f}")
+    return repo
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=50_000)
+    parser.add_argument("--commit-files", type=int, default=2_000)
+    parser.add_argument("--tests", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=9)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-guards-") as tmp:
         os.environ["REFLECTION_STATE_DIR"] = str(Path(tmp) / "state")
+        os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # a throwaway ledger key
+        bench_commit(Path(tmp), args.commit_files, args.rounds)
         bench_pre_push(Path(tmp), args.rounds)
-        bench_large(Path(tmp), args.files, args.rounds)
+        big = bench_large(Path(tmp), args.files, args.rounds)
+        bench_plugin(big, args.tests, args.rounds)
+    if failures:
+        print(f"\nFAIL: {', '.join(failures)}")
+        sys.exit(1)
+    print("\nall targets met")
 
 
 if __name__ == "__main__":

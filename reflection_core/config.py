@@ -247,8 +247,9 @@ SCHEMA: dict[str, Any] = {
         "ledger": Field(_bool, True, "Record test runs and require them for commits/pushes."),
         "ignore": Field(
             _path_globs,
-            ["docs/**", "*.md", "*.rst", "*.txt", "LICENSE*", ".github/**"],
-            "Changes to these paths need no new test run.",
+            ["docs/**", "*.md", "*.rst", "LICENSE*", ".github/**"],
+            "Changes to these paths need no new test run (dependency manifests, lock and "
+            "build files never match: requirements*.txt, CMakeLists.txt, *.lock, ...).",
         ),
         "command": Field(
             _opt_str, None, "The project's full test command (auto-detected when null)."

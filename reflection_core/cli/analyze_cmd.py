@@ -19,10 +19,18 @@ def command(
     transcript: Path, as_json: bool, cwd: Path | None, no_ledger: bool, permission_mode: str | None
 ) -> None:
     """What the stop hook would conclude from TRANSCRIPT, with no side effects."""
-    from reflection_core.session.analyze import analyze_transcript
+    from reflection_core.session.analyze import analyze_transcript, transcript_problem
 
     if not transcript.is_file():
         click.echo(f"reflection analyze: no such transcript: {transcript}", err=True)
+        raise SystemExit(2)
+    problem = transcript_problem(transcript)
+    if problem:
+        click.echo(
+            f"reflection analyze: {transcript} is not a session transcript: {problem}. "
+            "Pass a Claude Code or Codex session file (JSON lines).",
+            err=True,
+        )
         raise SystemExit(2)
     cfg = load_config_or_exit(str(cwd) if cwd else None)
     decision = analyze_transcript(

@@ -20,16 +20,23 @@ if TYPE_CHECKING:
 @click.option("--gemini", is_flag=True, help="Merge hook entries into .gemini/settings.json.")
 @click.option("--opencode", is_flag=True, help="Write the plugin .opencode/plugins/reflection.js.")
 @click.option(
+    "--git-hooks",
+    "git_hooks",
+    is_flag=True,
+    help="Native pre-commit and pre-push hooks running the git guards (the default).",
+)
+@click.option(
     "--pre-commit",
     "pre_commit",
     is_flag=True,
-    help="Add hooks to .pre-commit-config.yaml and run `pre-commit install`.",
+    help="Run the commit-stage guards through the pre-commit framework instead "
+    "(.pre-commit-config.yaml + `pre-commit install`); the push guard stays a native hook.",
 )
 @click.option(
     "--pre-push",
     "pre_push",
     is_flag=True,
-    help="Install a native .git/hooks/pre-push that checks every pushed ref.",
+    help="Install only the native pre-push hook (checks every pushed ref).",
 )
 @click.option(
     "--claude-md",
@@ -43,15 +50,17 @@ def command(
     codex: bool,
     gemini: bool,
     opencode: bool,
+    git_hooks: bool,
     pre_commit: bool,
     pre_push: bool,
     claude_md: bool,
     dry_run: bool,
 ) -> int:
-    """Set up this repo. With no flags: --claude --pre-commit.
+    """Set up this repo. With no flags: --claude --git-hooks.
 
-    Always adds .reflection/ to .gitignore. Re-running changes nothing; a malformed
-    existing file is reported and left untouched (exit 2).
+    Always adds .reflection/ to .gitignore. Re-running changes nothing. Exit 2 when
+    an existing file is malformed (reported, left untouched); exit 1 when something
+    promised could not be installed (the message says how to fix it).
     """
     from reflection_core.install.init import (
         InitOptions,
@@ -65,38 +74,73 @@ def command(
         click.echo("reflection init: not inside a git repository (run `git init` first).", err=True)
         return 2
     hosts = tuple(name for name, chosen in (("gemini", gemini), ("opencode", opencode)) if chosen)
-    options = InitOptions(claude, codex, pre_commit, pre_push, claude_md, dry_run, hosts)
-    if options.nothing_selected:
-        options = InitOptions(claude=True, pre_commit=True, dry_run=dry_run)
-    # The native pre-push hook is planned after `pre-commit install` so it chains pre-commit's.
-    plan = plan_init(root, replace(options, pre_push=False))
+    options = InitOptions(
+        claude=claude,
+        codex=codex,
+        pre_commit=pre_commit,
+        pre_push=pre_push,
+        claude_md=claude_md,
+        dry_run=dry_run,
+        git_hooks=git_hooks,
+        hosts=hosts,
+    ).with_defaults()
+    # Native hooks are planned after `pre-commit install` so they chain the framework's shim.
+    files_only = replace(options, git_hooks=False, pre_push=False)
+    plan = plan_init(root, files_only)
+    hooks_options = InitOptions(
+        git_hooks=options.git_hooks,
+        pre_commit=options.pre_commit,
+        pre_push=options.pre_push,
+        dry_run=dry_run,
+    )
+    errors: list[str] = []
+    notes: list[str] = []
+    changed = False
+    errors += plan.errors
     for error in plan.errors:
         click.echo(f"reflection init: {error}", err=True)
     if dry_run:
         _print_dry_run(plan, root)
-        if options.pre_push:
-            _print_dry_run(
-                plan_init(root, InitOptions(pre_push=True, dry_run=True)), root, gitignore=False
-            )
-        return 2 if plan.errors else 0
+        if options.native_hook_types():
+            hook_plan = plan_init(root, hooks_options)
+            _print_dry_run(hook_plan, root, gitignore=False)
+            errors += hook_plan.errors
+        return 2 if errors else 0
     for line in apply_plan(plan):
         click.echo(f"  {line}")
+    changed = any(change.changed for change in plan.changes)
+    notes += plan.notes
     if plan.run_pre_commit_install and not plan.errors:
-        for line in install_pre_commit_hooks(root).splitlines():
+        ok, output = install_pre_commit_hooks(root)
+        if not ok:
+            click.echo(f"reflection init: {output}", err=True)
+            return 1
+        for line in output.splitlines():
             click.echo(f"  {line}")
-    if options.pre_push:
-        hook_plan = plan_init(root, InitOptions(pre_push=True))
+    if options.native_hook_types():
+        hook_plan = plan_init(root, hooks_options)
         for error in hook_plan.errors:
             click.echo(f"reflection init: {error}", err=True)
-        for line in apply_plan(hook_plan):
+        try:
+            done = apply_plan(hook_plan)
+        except OSError as exc:
+            click.echo(
+                f"reflection init: could not install the git hooks ({exc}); "
+                "main is NOT protected in this clone. Fix the hooks directory's permissions, "
+                "then re-run `reflection init`.",
+                err=True,
+            )
+            return 1
+        for line in done:
             click.echo(f"  {line}")
-        plan.errors += hook_plan.errors
-        plan.notes += hook_plan.notes
-    for note in plan.notes:
+        changed = changed or any(change.changed for change in hook_plan.changes)
+        errors += hook_plan.errors
+        notes += [n for n in hook_plan.notes if n not in notes]
+    for note in notes:
         click.echo(f"  note: {note}")
-    if plan.errors:
+    if errors:
         return 2
-    if not any(change.changed for change in plan.changes):
+    if not changed:
         click.echo("reflection init: already set up; nothing changed.")
     return 0
 
@@ -110,6 +154,6 @@ def _print_dry_run(plan: InitPlan, root: Path, gitignore: bool = True) -> None:
     for source, destination in plan.moves:
         click.echo(f"would move {source.name} -> {destination.name}")
     if plan.run_pre_commit_install:
-        click.echo("would run: pre-commit install --hook-type pre-commit --hook-type pre-push")
+        click.echo("would run: pre-commit install --hook-type pre-commit")
     for note in plan.notes:
         click.echo(f"note: {note}")

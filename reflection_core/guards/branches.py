@@ -107,7 +107,9 @@ def allowed_identity(identity: Sequence[str], allow: Sequence[str]) -> str | Non
     return None
 
 
-def refusal_message(ref: PushedRef, rule: str, remote: str = "origin") -> str:
+def refusal_message(
+    ref: PushedRef, rule: str, remote: str = "origin", patterns: Sequence[str] = ()
+) -> str:
     branch = ref.branch or ref.remote_ref
     if ref.is_delete:
         head = f"refusing to delete protected branch '{branch}' ({ref.remote_ref})"
@@ -121,11 +123,19 @@ def refusal_message(ref: PushedRef, rule: str, remote: str = "origin") -> str:
             f"refusing to push to protected branch '{branch}' "
             f"({ref.remote_ref}, pushing {source} at {ref.local_sha[:12]})"
         )
-        way = (
-            "  Push a branch and open a pull request instead:\n"
-            f"    git switch -c my-change && git push -u {remote} my-change\n"
-            f"    gh pr create --base {branch}"
-        )
+        local = ref.local_ref[len(HEADS) :] if ref.local_ref.startswith(HEADS) else None
+        if local and protected_rule(local, patterns) is None:
+            way = (
+                f"  Push your branch under its own name and open a pull request instead:\n"
+                f"    git push -u {remote} {local}\n"
+                f"    gh pr create --base {branch} --head {local}"
+            )
+        else:
+            way = (
+                "  Push a branch and open a pull request instead:\n"
+                f"    git switch -c my-change && git push -u {remote} my-change\n"
+                f"    gh pr create --base {branch}"
+            )
     return (
         f"reflection: {head}.\n"
         f"  Matched rule {rule!r} in protected_branches.\n"
@@ -149,7 +159,8 @@ def decide_push(
             continue
         rule = protected_rule(branch, patterns)
         if rule is not None:
-            refusals.append(Refusal(ref, rule, refusal_message(ref, rule, remote)))
+            message = refusal_message(ref, rule, remote, patterns)
+            refusals.append(Refusal(ref, rule, message))
     if refusals and allowed_identity(identity, cfg.get("guards.allow_push")):
         return []
     return refusals

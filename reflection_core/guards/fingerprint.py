@@ -29,6 +29,7 @@ BUILTIN_EXCLUDE: tuple[str, ...] = (
     "__pycache__/",
     "*.py[co]",
     ".pytest_cache/",
+    "pytest-cache-files-*/",  # pytest's cache, being written (renamed to .pytest_cache/)
     ".mypy_cache/",
     ".ruff_cache/",
     ".hypothesis/",
@@ -73,7 +74,7 @@ def real_index_path(root: Path) -> Path:
     return paths.git_dir(root) / "index"
 
 
-def worktree_tree(root: Path, exclude: Sequence[str] = ()) -> str:
+def worktree_tree(root: Path, exclude: Sequence[str] = (), *, background: bool = False) -> str:
     """Tree id of the working tree as it is now (tracked, modified and untracked files).
 
     Git-ignored files, BUILTIN_EXCLUDE and `exclude` globs are left out: the globs
@@ -98,8 +99,8 @@ def worktree_tree(root: Path, exclude: Sequence[str] = ()) -> str:
         )
         env = {"GIT_INDEX_FILE": str(temp_index)}
         add = ["-c", f"core.excludesFile={excludes}", "-c", "advice.addEmbeddedRepo=false"]
-        gitcmd.run(root, [*add, "add", "-A", "--", "."], env=env)
-        return gitcmd.run(root, ["write-tree"], env=env).strip()
+        gitcmd.run(root, [*add, "add", "-A", "--", "."], env=env, background=background)
+        return gitcmd.run(root, ["write-tree"], env=env, background=background).strip()
 
 
 def staged_tree(root: Path) -> str:

@@ -1,64 +1,112 @@
 """Native git hooks: `reflection hook pre-commit` and `reflection hook pre-push`.
 
-`reflection init` installs `.git/hooks/pre-push` running `reflection hook pre-push "$@"`.
-Unlike the pre-commit framework, a native pre-push hook sees every pushed ref, so
-every ref is checked against the protected branches, and every pushed commit
-needs test evidence. The protected-branch part fails CLOSED.
+`reflection init` installs `<hooks dir>/pre-commit` and `<hooks dir>/pre-push`
+scripts that run these with the absolute path of the installing interpreter.
+They run the registry's guards for the hook type, in table order, then the hook
+that was there before (`<type>.before-reflection`, e.g. the pre-commit
+framework's shim) with the same arguments and the exact same stdin bytes.
+
+Unlike the pre-commit framework, a native pre-push hook sees every pushed ref
+(deletes included), so every ref is checked against the protected branches and
+every pushed commit needs test evidence. The pre-push side fails CLOSED.
+`SKIP=<guard id>,...` skips guards as it does under the framework (said aloud).
 """
 
 from __future__ import annotations
 
-import argparse
+import os
+import subprocess
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 from reflection_core import config, paths
-from reflection_core.guards import gitcmd, protected_commit, protected_push, tests_ran
-from reflection_core.guards.branches import PushParseError
-from reflection_core.guards.hookenv import repo_and_config
+from reflection_core.guards import registry
+from reflection_core.guards.branches import PushParseError, parse_push_lines
+from reflection_core.guards.registry import PushContext
+
+CHAINED_SUFFIX = ".before-reflection"
+
+
+def skipped_ids(env: dict[str, str] | os._Environ[str]) -> set[str]:
+    return {part.strip() for part in env.get("SKIP", "").split(",") if part.strip()}
+
+
+def run_guards(hook_type: str, root: Path, cfg: config.Config, push: PushContext | None) -> int:
+    """Run the registry's guards for `hook_type`; the first refusal's status, else 0."""
+    skip = skipped_ids(os.environ)
+    for guard in registry.for_hook(hook_type):
+        if guard.id in skip:
+            sys.stderr.write(f"reflection: {guard.id} skipped (SKIP={os.environ['SKIP']}).\n")
+            continue
+        status = guard.native()(root, cfg, push)
+        if status:
+            return status
+    return 0
+
+
+def hooks_dir(root: Path) -> Path:
+    """Where git looks for hooks here (respects core.hooksPath)."""
+    from reflection_core.guards import gitcmd
+
+    out = gitcmd.run(root, ["rev-parse", "--git-path", "hooks"]).strip()
+    path = Path(out)
+    return path if path.is_absolute() else root / path
+
+
+def run_chained(root: Path, hook_type: str, argv: Sequence[str], stdin: bytes) -> int:
+    """The hook that was installed before ours, if any, with git's arguments and stdin."""
+    try:
+        chained = hooks_dir(root) / f"{hook_type}{CHAINED_SUFFIX}"
+    except RuntimeError:
+        return 0
+    if not (chained.is_file() and os.access(chained, os.X_OK)):
+        return 0
+    try:
+        return subprocess.run([str(chained), *argv], input=stdin, cwd=root).returncode
+    except OSError as exc:
+        sys.stderr.write(f"reflection: cannot run the chained hook {chained}: {exc}\n")
+        return 1
 
 
 def pre_commit_main(argv: Sequence[str] | None = None) -> int:
     """No commits on a protected branch; the staged tree needs a passing test run."""
-    argparse.ArgumentParser(prog="reflection hook pre-commit").parse_args(argv)
-    loaded = repo_and_config()
-    if isinstance(loaded, int):
-        return loaded
-    root, cfg = loaded
-    status = protected_commit.check_commit(root, cfg)
-    if status:
-        return status
-    if not cfg.get("tests.ledger"):
-        return 0
-    try:
-        return tests_ran.check_staged(root, cfg)
-    except gitcmd.GitError as exc:
-        sys.stderr.write(f"reflection: tests-ran check could not run git: {exc}\n")
-        return 1
-
-
-def pre_push_main(argv: Sequence[str] | None = None) -> int:
-    """Every ref against protected_branches, then test evidence for every pushed commit."""
-    parser = argparse.ArgumentParser(prog="reflection hook pre-push")
-    parser.add_argument("remote", nargs="?", default="origin")
-    parser.add_argument("url", nargs="?", default="")
-    args = parser.parse_args(argv)
+    args = list(argv or [])
     root = paths.find_repo_root()
     if root is None:
-        return protected_push.fail_closed("not inside a git repository")
+        return 0
     try:
         cfg = config.load(root)
     except config.ConfigError as exc:
-        return protected_push.fail_closed(f"configuration error: {exc}")
+        sys.stderr.write(f"reflection: configuration error: {exc}\n")
+        return 2
+    status = run_guards("pre-commit", root, cfg, None)
+    return status or run_chained(root, "pre-commit", args, b"")
+
+
+def fail_closed(message: str) -> int:
+    sys.stderr.write(f"reflection: {message}\nreflection: refusing the push (fails closed).\n")
+    return 1
+
+
+def pre_push_main(argv: Sequence[str] | None = None) -> int:
+    """Every ref against protected_branches, test evidence for every pushed commit, then chain."""
+    args = list(argv or [])
+    remote = args[0] if args else "origin"
+    stdin = b"" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.buffer.read()
+    root = paths.find_repo_root()
+    if root is None:
+        return fail_closed("not inside a git repository")
     try:
-        refs = protected_push.read_stdin_refs()
+        cfg = config.load(root)
+    except config.ConfigError as exc:
+        return fail_closed(f"configuration error: {exc}")
+    try:
+        refs = parse_push_lines(stdin.decode("utf-8", errors="surrogateescape"))
     except PushParseError as exc:
-        return protected_push.fail_closed(str(exc))
-    status = protected_push.check_refs(root, cfg, refs, args.remote)
-    if status or not cfg.get("tests.ledger"):
-        return status
-    targets = [(r.local_sha, r.remote_sha) for r in refs if not r.is_delete]
+        return fail_closed(str(exc))
     try:
-        return tests_ran.check_push_refs(root, cfg, targets, args.remote)
-    except gitcmd.GitError as exc:
-        return protected_push.fail_closed(f"tests-ran check could not run git: {exc}")
+        status = run_guards("pre-push", root, cfg, PushContext(remote, refs))
+    except Exception as exc:  # fail closed on our own bugs too
+        return fail_closed(f"internal error in the push guards: {type(exc).__name__}: {exc}")
+    return status or run_chained(root, "pre-push", args, stdin)

@@ -8,6 +8,7 @@ and raises GitError with git's own message when a command fails.
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -26,14 +27,20 @@ def run(
     env: Mapping[str, str] | None = None,
     input: str | None = None,
     check: bool = True,
+    background: bool = False,
 ) -> str:
-    """`git -C root ARGS` and its stdout (text, surrogate-escaped for odd bytes)."""
+    """`git -C root ARGS` and its stdout (text, surrogate-escaped for odd bytes).
+
+    `background` runs git at the lowest CPU priority (`nice -n 19`, where available):
+    for work that overlaps something the user is waiting on, such as a test run.
+    """
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    prefix = _nice_prefix() if background else []
     try:
         proc = subprocess.run(
-            ["git", "-c", "core.quotePath=false", *args],
+            [*prefix, "git", "-c", "core.quotePath=false", *args],
             cwd=root,
             env=full_env,
             input=input,
@@ -48,6 +55,11 @@ def run(
         message = proc.stderr.strip() or f"exit status {proc.returncode}"
         raise GitError(f"git {' '.join(args)}: {message}")
     return proc.stdout
+
+
+def _nice_prefix() -> list[str]:
+    nice = shutil.which("nice")
+    return [nice, "-n", "19"] if nice else []
 
 
 def succeeds(root: Path, args: Sequence[str]) -> bool:

@@ -6,13 +6,24 @@ on and how it ended. The ledger lives inside the git dir
 Appends are single locked O_APPEND writes, so concurrent test runs lose nothing;
 when the file grows past `tests.max_entries` lines it is rewritten, under the
 same lock, keeping the newest half. A corrupt line is skipped with a warning.
+
+Every stamp is signed: an HMAC-SHA256 over its JSON with a per-user key kept
+outside every repository (`$XDG_CONFIG_HOME/reflection/ledger.key`, mode 0600).
+A line written by hand, copied from another machine or edited after the fact
+does not verify and is never evidence (`Stamp.verified`). This stops casual
+forgery (an agent appending a JSON line); it does not stop a process running as
+the same user that reads the key. docs/git-guards.md says what the ledger proves.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import json
 import os
 import platform
+import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -41,9 +52,24 @@ class Stamp:
     source: str = "run"  # "pytest" | "run" | "verify" | ...
     tool_versions: dict[str, str] = field(default_factory=dict)
     cwd: str = ""
+    argv: list[str] = field(default_factory=list)  # how the runner was invoked
+    notes: list[str] = field(default_factory=list)  # why a run is partial, recorded by the runner
+    mac: str = ""
+    # Set when read: the signature checks out with this user's key. Not serialized.
+    verified: bool = field(default=False, compare=False, repr=False)
+
+    def payload(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.pop("verified")
+        return data
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), ensure_ascii=False, sort_keys=True)
+        return json.dumps(self.payload(), ensure_ascii=False, sort_keys=True)
+
+    def signing_bytes(self) -> bytes:
+        data = self.payload()
+        data.pop("mac")
+        return json.dumps(data, ensure_ascii=False, sort_keys=True).encode("utf-8")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Stamp:
@@ -57,6 +83,9 @@ class Stamp:
         versions = data.get("tool_versions") or {}
         if not isinstance(counts, dict) or not isinstance(versions, dict):
             raise ValueError("counts/tool_versions are not objects")
+        argv, notes = data.get("argv") or [], data.get("notes") or []
+        if not isinstance(argv, list) or not isinstance(notes, list):
+            raise ValueError("argv/notes are not lists")
         return cls(
             tree=tree,
             command=command,
@@ -69,12 +98,58 @@ class Stamp:
             source=str(data.get("source") or "run"),
             tool_versions={str(k): str(v) for k, v in versions.items()},
             cwd=str(data.get("cwd") or ""),
+            argv=[str(a) for a in argv],
+            notes=[str(n) for n in notes],
+            mac=str(data.get("mac") or ""),
         )
 
 
 def ledger_path(root: Path) -> Path:
     """`<git dir>/reflection/ledger.jsonl`, computed without running git."""
     return paths.git_dir(root).joinpath(*LEDGER_RELPATH)
+
+
+def key_path() -> Path:
+    """The per-user signing key: outside every repository, readable by this user only."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base) / "reflection" / "ledger.key"
+
+
+def signing_key(*, create: bool) -> bytes | None:
+    """This user's ledger key; created (0600) on first use when `create`, else None if absent."""
+    path = key_path()
+    try:
+        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    except FileNotFoundError:
+        if not create:
+            return None
+    except (OSError, ValueError):
+        return None
+    # Written in full under a temporary name, then linked into place: a reader never
+    # sees a half-written key, and of two first recorders exactly one key wins.
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(secrets.token_hex(32) + "\n")
+        os.link(tmp, path)
+    except FileExistsError:  # another recorder created it first
+        pass
+    except OSError:
+        return None
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+    return signing_key(create=False)
+
+
+def signature(stamp: Stamp, key: bytes) -> str:
+    return hmac.new(key, stamp.signing_bytes(), hashlib.sha256).hexdigest()
+
+
+def verify(stamp: Stamp, key: bytes | None) -> bool:
+    return bool(key and stamp.mac) and hmac.compare_digest(stamp.mac, signature(stamp, key or b""))
 
 
 def utc_now() -> str:
@@ -86,8 +161,22 @@ def python_versions() -> dict[str, str]:
 
 
 def append(root: Path, stamp: Stamp, *, max_entries: int = DEFAULT_MAX_ENTRIES) -> None:
-    """Add a stamp; rotate (keep the newest half) when the ledger exceeds `max_entries`."""
+    """Sign and add a stamp; rotate (keep the newest half) past `max_entries` lines.
+
+    Raises OSError when the ledger cannot be written. Without a usable key the stamp
+    is written unsigned (and says so on stderr): it is a record, never evidence.
+    """
     path = ledger_path(root)
+    key = signing_key(create=True)
+    if key is None:
+        sys.stderr.write(
+            f"reflection: cannot read or create the ledger key {key_path()}; this run is "
+            "recorded unsigned and will not count as test evidence.\n"
+        )
+        stamp.mac = ""
+    else:
+        stamp.mac = signature(stamp, key)
+        stamp.verified = True
     line = stamp.to_json()
     atomic.append_line(path, line)
     try:
@@ -122,6 +211,7 @@ def parse_lines(raw: bytes, source: str = "ledger") -> tuple[list[Stamp], list[s
     """Stamps from ledger bytes and one warning per line that could not be read."""
     stamps: list[Stamp] = []
     warnings: list[str] = []
+    key = signing_key(create=False)
     for number, line in enumerate(raw.splitlines(), start=1):
         if not line.strip():
             continue
@@ -129,7 +219,9 @@ def parse_lines(raw: bytes, source: str = "ledger") -> tuple[list[Stamp], list[s
             data = json.loads(line.decode("utf-8"))
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
-            stamps.append(Stamp.from_dict(data))
+            stamp = Stamp.from_dict(data)
+            stamp.verified = verify(stamp, key)
+            stamps.append(stamp)
         except (ValueError, TypeError) as exc:
             warnings.append(f"{source}:{number}: skipped a corrupt line ({exc})")
     return stamps, warnings
@@ -166,6 +258,8 @@ def record_run(
     source: str = "run",
     tree: str | None = None,
     tool_versions: Mapping[str, str] | None = None,
+    argv: Sequence[str] = (),
+    notes: Sequence[str] = (),
     exclude: Sequence[str] | None = None,
     max_entries: int | None = None,
 ) -> Stamp:
@@ -200,6 +294,8 @@ def record_run(
         source=source,
         tool_versions={**python_versions(), **(tool_versions or {})},
         cwd=os.getcwd(),
+        argv=[redact(a) for a in argv],
+        notes=list(notes),
     )
     append(root, stamp, max_entries=max_entries or DEFAULT_MAX_ENTRIES)
     return stamp

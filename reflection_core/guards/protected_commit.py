@@ -15,6 +15,7 @@ from reflection_core import config
 from reflection_core.guards import gitcmd
 from reflection_core.guards.branches import protected_rule
 from reflection_core.guards.hookenv import repo_and_config
+from reflection_core.guards.registry import PushContext
 
 
 def commit_refusal(
@@ -53,6 +54,11 @@ def check_commit(root: Path, cfg: config.Config) -> int:
         sys.stderr.write(message + "\n")
         return 1
     return 0
+
+
+def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:
+    """The native pre-commit hook's call (see guards.registry)."""
+    return check_commit(root, cfg)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

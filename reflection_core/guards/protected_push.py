@@ -8,6 +8,7 @@ Fails CLOSED: input it cannot parse, or a config it cannot read, refuses the pus
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ from reflection_core.guards.branches import (
     parse_push_lines,
     refs_from_pre_commit_env,
 )
+from reflection_core.guards.registry import PushContext
 
 
 def identity(root: Path, env: Mapping[str, str]) -> list[str]:
@@ -50,10 +52,27 @@ def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote
     who: list[str] = []
     if cfg.get("guards.allow_push"):
         who = identity(root, os.environ)
+    if any(r.local_ref == "HEAD" for r in refs):
+        # `git push origin HEAD:main` names the checked-out branch: say which, for the advice.
+        current = gitcmd.current_branch(root)
+        if current:
+            refs = [
+                dataclasses.replace(r, local_ref=f"refs/heads/{current}")
+                if r.local_ref == "HEAD"
+                else r
+                for r in refs
+            ]
     refusals = decide_push(refs, cfg, who, remote)
     for refusal in refusals:
         sys.stderr.write(refusal.message + "\n")
     return 1 if refusals else 0
+
+
+def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:
+    """The native pre-push hook's call: every ref git listed (see guards.registry)."""
+    if push is None:
+        return 0
+    return check_refs(root, cfg, push.refs, push.remote)
 
 
 def fail_closed(message: str) -> int:

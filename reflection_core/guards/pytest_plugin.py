@@ -6,34 +6,32 @@ harmless: it does nothing outside a git repository, never changes a run's outcom
 `--no-reflection-ledger`, `REFLECTION_LEDGER=0`, or `tests.pytest_plugin: false`
 / `tests.ledger: false` in the config.
 
-The tree is fingerprinted when the session STARTS: the stamp describes the
-content the tests were collected from. Files edited during the run are not
-covered; the next commit's tree then differs from the stamp and asks for a new run.
+The tree is fingerprinted when the session STARTS, in a background thread
+while the tests run (so a big repository's fingerprint costs the run nothing it
+would notice): the stamp describes the content the tests were collected from.
+Files edited during the run are not covered; the next commit's tree then differs
+from the stamp and asks for a new run.
+
+A run is recorded as partial (never full-suite evidence) when anything narrows
+it: selecting options on the command line, in PYTEST_ADDOPTS or anywhere pytest
+parsed them (`-k`, `-m`, `--lf`, `--deselect`, `--ignore`, node ids, sub-paths),
+`-o` overrides of collection settings (`python_functions=...`), or another
+config file (`-c`). Options that the configured `tests.command` itself uses are
+the project's definition of its suite and do not count against it.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import sys
+import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-# Command-line options that select a subset of the suite.
-_SELECTING_OPTIONS = (
-    "-k",
-    "-m",
-    "--lf",
-    "--last-failed",
-    "--sw",
-    "--stepwise",
-    "--deselect",
-    "--ignore",
-    "--ignore-glob",
-)
-
 
 # Options under which pytest runs no tests: --collect-only, --setup-only/-plan, --help...
 _NOT_A_TEST_RUN = (
@@ -45,6 +43,29 @@ _NOT_A_TEST_RUN = (
     "markers",
     "showfixtures",
     "show_fixtures_per_test",
+)
+
+
+# Parsed option -> the flag that sets it; any value other than the default narrows the run.
+_SELECTING_DESTS = {
+    "keyword": "-k",
+    "markexpr": "-m",
+    "lf": "--lf",
+    "stepwise": "--sw",
+    "deselect": "--deselect",
+    "ignore": "--ignore",
+    "ignore_glob": "--ignore-glob",
+    "inifilename": "-c",
+}
+# `-o KEY=VALUE` overrides that change which tests are collected.
+_COLLECTION_INI_KEYS = (
+    "python_files",
+    "python_classes",
+    "python_functions",
+    "testpaths",
+    "norecursedirs",
+    "addopts",
+    "collect_imported_tests",
 )
 
 
@@ -80,24 +101,82 @@ def _warn(message: str) -> None:
     sys.stderr.write(f"reflection: test ledger: {message}\n")
 
 
-def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
-    """True when the command line narrows the suite: -k, -m, --lf, node ids, sub-paths.
+_SYNONYMS = {
+    "--last-failed": "--lf",
+    "--stepwise": "--sw",
+    "--config-file": "-c",
+    "--inifile": "-c",
+    "--override-ini": "-o",
+}
+_FLAG_OPTIONS = ("--lf", "--sw")
+_VALUE_OPTIONS = ("-k", "-m", "--deselect", "--ignore", "--ignore-glob", "-c", "-o")
 
+
+def selections(tokens: Sequence[str]) -> set[tuple[str, str]]:
+    """(option, value) pairs that narrow a run, from command-line tokens."""
+    pairs: set[tuple[str, str]] = set()
+    index = 0
+    while index < len(tokens):
+        text = tokens[index]
+        name, eq, attached = text.partition("=") if text.startswith("--") else (text, "", "")
+        name = _SYNONYMS.get(name, name)
+        if name in _FLAG_OPTIONS:
+            pairs.add((name, ""))
+        elif name in _VALUE_OPTIONS and eq:
+            pairs.add((name, attached))
+        elif name in _VALUE_OPTIONS:
+            pairs.add((name, tokens[index + 1] if index + 1 < len(tokens) else ""))
+            index += 1
+        elif text[:2] in ("-k", "-m", "-c", "-o") and len(text) > 2:  # -kEXPR and friends
+            pairs.add((text[:2], text[2:]))
+        index += 1
+    return pairs
+
+
+def narrowing_notes(
+    config: pytest.Config, repo_root: Path, suite_tokens: Sequence[str] = ()
+) -> list[str]:
+    """Why this run does not cover the whole suite; empty when it does.
+
+    `suite_tokens` are the options of the configured `tests.command`: they define the
+    suite, so the same option with the same value does not count against a run.
     Path arguments count as the full suite when they cover the configured testpaths
     (or the rootdir), or when every test file the repo has (`test_*.py`, `*_test.py`)
     lies under one of them (`pytest tests` in a project without testpaths).
     """
-    for arg in config.invocation_params.args:
-        text = str(arg)
-        if any(text == opt or text.startswith(opt + "=") for opt in _SELECTING_OPTIONS):
-            return True
-        if text[:2] in ("-k", "-m"):  # also the joined forms -kEXPR, -mEXPR
-            return True
+    tokens = [str(a) for a in config.invocation_params.args]
+    tokens += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
+    run, suite = selections(tokens), selections(suite_tokens)
+    notes: list[str] = []
+    for flag, value in sorted(run - suite):
+        if flag != "-o":
+            notes.append(f"selected with {flag}")
+        elif value.split("=", 1)[0].strip() in _COLLECTION_INI_KEYS:
+            notes.append(f"collection overridden with -o {value}")
+    # What pytest parsed, wherever it came from (a backstop for forms not read above).
+    ini_tokens = set(config.getini("addopts") or [])
+    for dest, flag in _SELECTING_DESTS.items():
+        parsed = getattr(config.option, dest, None)
+        if not parsed or flag in ini_tokens:
+            continue
+        for item in parsed if isinstance(parsed, list) else [parsed]:
+            pair = (flag, "" if item is True else str(item))
+            if pair not in run and pair not in suite:
+                notes.append(f"{flag} is set ({item!r})")
+    for override in getattr(config.option, "override_ini", None) or []:
+        key = str(override).split("=", 1)[0].strip()
+        if key in _COLLECTION_INI_KEYS and ("-o", str(override)) not in run | suite:
+            notes.append(f"collection overridden with -o {override}")
+    notes.extend(_path_notes(config, repo_root))
+    return list(dict.fromkeys(notes))
+
+
+def _path_notes(config: pytest.Config, repo_root: Path) -> list[str]:
     source = getattr(config, "args_source", None)
     if source is None or source.name != "ARGS":
-        return False  # no paths given: pytest ran testpaths or the invocation dir
+        return []  # no paths given: pytest ran testpaths or the invocation dir
     if any("::" in arg for arg in config.args):
-        return True
+        return ["node ids selected"]
     root = Path(config.rootpath).resolve()
     testpaths = [(root / p).resolve() for p in (config.getini("testpaths") or [])] or [root]
     base = Path(config.invocation_params.dir)
@@ -107,8 +186,15 @@ def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
         return any(t == path or t in path.parents for t in targets)
 
     if all(covered(tp) for tp in testpaths):
-        return False
-    return not all(covered(path) for path in _test_files(repo_root, testpaths))
+        return []
+    if all(covered(path) for path in _test_files(repo_root, testpaths)):
+        return []
+    return ["a subset of the test paths selected"]
+
+
+def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
+    """True when anything narrows the suite (see narrowing_notes)."""
+    return bool(narrowing_notes(config, repo_root))
 
 
 def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
@@ -132,14 +218,52 @@ def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
     return [f for f in files if any(u == f or u in f.parents for u in under)]
 
 
+class _Fingerprint(threading.Thread):
+    """The working tree's fingerprint, computed while the tests run."""
+
+    def __init__(self, root: Path, exclude: list[str]) -> None:
+        super().__init__(name="reflection-fingerprint", daemon=True)
+        self.root, self.exclude = root, exclude
+        self.tree: str | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        from reflection_core.guards.fingerprint import worktree_tree
+
+        # The tests run meanwhile: a file they create and delete between git's scan and
+        # its read fails the scan, so try again (the tree before the tests changed it).
+        for _ in range(3):
+            try:
+                self.tree = worktree_tree(self.root, self.exclude, background=True)
+                self.error = None
+                return
+            except BaseException as exc:  # reported when the run is recorded
+                self.error = exc
+
+    def result(self) -> str:
+        self.join()
+        if self.error is not None:
+            raise self.error
+        assert self.tree is not None
+        return self.tree
+
+
 class _LedgerRecorder:
     """Collects the outcome of one session and appends its stamp at the end."""
 
-    def __init__(self, config: pytest.Config, root: Path, tree: str, max_entries: int) -> None:
+    def __init__(
+        self,
+        config: pytest.Config,
+        root: Path,
+        fingerprint: _Fingerprint,
+        max_entries: int,
+        suite_tokens: tuple[str, ...],
+    ) -> None:
         self.config = config
         self.root = root
-        self.tree = tree
+        self.fingerprint = fingerprint
         self.max_entries = max_entries
+        self.suite_tokens = suite_tokens
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
@@ -148,7 +272,6 @@ class _LedgerRecorder:
     def for_config(cls, config: pytest.Config) -> _LedgerRecorder | None:
         from reflection_core import config as config_mod
         from reflection_core import paths
-        from reflection_core.guards.fingerprint import worktree_tree
 
         root = paths.find_repo_root(config.rootpath) or paths.find_repo_root(
             config.invocation_params.dir
@@ -158,8 +281,16 @@ class _LedgerRecorder:
         cfg = config_mod.load(root)
         if not cfg.get("tests.pytest_plugin") or not cfg.get("tests.ledger"):
             return None
-        tree = worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-        return cls(config, root, tree, cfg.get("tests.max_entries"))
+        fingerprint = _Fingerprint(root, list(cfg.get("tests.fingerprint_exclude")))
+        fingerprint.start()
+        configured = cfg.get("tests.command")
+        suite_tokens: tuple[str, ...] = ()
+        if configured:
+            from reflection_core.guards.evidence import is_pytest_command, normalized, split
+
+            if is_pytest_command(configured):  # its options define the suite (not `python -m`)
+                suite_tokens = tuple(normalized(split(configured))[1:])
+        return cls(config, root, fingerprint, cfg.get("tests.max_entries"), suite_tokens)
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
@@ -189,23 +320,28 @@ class _LedgerRecorder:
     def _record(self, session: pytest.Session, exitstatus: int) -> None:
         from reflection_core.guards.ledger import record_run
 
-        partial = (
-            selection_is_partial(self.config, self.root)
-            or self.stopped_early(session)
-            or exitstatus == pytest.ExitCode.INTERRUPTED
-        )
+        notes = narrowing_notes(self.config, self.root, self.suite_tokens)
+        if self.stopped_early(session):
+            notes.append("stopped before every collected test ran")
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            notes.append("interrupted")
         args = [str(a) for a in self.config.invocation_params.args]
+        addopts = os.environ.get("PYTEST_ADDOPTS", "").strip()
         command = " ".join(["pytest", *args])
+        if addopts:
+            command = f"PYTEST_ADDOPTS={shlex.quote(addopts)} {command}"
         record_run(
             self.root,
             command,
             exitstatus,
             time.monotonic() - self.started,
             counts=self.counts,
-            partial=partial,
+            partial=bool(notes),
             source="pytest",
-            tree=self.tree,
+            tree=self.fingerprint.result(),
             tool_versions={"pytest": pytest.__version__},
+            argv=["pytest", *args],
+            notes=notes,
             exclude=(),
             max_entries=self.max_entries,
         )

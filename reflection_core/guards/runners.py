@@ -7,7 +7,7 @@ by default the tests-ran gate does not count it. Unknown runners count as full.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 _PYTEST_SELECTING = ("-k", "-m", "--lf", "--last-failed", "--sw", "--stepwise", "--deselect")
 
@@ -26,6 +26,18 @@ def _strip_wrappers(argv: Sequence[str]) -> list[str]:
         else:
             break
     return args
+
+
+def narrowing_notes(argv: Sequence[str], env: Mapping[str, str]) -> list[str]:
+    """Why a `reflection run` command covers less than its runner's suite; empty when full."""
+    notes = []
+    if is_partial(argv):
+        notes.append(f"`{' '.join(argv)}` narrows the suite")
+    for name, runner in (("PYTEST_ADDOPTS", ["pytest"]), ("GOFLAGS", ["go", "test"])):
+        value = env.get(name, "")
+        if value and is_partial([*runner, *value.split()]):
+            notes.append(f"{name}={value!r} narrows the suite")
+    return notes
 
 
 def is_partial(argv: Sequence[str]) -> bool:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shlex
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,8 +24,15 @@ from pathlib import Path
 from reflection_core import config
 from reflection_core.globs import path_matches
 from reflection_core.guards import fingerprint, gitcmd, ledger
+from reflection_core.guards.evidence import (
+    is_pytest_command,
+    not_the_suite,
+    outcome,
+    why_not_counted,
+)
 from reflection_core.guards.hookenv import repo_and_config
 from reflection_core.guards.ledger import Stamp
+from reflection_core.guards.registry import PushContext
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
@@ -47,8 +55,47 @@ class TreeEvidence:
     command_hint: str | None = None
 
 
-def counts_as_full(stamp: Stamp, allow_partial: bool) -> bool:
-    return allow_partial or not stamp.partial
+# Dependency manifests, lock files and build files change what the tests run against:
+# never "documentation", whatever tests.ignore says.
+NEVER_IGNORABLE: tuple[str, ...] = (
+    "requirements*.txt",
+    "requirements/**",
+    "constraints*.txt",
+    "CMakeLists.txt",
+    "*.cmake",
+    "*.lock",
+    "*lock.json",
+    "*lock.yaml",
+    "go.mod",
+    "go.sum",
+    "Cargo.toml",
+    "package.json",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "tox.ini",
+    "pytest.ini",
+    "conftest.py",
+    "Pipfile",
+    "Gemfile",
+    "Makefile",
+    "*.mk",
+    "meson.build",
+    "BUILD",
+    "BUILD.bazel",
+    "WORKSPACE",
+    "build.gradle*",
+    "pom.xml",
+    "Dockerfile",
+    ".python-version",
+    ".nvmrc",
+    ".tool-versions",
+)
+
+
+def ignorable(path: str, ignore: Sequence[str]) -> bool:
+    """A change to `path` needs no test run: it matches `ignore` and is not a build input."""
+    return path_matches(path, list(ignore)) and not path_matches(path, list(NEVER_IGNORABLE))
 
 
 def ignorable_globs(cfg: config.Config) -> list[str]:
@@ -60,21 +107,39 @@ def ignorable_globs(cfg: config.Config) -> list[str]:
     ]
 
 
-def command_hint(root: Path, cfg: config.Config) -> str | None:
-    """The command that would record a full run: pytest directly, anything else via `run`."""
+def project_test_command(root: Path, cfg: config.Config) -> str | None:
+    """`tests.command`, else the detected test command (pytest, npm test, go test ./...)."""
     from reflection_core.project import repo_signals
 
-    command = repo_signals(root, cfg).test_command
-    if command is None:
+    return repo_signals(root, cfg).test_command
+
+
+def command_hint(project_command: str | None) -> str | None:
+    """The command that would record a full run: pytest directly, anything else via `run`."""
+    if project_command is None:
         return None
-    if "pytest" in command.split()[:3] or command.startswith("reflection run"):
-        return command
-    return f"reflection run -- {command}"
+    if is_pytest_command(project_command) or project_command.startswith("reflection run"):
+        return project_command
+    return f"reflection run -- {project_command}"
 
 
 def describe(stamp: Stamp) -> str:
     when = stamp.timestamp[:19].replace("T", " ") + " UTC" if stamp.timestamp else "at some time"
     return f"`{stamp.command}` ({stamp.source}, exit {stamp.exit_code}, {when})"
+
+
+@dataclass(frozen=True)
+class SuiteRules:
+    """What makes a stamp evidence here: the project's test command and tests.allow_partial."""
+
+    project_command: str | None
+    allow_partial: bool = False
+
+    def is_suite(self, stamp: Stamp) -> bool:
+        return not_the_suite(stamp, self.project_command) is None
+
+    def outcome(self, stamp: Stamp) -> str:
+        return outcome(stamp, self.allow_partial) if self.is_suite(stamp) else "none"
 
 
 # ---------------------------------------------------------------- pure decision
@@ -85,18 +150,20 @@ def decide(
     stamps: Sequence[Stamp],
     diffs: Mapping[str, list[str]],
     ignore: Sequence[str],
-    allow_partial: bool,
+    rules: SuiteRules,
 ) -> TreeEvidence:
     """Evidence for `tree` from the ledger's stamps and each candidate tree's changed paths.
 
-    `diffs` maps a passing stamp's tree to the paths that differ from `tree`
+    Only suite runs count (see guards.evidence): the latest passing or failing one on
+    `tree` decides; otherwise a passing one on a tree that differs only in ignorable
+    paths. `diffs` maps a passing stamp's tree to the paths that differ from `tree`
     (missing when git no longer has that tree).
     """
     on_tree = [s for s in stamps if s.tree == tree]
-    counted = [s for s in on_tree if counts_as_full(s, allow_partial) or not s.passed]
-    if counted:
-        latest = counted[-1]
-        if latest.passed:
+    decisive = [s for s in on_tree if rules.outcome(s) != "none"]
+    if decisive:
+        latest = decisive[-1]
+        if rules.outcome(latest) == "pass":
             return TreeEvidence(
                 tree,
                 True,
@@ -113,10 +180,10 @@ def decide(
         )
     best: tuple[Stamp, list[str]] | None = None
     for stamp in reversed(stamps):
-        if not stamp.passed or not counts_as_full(stamp, allow_partial) or stamp.tree not in diffs:
+        if rules.outcome(stamp) != "pass" or stamp.tree not in diffs:
             continue
         changed = diffs[stamp.tree]
-        relevant = [p for p in changed if not path_matches(p, list(ignore))]
+        relevant = [p for p in changed if not ignorable(p, ignore)]
         if not relevant:
             return TreeEvidence(
                 tree,
@@ -131,25 +198,21 @@ def decide(
             )
         if best is None or len(changed) < len(best[1]):
             best = (stamp, changed)
-    partial_passes = [s for s in on_tree if s.passed]
+    uncounted = ""
+    if on_tree:
+        last = on_tree[-1]
+        why = why_not_counted(last, rules.project_command, rules.allow_partial)
+        uncounted = f"; the latest run on this tree does not count: {describe(last)}: {why}"
     if best is not None:
         stamp, changed = best
         reason = (
             f"no passing test run on this tree; {len(changed)} file(s) changed since the "
-            f"nearest passing run {describe(stamp)}"
+            f"nearest passing run {describe(stamp)}{uncounted}"
         )
         return TreeEvidence(tree, False, stamp=stamp, changed_paths=changed, reason=reason)
-    if partial_passes:
-        return TreeEvidence(
-            tree,
-            False,
-            stamp=partial_passes[-1],
-            reason=(
-                f"only a partial test run passed on this tree ({describe(partial_passes[-1])}); "
-                "a full run is needed (or set tests.allow_partial)"
-            ),
-        )
-    return TreeEvidence(tree, False, reason="no passing test run is recorded for this tree")
+    return TreeEvidence(
+        tree, False, reason=f"no passing test run is recorded for this tree{uncounted}"
+    )
 
 
 # ---------------------------------------------------------------- git + ledger shell
@@ -190,11 +253,11 @@ def diff_candidates(
     return parse_diff_tree_stdin(out)
 
 
-def candidate_trees(stamps: Sequence[Stamp], allow_partial: bool) -> list[str]:
-    """Distinct trees with a counted passing run, newest first, at most MAX_CANDIDATE_TREES."""
+def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
+    """Distinct trees with a full passing suite run, newest first, at most MAX_CANDIDATE_TREES."""
     seen: list[str] = []
     for stamp in reversed(stamps):
-        if stamp.passed and counts_as_full(stamp, allow_partial) and stamp.tree not in seen:
+        if stamp.tree not in seen and rules.outcome(stamp) == "pass":
             seen.append(stamp.tree)
             if len(seen) >= MAX_CANDIDATE_TREES:
                 break
@@ -203,22 +266,23 @@ def candidate_trees(stamps: Sequence[Stamp], allow_partial: bool) -> list[str]:
 
 def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> list[TreeEvidence]:
     """Evidence for several trees with one ledger read and one diff process."""
-    hint = command_hint(root, cfg)
+    project_command = project_test_command(root, cfg)
+    hint = command_hint(project_command)
     if not cfg.get("tests.ledger"):
         note = "tests.ledger is false: test evidence is not recorded or checked"
         return [TreeEvidence(t, True, reason=note, command_hint=hint) for t in trees]
     stamps = ledger.read(root)
-    allow_partial = cfg.get("tests.allow_partial")
-    candidates = candidate_trees(stamps, allow_partial)
-    # Trees whose own counted runs decide them need no comparison with other trees.
-    decided = {s.tree for s in stamps if counts_as_full(s, allow_partial) or not s.passed}
+    rules = SuiteRules(project_command, cfg.get("tests.allow_partial"))
+    candidates = candidate_trees(stamps, rules)
+    # Trees whose own suite runs decide them need no comparison with other trees.
+    decided = {s.tree for s in stamps if rules.outcome(s) != "none"}
     pairs = [(c, t) for t in trees if t not in decided for c in candidates if c != t]
     diffs = diff_candidates(root, pairs)
     ignore = ignorable_globs(cfg)
     results = []
     for tree in trees:
         per_tree = {old: paths_ for (old, new), paths_ in diffs.items() if new == tree}
-        evidence = decide(tree, stamps, per_tree, ignore, allow_partial)
+        evidence = decide(tree, stamps, per_tree, ignore, rules)
         evidence.command_hint = hint
         results.append(evidence)
     return results
@@ -235,26 +299,65 @@ def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
     return evidence_for_tree(root, tree, cfg)
 
 
-def refusal_text(evidence: TreeEvidence, headline: str, *, skip_hint: bool = True) -> str:
-    """The message for a refused commit or push: why, what changed, what to run."""
+def refusal_text(
+    evidence: TreeEvidence,
+    headline: str,
+    *,
+    skip_hint: bool = True,
+    untracked: Sequence[str] = (),
+    unstaged: Sequence[str] = (),
+    exclude_file: str = ".git/info/exclude",
+) -> str:
+    """The message for a refused commit or push: why, what changed, what to do.
+
+    `untracked` and `unstaged` name changed paths that are not part of the commit
+    (present in the working tree when the tests ran); each gets its exact choices.
+    """
     lines = [f"reflection: {headline}: {evidence.reason}."]
-    if evidence.changed_paths:
+    aside = set(untracked) | set(unstaged)
+    others = [p for p in evidence.changed_paths if p not in aside]
+    if others:
         lines.append("  Changed since that run:")
-        shown = evidence.changed_paths[:MAX_LISTED_PATHS]
+        shown = others[:MAX_LISTED_PATHS]
         lines.extend(f"    {p}" for p in shown)
-        if len(evidence.changed_paths) > len(shown):
-            lines.append(f"    ... and {len(evidence.changed_paths) - len(shown)} more")
-    if evidence.command_hint:
-        lines.append(f"  Run the full test suite, then try again:  {evidence.command_hint}")
-    else:
-        lines.append(
-            "  Run the full test suite through `reflection run -- <your test command>` "
-            "(or set tests.command), then try again."
-        )
+        if len(others) > len(shown):
+            lines.append(f"    ... and {len(others) - len(shown)} more")
+    run = evidence.command_hint or "reflection run -- <your test command>"
+    if untracked:
+        quoted = " ".join(shlex.quote(p) for p in untracked[:MAX_LISTED_PATHS])
+        lines.append("  Untracked files (not part of this commit, but present when the tests ran):")
+        lines.extend(f"    {p}" for p in untracked[:MAX_LISTED_PATHS])
+        lines += [
+            "  Choose one:",
+            f"    git add {quoted}   (they belong in the commit; commit again)",
+            f"    printf '%s\\n' {quoted} >> {exclude_file} && {run}   (keep them out of "
+            "commits and of test evidence; then commit again)",
+            "    or add them to tests.ignore in .reflection.yaml (changes there never need "
+            "a test run), then commit again",
+        ]
+    if unstaged:
+        quoted = " ".join(shlex.quote(p) for p in unstaged[:MAX_LISTED_PATHS])
+        lines.append("  Not staged (the tests ran with these edits, the commit lacks them):")
+        lines.extend(f"    {p}" for p in unstaged[:MAX_LISTED_PATHS])
+        lines += [
+            "  Choose one:",
+            f"    git add {quoted}   (commit the edits too; commit again)",
+            f"    git stash push --keep-index, then {run}, then commit, then git stash pop",
+        ]
+    if others or not aside:
+        if evidence.command_hint:
+            lines.append(f"  Run the full test suite, then try again:  {evidence.command_hint}")
+        else:
+            lines += [
+                "  No test command is configured or detected here. Name it in .reflection.yaml",
+                "  (e.g. `tests: {command: make check}`) and `git add .reflection.yaml`, run it",
+                "  through `reflection run -- make check`, then try again. A repository without",
+                "  tests can set `tests: {ledger: false}` instead.",
+            ]
     if skip_hint:
         lines.append(
-            "  Skip once: SKIP=reflection-tests-ran git commit ...  (pre-commit framework), "
-            "or git commit/push --no-verify."
+            "  Skip once: SKIP=reflection-tests-ran git commit ...  (or git commit/push "
+            "--no-verify, which skips every check)."
         )
     return "\n".join(lines)
 
@@ -262,10 +365,33 @@ def refusal_text(evidence: TreeEvidence, headline: str, *, skip_hint: bool = Tru
 # ---------------------------------------------------------------- the two stages
 
 
+def _git_paths(root: Path, args: Sequence[str]) -> set[str]:
+    return {p for p in gitcmd.run(root, [*args, "-z"], check=False).split("\0") if p}
+
+
 def check_staged(root: Path, cfg: config.Config) -> int:
     """pre-commit stage: the staged tree needs a passing run. 1 when refused."""
     evidence = evidence_for_tree(root, fingerprint.staged_tree(root), cfg)
-    return _report(evidence, "refusing the commit")
+    if evidence.passed:
+        return 0
+    changed = set(evidence.changed_paths)
+    untracked: list[str] = []
+    unstaged: list[str] = []
+    if changed:
+        others = _git_paths(root, ["ls-files", "--others", "--exclude-standard"])
+        modified = _git_paths(root, ["diff", "--name-only", "--no-renames"])
+        untracked = sorted(changed & others)
+        unstaged = sorted(changed & modified)
+    exclude_file = gitcmd.run(root, ["rev-parse", "--git-path", "info/exclude"]).strip()
+    text = refusal_text(
+        evidence,
+        "refusing the commit",
+        untracked=untracked,
+        unstaged=unstaged,
+        exclude_file=shlex.quote(exclude_file),
+    )
+    sys.stderr.write(text + "\n")
+    return 1
 
 
 def pushed_commits(
@@ -316,13 +442,40 @@ def check_push_refs(
     trees = list(dict.fromkeys(commits.values()))
     by_tree = {e.tree: e for e in evidence_for_trees(root, trees, cfg)}
     unproven = [(c, by_tree[t]) for c, t in commits.items() if not by_tree[t].passed]
+    tips = {local_sha for local_sha, _ in refs}
     for commit, evidence in unproven[:MAX_REPORTED_COMMITS]:
         subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
         _report(evidence, f"refusing the push of {commit[:12]} ({subject[:60]})")
     if len(unproven) > MAX_REPORTED_COMMITS:
         more = len(unproven) - MAX_REPORTED_COMMITS
         sys.stderr.write(f"reflection: ... and {more} more pushed commits without test evidence.\n")
+    earlier = [c for c, _ in unproven if c not in tips]
+    if earlier:
+        # `commits` is newest first, so the last unproven earlier commit is the oldest.
+        sys.stderr.write(skipped_commit_advice(root, earlier[-1], by_tree, commits) + "\n")
     return 1 if unproven else 0
+
+
+def skipped_commit_advice(
+    root: Path, oldest: str, by_tree: Mapping[str, TreeEvidence], commits: Mapping[str, str]
+) -> str:
+    """The way out when a commit that is not a pushed tip lacks evidence.
+
+    A test run now runs on the tip's tree and cannot prove an earlier commit (one
+    made with SKIP= or --no-verify, say), so the advice names what can.
+    """
+    hint = by_tree[commits[oldest]].command_hint or "<your test command>"
+    parent = gitcmd.run(root, ["rev-parse", "-q", "--verify", f"{oldest}^"], check=False).strip()
+    base = f"{oldest[:12]}^" if parent else "--root"
+    return (
+        f"reflection: {oldest[:12]} is an earlier commit of this push, not its tip: running the "
+        "tests now cannot prove it (they run on the tip's tree). Choose one:\n"
+        f"    git rebase -x {shlex.quote(hint)} {base}   (re-runs the tests on every commit "
+        "from there; then push again)\n"
+        "    set `tests: {push_commits: tip}` in .reflection.yaml   (check only each pushed "
+        "ref's tip; then run the tests and push again)\n"
+        "    git push --no-verify   (skips every pre-push check once)"
+    )
 
 
 def _report(evidence: TreeEvidence, headline: str) -> int:
@@ -330,6 +483,20 @@ def _report(evidence: TreeEvidence, headline: str) -> int:
         return 0
     sys.stderr.write(refusal_text(evidence, headline) + "\n")
     return 1
+
+
+def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:
+    """The native hooks' call: the staged tree at commit, every pushed commit at push."""
+    if not cfg.get("tests.ledger"):
+        return 0
+    try:
+        if push is None:
+            return check_staged(root, cfg)
+        targets = [(r.local_sha, r.remote_sha) for r in push.refs if not r.is_delete]
+        return check_push_refs(root, cfg, targets, push.remote)
+    except gitcmd.GitError as exc:
+        sys.stderr.write(f"reflection: tests-ran check could not run git: {exc}\n")
+        return 1
 
 
 def push_targets_from_env(root: Path, env: Mapping[str, str]) -> list[tuple[str, str]] | None:

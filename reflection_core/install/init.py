@@ -2,24 +2,37 @@
 
 Plans every file change first (pure merges in merge.py), then either prints the
 diffs (`--dry-run`) or writes them atomically. Re-running changes nothing.
+
+The default git setup is two native hooks (`<hooks dir>/pre-commit` and
+`pre-push`) that run the guard registry with the absolute path of the
+interpreter that ran `init`: they see every pushed ref (deletes and new
+branches included), need nothing on PATH, and cost one process per commit. A hook
+that was already there (the pre-commit framework's shim, a hook of your own) is
+kept as `<type>.before-reflection` and run after ours with the same arguments
+and stdin.
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 import os
+import shlex
 import shutil
 import stat
 import subprocess
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
 from reflection_core.atomic import write_text_atomic
+from reflection_core.guards import registry
 from reflection_core.install import merge
 
-NATIVE_HOOK_MARKER = "# reflection-native-pre-push"
+NATIVE_HOOK_MARKER = "# reflection-native-hook"
+OLD_NATIVE_MARKERS = ("# reflection-native-pre-push",)  # written by earlier versions
 CHAINED_SUFFIX = ".before-reflection"
 
 
@@ -27,11 +40,12 @@ CHAINED_SUFFIX = ".before-reflection"
 class InitOptions:
     claude: bool = False
     codex: bool = False
-    pre_commit: bool = False
-    pre_push: bool = False
+    pre_commit: bool = False  # the pre-commit framework runs the commit-stage guards
+    pre_push: bool = False  # a native pre-push hook only
     claude_md: bool = False
     dry_run: bool = False
     hosts: tuple[str, ...] = ()  # more agent hosts (install/hosts.py): gemini, opencode
+    git_hooks: bool = False  # native pre-commit and pre-push hooks (the default)
 
     @property
     def nothing_selected(self) -> bool:
@@ -41,8 +55,22 @@ class InitOptions:
             or self.pre_commit
             or self.pre_push
             or self.claude_md
+            or self.git_hooks
             or self.hosts
         )
+
+    def with_defaults(self) -> InitOptions:
+        if self.nothing_selected:
+            return InitOptions(claude=True, git_hooks=True, dry_run=self.dry_run)
+        return self
+
+    def native_hook_types(self) -> tuple[str, ...]:
+        """Native hooks to install: the push guard always goes native (it sees every ref)."""
+        if self.git_hooks and not self.pre_commit:
+            return ("pre-commit", "pre-push")
+        if self.git_hooks or self.pre_commit or self.pre_push:
+            return ("pre-push",)
+        return ()
 
 
 @dataclass
@@ -102,13 +130,42 @@ def _plan_file(
 
 
 def reflection_command() -> str:
-    """`reflection` when it is on PATH, else the absolute path of this installation's script."""
-    if shutil.which("reflection"):
-        return "reflection"
-    import sys
+    """This installation's CLI as an absolute, shell-quoted command (no PATH lookup).
 
-    candidate = Path(sys.executable).with_name("reflection")
-    return str(candidate) if candidate.exists() else "reflection"
+    Hosts (an IDE's commit button, Claude Code, Codex) run hooks with their own PATH,
+    which often lacks the virtualenv `reflection` was installed into.
+    """
+    script = Path(sys.executable).parent / "reflection"
+    if script.is_file() and os.access(script, os.X_OK):
+        return shlex.quote(str(script))
+    return shlex.join([sys.executable, "-m", "reflection_core"])
+
+
+def script_dir() -> Path:
+    """Where this installation's console scripts live (next to its interpreter)."""
+    return Path(sys.executable).parent
+
+
+def enabled_claude_plugins(root: Path, home: Path) -> list[str]:
+    """reflection plugins enabled in Claude Code settings (user, project, local)."""
+    found = []
+    for path in (
+        home / ".claude" / "settings.json",
+        root / ".claude" / "settings.json",
+        root / ".claude" / "settings.local.json",
+    ):
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        plugins = data.get("enabledPlugins") if isinstance(data, dict) else None
+        if isinstance(plugins, dict):
+            found += [
+                f"{name} ({path})"
+                for name, on in plugins.items()
+                if on and str(name).split("@")[0] == "reflection"
+            ]
+    return found
 
 
 def prompt_protocol_snippet() -> str:
@@ -119,23 +176,39 @@ def prompt_protocol_snippet() -> str:
     )
 
 
-def plan_init(root: Path, options: InitOptions) -> InitPlan:
-    """Every change `init` would make to `root`, computed without writing anything."""
-    if options.nothing_selected:
-        options = InitOptions(claude=True, pre_commit=True, dry_run=options.dry_run)
+def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> InitPlan:
+    """Every change `init` would make to `root`, computed without writing anything.
+
+    Plans exactly what `options` select (callers apply `with_defaults` first); the
+    .gitignore entry is always planned.
+    """
     plan = InitPlan(root=root)
     command = reflection_command()
     _plan_file(plan, root / ".gitignore", merge.ensure_gitignore)
     if options.pre_commit:
-        _plan_file(plan, root / ".pre-commit-config.yaml", merge.merge_pre_commit_config)
-        plan.run_pre_commit_install = True
-    if options.claude:
-        entries = merge.claude_hook_entries(command)
+        stages = ("pre-commit",)
         _plan_file(
             plan,
-            root / ".claude" / "settings.json",
-            lambda text: merge.merge_hook_settings(text, entries, ".claude/settings.json"),
+            root / ".pre-commit-config.yaml",
+            lambda text: merge.merge_pre_commit_config(text, script_dir(), stages),
         )
+        plan.run_pre_commit_install = True
+    if options.claude:
+        plugins = enabled_claude_plugins(root, home or Path.home())
+        if plugins:
+            plan.notes.append(
+                "Claude Code: the reflection plugin is enabled ("
+                + "; ".join(plugins)
+                + "), so its hooks already run; .claude/settings.json is left alone "
+                "(both would run every hook twice)."
+            )
+        else:
+            entries = merge.claude_hook_entries(command)
+            _plan_file(
+                plan,
+                root / ".claude" / "settings.json",
+                lambda text: merge.merge_hook_settings(text, entries, ".claude/settings.json"),
+            )
     _plan_hosts(plan, root, options.hosts, command)
     if options.codex:
         entries = merge.codex_hook_entries(command)
@@ -144,17 +217,29 @@ def plan_init(root: Path, options: InitOptions) -> InitPlan:
             root / ".codex" / "hooks.json",
             lambda text: merge.merge_hook_settings(text, entries, ".codex/hooks.json"),
         )
+        notify = json.dumps([*shlex.split(command), "hook", "codex-notify"])
         plan.notes.append(
-            'Codex: add `notify = ["reflection", "hook", "codex-notify"]` to '
-            "~/.codex/config.toml for notifications, and trust this project in Codex "
-            "(untrusted project hooks are skipped silently)."
+            "Codex: hooks need `[features] codex_hooks = true` in ~/.codex/config.toml on "
+            "Codex versions that still gate them, and Codex runs a project's hooks only once "
+            "you trust the project; `reflection doctor` checks both. For notifications add "
+            f"`notify = {notify}` to ~/.codex/config.toml."
         )
     if options.claude_md:
         target = _memory_file(root, prefer_agents=options.codex and not options.claude)
         snippet = prompt_protocol_snippet()
         _plan_file(plan, target, lambda text: merge.append_snippet(text, snippet))
-    if options.pre_push:
-        _plan_native_pre_push(plan, command)
+    if options.git_hooks and not options.pre_commit:
+        framework = _read(root / ".pre-commit-config.yaml") or ""
+        doubled = [hook_id for hook_id in registry.hook_ids() if hook_id in framework]
+        if doubled:
+            plan.notes.append(
+                ".pre-commit-config.yaml also runs "
+                + ", ".join(doubled)
+                + "; the native hooks run them already: remove them there (or use "
+                "`reflection init --pre-commit` to keep the commit-stage guards in the framework)"
+            )
+    for hook_type in options.native_hook_types():
+        _plan_native_hook(plan, hook_type)
     return plan
 
 
@@ -188,40 +273,46 @@ def hooks_dir(root: Path) -> Path:
     return path if path.is_absolute() else (root / path)
 
 
-def native_pre_push_script(command: str) -> str:
-    """A git pre-push hook that checks every pushed ref, then runs a chained older hook."""
+def is_native_hook(text: str | None) -> bool:
+    return text is not None and any(
+        marker in text for marker in (NATIVE_HOOK_MARKER, *OLD_NATIVE_MARKERS)
+    )
+
+
+def native_hook_script(hook_type: str, python: str | None = None) -> str:
+    """A git hook that runs reflection's `hook_type` guards with an absolute interpreter path.
+
+    If the interpreter is gone (a deleted virtualenv) the hook refuses and says how to
+    repair or bypass: the protected-branch check must not silently stop running.
+    """
+    interpreter = shlex.quote(python or sys.executable)
+    verb = "push" if hook_type == "pre-push" else "commit"
     return f"""#!/bin/sh
-{NATIVE_HOOK_MARKER}
-# Installed by `reflection init --pre-push`. Checks every ref of the push (the
-# pre-commit framework only shows hooks the first one). Fails closed.
-REFLECTION="${{REFLECTION:-{command}}}"
-if ! command -v "$REFLECTION" >/dev/null 2>&1; then
-    echo "reflection: '$REFLECTION' not found; refusing the push because the" >&2
-    echo "protected-branch check cannot run. Install reflection-hooks, or bypass" >&2
-    echo "once with 'git push --no-verify'." >&2
+{NATIVE_HOOK_MARKER} ({hook_type})
+# Installed by `reflection init`: runs reflection's {hook_type} guards (see the guard
+# registry), then the hook that was here before, kept as {hook_type}{CHAINED_SUFFIX}.
+PYTHON={interpreter}
+if [ ! -x "$PYTHON" ]; then
+    echo "reflection: $PYTHON is missing, so the {hook_type} guards cannot run; refusing." >&2
+    echo "  Re-run 'reflection init' from the environment reflection is installed in," >&2
+    echo "  or skip every check once with 'git {verb} --no-verify'." >&2
     exit 1
 fi
-input=$(cat)
-printf '%s\\n' "$input" | "$REFLECTION" hook pre-push "$@" || exit $?
-chained="$(dirname "$0")/pre-push{CHAINED_SUFFIX}"
-if [ -x "$chained" ]; then
-    printf '%s\\n' "$input" | "$chained" "$@" || exit $?
-fi
-exit 0
+exec "$PYTHON" -m reflection_core hook {hook_type} "$@"
 """
 
 
-def _plan_native_pre_push(plan: InitPlan, command: str) -> None:
+def _plan_native_hook(plan: InitPlan, hook_type: str) -> None:
     try:
         directory = hooks_dir(plan.root)
     except (OSError, subprocess.CalledProcessError) as exc:
         plan.errors.append(f"cannot locate the git hooks dir: {exc}")
         return
-    target = directory / "pre-push"
+    target = directory / hook_type
     existing = _read(target)
-    script = native_pre_push_script(command)
-    if existing is not None and NATIVE_HOOK_MARKER not in existing:
-        chained = directory / f"pre-push{CHAINED_SUFFIX}"
+    script = native_hook_script(hook_type)
+    if existing is not None and not is_native_hook(existing):
+        chained = directory / f"{hook_type}{CHAINED_SUFFIX}"
         if chained.exists():
             plan.errors.append(
                 f"{target} is not reflection's and {chained.name} already exists; "
@@ -229,7 +320,7 @@ def _plan_native_pre_push(plan: InitPlan, command: str) -> None:
             )
             return
         plan.moves.append((target, chained))
-        plan.notes.append(f"existing pre-push hook kept as {chained.name} and run after ours")
+        plan.notes.append(f"existing {hook_type} hook kept as {chained.name} and run after ours")
         existing = None
     plan.changes.append(FileChange(target, existing, script, executable=True))
 
@@ -252,39 +343,47 @@ def apply_plan(plan: InitPlan) -> list[str]:
     return done
 
 
-def native_pre_push_installed(root: Path) -> bool:
+def native_hook_installed(root: Path, hook_type: str) -> bool:
     try:
-        text = _read(hooks_dir(root) / "pre-push")
+        return is_native_hook(_read(hooks_dir(root) / hook_type))
     except (OSError, subprocess.CalledProcessError):
         return False
-    return text is not None and NATIVE_HOOK_MARKER in text
 
 
-def install_pre_commit_hooks(root: Path) -> str:
-    """Run `pre-commit install` for both hook types, as the README tells users to.
+def pre_commit_executable() -> str | None:
+    """The pre-commit installed with reflection (same environment), else one on PATH."""
+    beside = script_dir() / "pre-commit"
+    if beside.is_file() and os.access(beside, os.X_OK):
+        return str(beside)
+    return shutil.which("pre-commit")
 
-    When reflection's native pre-push hook is installed it already chains the
-    framework's pre-push hook, so only the pre-commit type is (re)installed.
+
+def install_pre_commit_hooks(root: Path) -> tuple[bool, str]:
+    """Run `pre-commit install` for the commit stage; (succeeded, output or the fix).
+
+    The push stage is reflection's native pre-push hook, which chains the framework's
+    pre-push shim when the framework installed one before.
     """
-    exe = shutil.which("pre-commit")
+    exe = pre_commit_executable()
     if exe is None:
-        return (
-            "pre-commit is not installed: run `pip install pre-commit` then "
-            "`pre-commit install --hook-type pre-commit --hook-type pre-push`"
+        return False, (
+            "pre-commit is not installed, so the commit-stage hooks were not installed. "
+            f"Fix: {shlex.quote(sys.executable)} -m pip install pre-commit && "
+            "reflection init --pre-commit"
         )
-    hook_types = ["--hook-type", "pre-commit"]
-    if not native_pre_push_installed(root):
-        hook_types += ["--hook-type", "pre-push"]
     proc = subprocess.run(
-        [exe, "install", *hook_types],
+        [exe, "install", "--hook-type", "pre-commit"],
         cwd=root,
         capture_output=True,
         text=True,
     )
     text = (proc.stdout + proc.stderr).strip()
     if proc.returncode != 0:
-        return f"`pre-commit install` failed ({proc.returncode}): {text}"
-    return text
+        fix = ""
+        if "core.hooksPath" in text:
+            fix = " Fix: git config --unset-all core.hooksPath, then reflection init --pre-commit"
+        return False, f"`pre-commit install` failed ({proc.returncode}): {text}.{fix}"
+    return True, text
 
 
 def _rel(path: Path, root: Path) -> str:

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
+
+from reflection_core.guards import registry
 
 GITIGNORE_ENTRY = ".reflection/"
 SNIPPET_START = "<!-- reflection:prompt-protocol:start -->"
 SNIPPET_END = "<!-- reflection:prompt-protocol:end -->"
-HOOK_IDS = ("reflection-protected-commit", "reflection-protected-push", "reflection-tests-ran")
+HOOK_IDS = registry.hook_ids()
 
 
 class MergeError(ValueError):
@@ -47,12 +50,16 @@ def claude_hook_entries(command: str = "reflection") -> list[HookEntry]:
 
 
 def codex_hook_entries(command: str = "reflection") -> list[HookEntry]:
-    """Codex runs the same Claude-compatible hooks for the events it supports."""
-    return [
-        HookEntry("UserPromptSubmit", f"{command} hook user-prompt-submit", timeout=30),
-        HookEntry("Stop", f"{command} hook stop", timeout=60),
-        HookEntry("SessionStart", f"{command} hook session-start", matcher="compact", timeout=30),
-    ]
+    """Codex runs Claude-compatible hooks; these are the Claude entries whose event Codex has.
+
+    Codex documents SessionStart, PreToolUse, PermissionRequest, PostToolUse,
+    UserPromptSubmit and Stop. Left out, with why: SubagentStop and SessionEnd (no
+    such events); SessionStart (ours acts on `source: compact` only, which is not
+    among the sources Codex documents: startup, resume, clear); PostToolUse on
+    TodoWrite (Codex's plan tool is `update_plan`, which the todo handler does not read).
+    """
+    codex_events = {"UserPromptSubmit", "Stop"}
+    return [e for e in claude_hook_entries(command) if e.event in codex_events]
 
 
 def merge_hook_settings(text: str | None, entries: Iterable[HookEntry], filename: str) -> str:
@@ -165,49 +172,23 @@ def append_snippet(text: str | None, snippet: str) -> str:
     return f"{current}{separator}{body}\n"
 
 
-def pre_commit_repo_block(indent: str = "  ", item_indent: str = "") -> str:
-    """The `repo: local` entry running the installed reflection console scripts."""
-    hooks = (
-        (
-            "reflection-protected-commit",
-            "refuse commits on protected branches",
-            "reflection-protected-commit",
-            "[pre-commit]",
-        ),
-        (
-            "reflection-protected-push",
-            "refuse pushes to protected branches",
-            "reflection-protected-push",
-            "[pre-push]",
-        ),
-        (
-            "reflection-tests-ran",
-            "tests passed on this exact tree",
-            "reflection-tests-ran",
-            "[pre-commit, pre-push]",
-        ),
-    )
-    pad = item_indent + indent
-    dash = "-" + " " * (len(indent) - 1)
-    lines = [f"{item_indent}{dash}repo: local", f"{pad}hooks:"]
-    for hook_id, name, entry, stages in hooks:
-        lines += [
-            f"{pad}- id: {hook_id}",
-            f"{pad}  name: {name}",
-            f"{pad}  entry: {entry}",
-            f"{pad}  language: system",
-            f"{pad}  pass_filenames: false",
-            f"{pad}  always_run: true",
-            f"{pad}  stages: {stages}",
-        ]
-    return "\n".join(lines) + "\n"
+def pre_commit_repo_block(
+    script_dir: Path,
+    stages: Sequence[str] = ("pre-commit",),
+    indent: str = "  ",
+    item_indent: str = "",
+) -> str:
+    """The `repo: local` entry running this installation's guard scripts (absolute paths)."""
+    return registry.local_repo_block(script_dir, stages, indent=indent, item_indent=item_indent)
 
 
 _TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
 _REPOS_KEY = re.compile(r"^repos\s*:\s*(#.*)?$")
 
 
-def merge_pre_commit_config(text: str | None) -> str:
+def merge_pre_commit_config(
+    text: str | None, script_dir: Path, stages: Sequence[str] = ("pre-commit",)
+) -> str:
     """Add reflection's hooks to .pre-commit-config.yaml, keeping comments and other repos.
 
     Insertion is textual (so comments survive): the `repo: local` block goes at the
@@ -217,12 +198,10 @@ def merge_pre_commit_config(text: str | None) -> str:
     """
     import yaml
 
+    wanted = [g.id for g in registry.GUARDS if any(s in g.stages for s in stages)]
+    block = pre_commit_repo_block(script_dir, stages)
     if text is None or not text.strip():
-        return (
-            "# See https://pre-commit.com for more information\n"
-            "default_install_hook_types: [pre-commit, pre-push]\n"
-            "repos:\n" + pre_commit_repo_block()
-        )
+        return "# See https://pre-commit.com for more information\nrepos:\n" + block
     try:
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
@@ -241,24 +220,22 @@ def merge_pre_commit_config(text: str | None) -> str:
         for hook in repo.get("hooks") or []
         if isinstance(hook, dict)
     }
-    if all(hook_id in present for hook_id in HOOK_IDS):
+    if all(hook_id in present for hook_id in wanted):
         return text
     if any(hook_id in present for hook_id in HOOK_IDS):
         raise MergeError(
             ".pre-commit-config.yaml already has some reflection hooks; add the missing ones "
-            f"({', '.join(h for h in HOOK_IDS if h not in present)}) by hand"
+            f"({', '.join(h for h in wanted if h not in present)}) by hand"
         )
-    merged = _insert_block(text)
+    merged = _insert_block(text, script_dir, stages)
     if merged is None:
         doc.setdefault("repos", [])
-        doc["repos"].append(yaml.safe_load(pre_commit_repo_block())[0])
+        doc["repos"].append(yaml.safe_load(block)[0])
         merged = yaml.safe_dump(doc, sort_keys=False)
-    if "default_install_hook_types" not in doc:
-        merged = _add_install_types(merged)
     return merged
 
 
-def _insert_block(text: str) -> str | None:
+def _insert_block(text: str, script_dir: Path, stages: Sequence[str]) -> str | None:
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -266,14 +243,14 @@ def _insert_block(text: str) -> str | None:
     if start is None:
         if any(line.startswith("repos") for line in lines):
             return None  # flow style (`repos: [...]`): let YAML re-emit it
-        return "".join(lines) + "repos:\n" + pre_commit_repo_block()
+        return "".join(lines) + "repos:\n" + pre_commit_repo_block(script_dir, stages)
     end = len(lines)
     for i in range(start + 1, len(lines)):
         if _TOP_KEY.match(lines[i]):
             end = i
             break
     item_indent, indent = _list_indents(lines[start + 1 : end])
-    block = pre_commit_repo_block(indent=indent, item_indent=item_indent)
+    block = pre_commit_repo_block(script_dir, stages, indent=indent, item_indent=item_indent)
     insert_at = end
     while insert_at > start + 1 and not lines[insert_at - 1].strip():
         insert_at -= 1
@@ -288,12 +265,3 @@ def _list_indents(body: list[str]) -> tuple[str, str]:
             item = match.group(1)
             return item, " " * (1 + len(match.group(2)))
     return "", "  "
-
-
-def _add_install_types(text: str) -> str:
-    lines = text.splitlines(keepends=True)
-    index = 0
-    while index < len(lines) and (not lines[index].strip() or lines[index].startswith("#")):
-        index += 1
-    line = "default_install_hook_types: [pre-commit, pre-push]\n"
-    return "".join(lines[:index]) + line + "".join(lines[index:])

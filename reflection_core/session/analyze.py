@@ -107,6 +107,44 @@ def load_session(
     )
 
 
+class NotATranscript(ValueError):
+    """The file is not a session transcript (empty, not JSON lines, or no session records)."""
+
+
+def transcript_problem(path: str | os.PathLike[str], max_lines: int = 200) -> str | None:
+    """Why `path` is not a transcript, or None: it must hold JSON-object lines with records.
+
+    A record is an object with a string `type` (Claude Code and Codex rollouts both
+    tag every line) or a `message` object. Only the first `max_lines` lines are read.
+    """
+    import itertools
+    import json
+
+    records = 0
+    seen = 0
+    try:
+        with open(path, "rb") as handle:
+            for raw in itertools.islice(handle, max_lines):
+                if not raw.strip():
+                    continue
+                seen += 1
+                try:
+                    data = json.loads(raw)
+                except ValueError:
+                    continue
+                if isinstance(data, dict) and (
+                    isinstance(data.get("type"), str) or isinstance(data.get("message"), dict)
+                ):
+                    records += 1
+    except OSError as exc:
+        return f"cannot read it: {exc.strerror or exc}"
+    if seen == 0:
+        return "it is empty"
+    if records == 0:
+        return "no line is a transcript record (JSON objects with a `type`)"
+    return None
+
+
 def analyze_transcript(
     path: str | os.PathLike[str],
     *,

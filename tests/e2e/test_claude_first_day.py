@@ -1,5 +1,5 @@
-"""A user's first day: `reflection init`, `pre-commit install`, then an agent session whose
-commits and pushes meet the git guards for real."""
+"""A user's first day: `reflection init` (the default install: native git hooks), then an
+agent session whose commits and pushes meet the git guards for real."""
 
 from __future__ import annotations
 
@@ -31,19 +31,17 @@ def test_first_day_guards_refuse_then_accept_inside_an_agent_session(
     remote = make_bare_remote(tmp_path / "origin.git", project.root)
     git(project.root, "push", "-q", "origin", "main")
     git(project.root, "switch", "-q", "-c", "feat/sub")
-    _run(project, "reflection", "init", "--pre-commit")
-    config = (project.root / ".pre-commit-config.yaml").read_text(encoding="utf-8")
-    for hook_id in ("reflection-protected-push", "reflection-protected-commit"):
-        assert hook_id in config, config
-    assert "reflection-tests-ran" in config, config
-    _run(project, "pre-commit", "install", "--hook-type", "pre-commit", "--hook-type", "pre-push")
+    _run(project, "reflection", "init")
+    for hook_type in ("pre-commit", "pre-push"):
+        hook = (project.root / ".git" / "hooks" / hook_type).read_text(encoding="utf-8")
+        assert "reflection-native-hook" in hook, hook
     doctor = _run(project, "reflection", "doctor").stdout
     assert "all reflection hooks registered" in doctor, doctor
-    assert "pre-push: installed by pre-commit" in doctor, doctor
+    assert "pre-push: reflection's native hook" in doctor, doctor
     # The user's own first commit meets the tests-ran guard too: run the tests, then commit.
     _run(project, "python", "-m", "pytest", "-q")
     _run(project, "git", "add", "-A")
-    _run(project, "git", "commit", "-q", "-m", "pre-commit config")
+    _run(project, "git", "commit", "-q", "--allow-empty", "-m", "set up reflection")
 
     run = project.run(
         "Add sub(a, b) to calc.py returning a - b; run `python -m pytest -q`, commit on this "

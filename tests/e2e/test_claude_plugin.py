@@ -41,7 +41,7 @@ def test_the_plugin_blocks_an_untested_edit_like_the_installed_hooks(
         extra_args=("--plugin-dir", str(CHECKOUT)),
     )
     assert run.blocks == 1, run.describe()
-    assert "reflection-hook stop" in run.stop_feedback()[0], run.stop_feedback()
+    assert 'reflection-hook" stop' in run.stop_feedback()[0], run.stop_feedback()  # quoted path
     # A clear prompt adds no model context: its one visible line shows the hook fired.
     prompt_lines = [
         m for m in run.hook_messages() if m.startswith("UserPromptSubmit") and "prompt " in m

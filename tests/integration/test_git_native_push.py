@@ -76,7 +76,8 @@ def test_head_to_main_from_a_feature_branch_is_refused(pushed_repo: tuple[Path, 
     result = push(repo, "HEAD:main")
     assert result.returncode != 0
     assert remote_sha(remote, "main") == before
-    assert "protected branch 'main' (refs/heads/main, pushing HEAD" in result.stderr
+    assert "protected branch 'main' (refs/heads/main, pushing refs/heads/feat" in result.stderr
+    assert "git push -u origin feat" in result.stderr  # the branch under its own name
 
 
 def test_feat_to_main_refspec_is_refused(pushed_repo: tuple[Path, Path]) -> None:

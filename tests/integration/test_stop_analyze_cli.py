@@ -52,3 +52,18 @@ def test_human_output_names_gates_and_the_feedback(tmp_path: Path) -> None:
 def test_missing_transcript_is_a_usage_error(tmp_path: Path) -> None:
     proc = run(str(tmp_path / "nope.jsonl"), cwd=tmp_path)
     assert proc.returncode == 2 and "no such transcript" in proc.stderr
+
+
+def test_input_that_is_not_a_transcript_is_refused(tmp_path: Path) -> None:
+    for name, text in (
+        ("empty.jsonl", ""),
+        ("garbage.jsonl", "{garbage\n"),
+        ("README.md", "# A project\n\nSome words.\n"),
+        ("object.json", '{"name": "not a session"}\n'),
+    ):
+        path = tmp_path / name
+        path.write_text(text)
+        result = run(str(path), cwd=tmp_path)
+        assert result.returncode == 2, (name, result.stdout)
+        assert "is not a session transcript" in result.stderr
+        assert "agent score" not in result.stdout

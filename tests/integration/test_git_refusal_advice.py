@@ -1,0 +1,143 @@
+"""Every refusal says the way out, and following it literally makes the next attempt succeed."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gitutil import GIT_ENV, git, make_bare_remote, make_repo
+
+BIN = Path(sys.executable).parent
+PROJECT = {
+    "pytest.ini": "[pytest]\ntestpaths = tests\npythonpath = src\n",
+    "src/calc.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_calc.py": "from calc import add\n\ndef test_add():\n    assert add(1, 2) == 3\n",
+}
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    home = tmp_path / "home"
+    home.mkdir()
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REFLECTION_"))}
+    return {
+        **keep,
+        **GIT_ENV,
+        "PATH": f"{BIN}:/usr/bin:/bin",  # `python` in the advice is this environment's
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
+
+
+@pytest.fixture
+def project(tmp_path: Path, env: dict[str, str]) -> Path:
+    repo = make_repo(tmp_path / "calc", files=PROJECT)
+    make_bare_remote(tmp_path / "remote.git", repo)
+    git(repo, "push", "-q", "origin", "main")
+    init = subprocess.run([str(BIN / "reflection"), "init"], cwd=repo, env=env, capture_output=True)
+    assert init.returncode == 0, init.stderr
+    git(repo, "switch", "-q", "-c", "feature")
+    return repo
+
+
+def sh(repo: Path, env: dict[str, str], line: str) -> subprocess.CompletedProcess[str]:
+    """Run one line of advice exactly as printed, through a shell like a user would."""
+    return subprocess.run(["sh", "-c", line], cwd=repo, env=env, capture_output=True, text=True)
+
+
+def advice_line(message: str, starts: str) -> str:
+    """The command of the advice line starting with `starts` (before its parenthesised why)."""
+    for line in message.splitlines():
+        text = line.strip()
+        if text.startswith(starts):
+            return re.split(r"\s{3}\(", text)[0]
+    raise AssertionError(f"no advice line starting {starts!r} in:\n{message}")
+
+
+def refused_commit_with_untracked_scratch(project: Path, env: dict[str, str]) -> str:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    (project / "notes.tmp").write_text("scratch\n")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    git(project, "add", "src/calc.py")
+    refused = sh(project, env, "git commit -q -m change")
+    assert refused.returncode != 0
+    assert "Untracked files (not part of this commit" in refused.stderr
+    assert "    notes.tmp" in refused.stderr
+    return refused.stderr
+
+
+def test_untracked_file_advice_add_it(project: Path, env: dict[str, str]) -> None:
+    message = refused_commit_with_untracked_scratch(project, env)
+    assert sh(project, env, advice_line(message, "git add")).returncode == 0
+    done = sh(project, env, "git commit -q -m change")
+    assert done.returncode == 0, done.stderr
+    assert "notes.tmp" in git(project, "show", "--name-only", "HEAD")
+
+
+def test_untracked_file_advice_exclude_it(project: Path, env: dict[str, str]) -> None:
+    message = refused_commit_with_untracked_scratch(project, env)
+    line = advice_line(message, "printf")
+    assert line.endswith("&& python -m pytest")
+    assert sh(project, env, line).returncode == 0
+    done = sh(project, env, "git commit -q -m change")
+    assert done.returncode == 0, done.stderr
+    assert "notes.tmp" not in git(project, "show", "--name-only", "HEAD")
+
+
+def test_a_skipped_commit_in_a_push_explains_and_the_rebase_advice_works(
+    project: Path, env: dict[str, str]
+) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "git commit -q --no-verify -m skipped-tests").returncode == 0
+    (project / "README.md").write_text("# calc\n")
+    (project / "src" / "more.py").write_text("X = 1\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    assert sh(project, env, "git commit -q -m tested").returncode == 0
+    refused = sh(project, env, "git push -q origin feature")
+    assert refused.returncode != 0
+    assert "(skipped-tests)" in refused.stderr
+    assert "is an earlier commit of this push, not its tip" in refused.stderr
+    assert "tests.push_commits" in refused.stderr or "push_commits: tip" in refused.stderr
+    rebase = advice_line(refused.stderr, "git rebase -x")
+    rebased = sh(project, env, rebase)
+    assert rebased.returncode == 0, rebased.stdout + rebased.stderr
+    pushed = sh(project, env, "git push -q origin feature")
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_a_skipped_commit_advice_tip_only(project: Path, env: dict[str, str]) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "git commit -q --no-verify -m skipped-tests").returncode == 0
+    (project / "src" / "more.py").write_text("X = 1\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    assert sh(project, env, "git commit -q -m tested").returncode == 0
+    refused = sh(project, env, "git push -q origin feature")
+    assert "`tests: {push_commits: tip}` in .reflection.yaml" in refused.stderr
+    (project / ".reflection.yaml").write_text("tests: {push_commits: tip}\n")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    pushed = sh(project, env, "git push -q origin feature")
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_no_test_command_advice_names_the_config(tmp_path: Path, env: dict[str, str]) -> None:
+    repo = make_repo(tmp_path / "plain", files={"Makefile": "check:\n\ttrue\n"})
+    subprocess.run([str(BIN / "reflection"), "init"], cwd=repo, env=env, check=True)
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "a.c").write_text("int main(void) { return 0; }\n")
+    git(repo, "add", "-A")
+    refused = sh(repo, env, "git commit -q -m c")
+    assert "e.g. `tests: {command: make check}`" in refused.stderr
+    (repo / ".reflection.yaml").write_text("tests: {command: make check}\n")
+    assert sh(repo, env, "git add .reflection.yaml").returncode == 0
+    assert sh(repo, env, "reflection run -- make check").returncode == 0
+    done = sh(repo, env, "git commit -q -m c")
+    assert done.returncode == 0, done.stderr
