@@ -46,6 +46,14 @@ def reflection_dir(root: Path) -> Path:
     return root / REFLECTION_DIRNAME
 
 
+VERDICT_PREFIX = "verdict_"
+
+
+def verdict_path(root: Path, session_id: object) -> Path:
+    """Where the verdict of `session_id` lives; the id is made safe, never used as a path."""
+    return reflection_dir(root) / f"{VERDICT_PREFIX}{safe_session_id(session_id)}.json"
+
+
 def state_dir() -> Path:
     """Per-user state (SQLite, caches); `REFLECTION_STATE_DIR` overrides the platform default."""
     override = os.environ.get("REFLECTION_STATE_DIR")

@@ -191,6 +191,16 @@ def secret_values(text: str) -> list[str]:
     return values
 
 
+def redact_argv(argv: list[str] | tuple[str, ...]) -> list[str]:
+    """`argv` with secrets redacted, including a value that is its own argument after a
+    secret-named flag (`--password VALUE`), which no single argument shows."""
+    joined = " ".join(argv)
+    hidden = {value for value in secret_values(joined) if value}
+    return [
+        "[REDACTED]" if arg in hidden or arg.strip("\"'") in hidden else redact(arg) for arg in argv
+    ]
+
+
 def redact_obj(value: Any) -> Any:
     """A deep copy of JSON-like `value` with every string redacted, keys included."""
     if isinstance(value, str):

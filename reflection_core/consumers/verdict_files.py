@@ -23,7 +23,7 @@ from typing import Any
 
 from reflection_core import paths
 
-VERDICT_PREFIX = "verdict_"
+VERDICT_PREFIX = paths.VERDICT_PREFIX
 MAX_VERDICT_BYTES = 4 * 1024 * 1024
 STATUSES = ("complete", "incomplete", "blocked", "waiting_for_user", "skipped")
 
@@ -113,12 +113,6 @@ def read_verdict(path: Path) -> Verdict:
     return parse_verdict(raw, path)
 
 
-def verdict_path(root: Path, session_id: str) -> Path:
-    """Where the verdict of `session_id` lives; the id is made safe, never used as a path."""
-    name = f"{VERDICT_PREFIX}{paths.safe_session_id(session_id)}.json"
-    return paths.reflection_dir(root) / name
-
-
 def list_verdicts(root: Path) -> tuple[list[Verdict], list[str]]:
     """Every readable verdict of the repo, newest first, and a problem line per bad file."""
     directory = paths.reflection_dir(root)
@@ -140,7 +134,7 @@ def list_verdicts(root: Path) -> tuple[list[Verdict], list[str]]:
 def latest_verdict(root: Path, session_id: str | None = None) -> Verdict | None:
     """The verdict of `session_id`, or the newest verdict of the repo when no session is given."""
     if session_id:
-        path = verdict_path(root, session_id)
+        path = paths.verdict_path(root, session_id)
         return read_verdict(path) if path.exists() else None
     verdicts, _ = list_verdicts(root)
     return verdicts[0] if verdicts else None

@@ -111,11 +111,3 @@ def staged_tree(root: Path) -> str:
 def commit_tree(root: Path, sha: str) -> str:
     """Tree id of commit `sha`."""
     return gitcmd.run(root, ["rev-parse", "--verify", "--quiet", f"{sha}^{{tree}}"]).strip()
-
-
-def changed_paths(root: Path, old_tree: str, new_tree: str) -> list[str]:
-    """Paths whose content differs between two trees (renames count as delete + add)."""
-    out = gitcmd.run(
-        root, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", old_tree, new_tree]
-    )
-    return [p for p in out.split("\0") if p]

@@ -276,7 +276,7 @@ def record_run(
         cfg = config.load(root)
         exclude = cfg.get("tests.fingerprint_exclude") if exclude is None else exclude
         max_entries = cfg.get("tests.max_entries") if max_entries is None else max_entries
-    from reflection_core.redact import redact  # only recorders pay for its regexes
+    from reflection_core.redact import redact, redact_argv  # only recorders pay for them
 
     if tree is None:
         from reflection_core.guards.fingerprint import worktree_tree
@@ -294,7 +294,7 @@ def record_run(
         source=source,
         tool_versions={**python_versions(), **(tool_versions or {})},
         cwd=os.getcwd(),
-        argv=[redact(a) for a in argv],
+        argv=redact_argv(list(argv)),
         notes=list(notes),
     )
     append(root, stamp, max_entries=max_entries or DEFAULT_MAX_ENTRIES)

@@ -145,7 +145,7 @@ class SuiteRules:
 # ---------------------------------------------------------------- pure decision
 
 
-def decide(
+def tree_evidence(
     tree: str,
     stamps: Sequence[Stamp],
     diffs: Mapping[str, list[str]],
@@ -282,7 +282,7 @@ def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> 
     results = []
     for tree in trees:
         per_tree = {old: paths_ for (old, new), paths_ in diffs.items() if new == tree}
-        evidence = decide(tree, stamps, per_tree, ignore, rules)
+        evidence = tree_evidence(tree, stamps, per_tree, ignore, rules)
         evidence.command_hint = hint
         results.append(evidence)
     return results

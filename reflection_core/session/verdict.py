@@ -30,10 +30,6 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def verdict_path(root: Path, session_id: object) -> Path:
-    return paths.reflection_dir(root) / f"verdict_{paths.safe_session_id(session_id)}.json"
-
-
 def records_dir(root: Path) -> Path:
     return paths.reflection_dir(root) / RECORDS_DIRNAME
 
@@ -121,7 +117,7 @@ def write_fields(
     """
     moment = now_utc()
     directory = paths.writable_reflection_dir(root, RECORDS_DIRNAME)
-    target = verdict_path(root, session_id)
+    target = paths.verdict_path(root, session_id)
     with locked(target):
         record_path = _record_name(session_id, moment, directory)
         relative = record_path.relative_to(root).as_posix()
@@ -217,7 +213,7 @@ def prune_records(directory: Path, keep: int) -> None:
 
 def read_verdict(root: Path, session_id: object) -> dict[str, Any] | None:
     try:
-        data = json.loads(verdict_path(root, session_id).read_text(encoding="utf-8"))
+        data = json.loads(paths.verdict_path(root, session_id).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     return data if isinstance(data, dict) else None
@@ -225,9 +221,9 @@ def read_verdict(root: Path, session_id: object) -> dict[str, Any] | None:
 
 def finalize_verdict(root: Path, session_id: object, *, reason: str | None) -> Path | None:
     """SessionEnd: mark the last verdict final without re-analysing anything."""
-    if not verdict_path(root, session_id).exists():
+    if not paths.verdict_path(root, session_id).exists():
         return None
-    target = paths.writable_reflection_dir(root) / verdict_path(root, session_id).name
+    target = paths.writable_reflection_dir(root) / paths.verdict_path(root, session_id).name
     with locked(target):
         current = read_verdict(root, session_id)
         if current is None:

@@ -59,7 +59,7 @@ class CommandRun:
 
 
 @dataclass
-class GateResult:
+class GateRun:
     name: str
     kind: str
     command: str
@@ -88,7 +88,7 @@ class FixAttempt:
 @dataclass
 class VerifyResult:
     ok: bool
-    results: list[GateResult] = field(default_factory=list)
+    results: list[GateRun] = field(default_factory=list)
     fixes: list[FixAttempt] = field(default_factory=list)
     events: list[dict[str, Any]] = field(default_factory=list)
     escalation: str | None = None  # the question for the user when escalated
@@ -242,7 +242,7 @@ def configured_gates(root: Path, cfg: Config) -> tuple[list[dict[str, Any]], boo
     return out, bool(out)
 
 
-def run_gate(root: Path, gate: dict[str, Any]) -> GateResult:
+def run_gate(root: Path, gate: dict[str, Any]) -> GateRun:
     """Run one gate and stamp test gates in the ledger with the tree they ran on."""
     is_tests = gate.get("kind") == "tests"
     tree = _fingerprint(root) if is_tests else None
@@ -251,7 +251,7 @@ def run_gate(root: Path, gate: dict[str, Any]) -> GateResult:
     if is_tests:
         _record_in_ledger(root, run, tree)
     ok = run.exit_code == 0
-    return GateResult(
+    return GateRun(
         name=gate["name"],
         kind=gate.get("kind", "other"),
         command=gate["run"],
@@ -358,10 +358,10 @@ def _run_locked(
 def _try_fixes(
     root: Path,
     gate: dict[str, Any],
-    failed: GateResult,
+    failed: GateRun,
     tracker: Tracker,
     result: VerifyResult,
-) -> GateResult:
+) -> GateRun:
     signature = failed.signature or ""
     plan = plan_fixes(gate, failed.output_tail, tracker.failed_fixes(signature))
     for fix in plan.skipped:
@@ -415,7 +415,7 @@ def _now() -> str:
 # ---------------------------------------------------------------- messages
 
 
-def format_failure(result: GateResult) -> str:
+def format_failure(result: GateRun) -> str:
     """One failing gate as a feedback item: name, command, exit, the error lines."""
     status = "timed out" if result.timed_out else f"exit {result.exit_code}"
     head = f"{result.name}: `{result.command}` {status}"
@@ -423,7 +423,7 @@ def format_failure(result: GateResult) -> str:
 
 
 def escalation_question(
-    decision: Escalation, failing: list[GateResult], attempts: list[Attempt]
+    decision: Escalation, failing: list[GateRun], attempts: list[Attempt]
 ) -> str:
     """The blocked verdict's question: the error, the fixes tried and their outcomes."""
     main = next((r for r in failing if r.signature == decision.signature), failing[0])

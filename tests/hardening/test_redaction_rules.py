@@ -40,3 +40,19 @@ def test_keys_and_nested_values_are_redacted() -> None:
     data = {"cmd": ["deploy", "--token=abc123xyz"], "url https://u:pw123456@h": 1}
     out = redact_obj(data)
     assert "abc123xyz" not in str(out) and "pw123456" not in str(out)
+
+
+@pytest.mark.parametrize(
+    ("argv", "secret"),
+    [
+        (["deploy", "--password", "hunter2x9"], "hunter2x9"),
+        (["curl", "-H", "Authorization: Bearer abcdef123456"], "abcdef123456"),
+        (["env", "DB_PASS=s3cr3tvalue", "make"], "s3cr3tvalue"),
+    ],
+)
+def test_a_secret_in_its_own_argument_is_redacted_in_argv(argv: list[str], secret: str) -> None:
+    from reflection_core.redact import redact_argv
+
+    redacted = redact_argv(argv)
+    assert secret not in " ".join(redacted)
+    assert redacted[0] == argv[0]

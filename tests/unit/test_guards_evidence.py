@@ -10,7 +10,7 @@ import pytest
 from reflection_core.guards import ledger
 from reflection_core.guards.evidence import is_pytest_command, normalized, not_the_suite, outcome
 from reflection_core.guards.ledger import Stamp
-from reflection_core.guards.tests_ran import NEVER_IGNORABLE, SuiteRules, decide, ignorable
+from reflection_core.guards.tests_ran import NEVER_IGNORABLE, SuiteRules, ignorable, tree_evidence
 
 T1 = "1" * 40
 RULES = SuiteRules("python -m pytest")
@@ -76,12 +76,12 @@ def test_outcomes(fields: dict[str, object], expected: str) -> None:
 
 def test_an_unrelated_failing_command_does_not_poison_a_pass() -> None:
     failing = stamp(source="run", command="npx --no-install nothing", exit_code=1, passed=False)
-    evidence = decide(T1, [stamp(), failing], {}, [], RULES)
+    evidence = tree_evidence(T1, [stamp(), failing], {}, [], RULES)
     assert evidence.passed
 
 
 def test_a_stamp_that_does_not_count_is_named_in_the_refusal() -> None:
-    evidence = decide(T1, [stamp(partial=True, notes=["selected with -k"])], {}, [], RULES)
+    evidence = tree_evidence(T1, [stamp(partial=True, notes=["selected with -k"])], {}, [], RULES)
     assert not evidence.passed
     assert "does not count" in evidence.reason and "selected with -k" in evidence.reason
 

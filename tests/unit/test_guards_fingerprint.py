@@ -73,14 +73,6 @@ def test_configured_excludes_do_not_count(git_repo: Path) -> None:
     assert fingerprint.worktree_tree(git_repo) != clean
 
 
-def test_changed_paths_between_two_trees(git_repo: Path) -> None:
-    before = fingerprint.worktree_tree(git_repo)
-    (git_repo / "docs").mkdir()
-    (git_repo / "docs" / "a b.md").write_text("x")
-    after = fingerprint.worktree_tree(git_repo)
-    assert fingerprint.changed_paths(git_repo, before, after) == ["docs/a b.md"]
-
-
 def test_works_before_the_first_commit(tmp_path: Path) -> None:
     repo = tmp_path / "fresh"
     repo.mkdir()

@@ -10,9 +10,9 @@ from reflection_core.guards.fingerprint import worktree_tree
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.tests_ran import (
     SuiteRules,
-    decide,
     evidence_for_tree,
     parse_diff_tree_stdin,
+    tree_evidence,
 )
 from tests.gitutil import git
 
@@ -36,47 +36,47 @@ def stamp(tree: str, exit_code: int = 0, partial: bool = False, command: str = "
 
 
 def test_a_full_passing_run_on_the_exact_tree_passes() -> None:
-    evidence = decide(T1, [stamp(T1)], {}, IGNORE, RULES)
+    evidence = tree_evidence(T1, [stamp(T1)], {}, IGNORE, RULES)
     assert evidence.passed and evidence.exact
     assert "tests passed on this tree" in evidence.reason
 
 
 def test_the_latest_run_on_the_tree_decides_a_later_failure_stands() -> None:
-    evidence = decide(T1, [stamp(T1), stamp(T1, exit_code=1)], {}, IGNORE, RULES)
+    evidence = tree_evidence(T1, [stamp(T1), stamp(T1, exit_code=1)], {}, IGNORE, RULES)
     assert not evidence.passed and evidence.exact
     assert "latest test run on this tree failed" in evidence.reason
     assert "exit 1" in evidence.reason
 
 
 def test_a_later_pass_after_a_failure_passes() -> None:
-    assert decide(T1, [stamp(T1, 1), stamp(T1)], {}, IGNORE, RULES).passed
+    assert tree_evidence(T1, [stamp(T1, 1), stamp(T1)], {}, IGNORE, RULES).passed
 
 
 def test_a_partial_run_does_not_count_unless_allowed() -> None:
     stamps = [stamp(T1, partial=True, command="pytest -k foo")]
-    refused = decide(T1, stamps, {}, IGNORE, RULES)
+    refused = tree_evidence(T1, stamps, {}, IGNORE, RULES)
     assert not refused.passed and "does not count: `pytest -k foo`" in refused.reason
     assert "a partial run" in refused.reason
-    assert decide(T1, stamps, {}, IGNORE, PARTIAL_OK).passed
+    assert tree_evidence(T1, stamps, {}, IGNORE, PARTIAL_OK).passed
 
 
 def test_a_failing_partial_run_is_evidence_of_failure() -> None:
     failing = stamp(T1, exit_code=1, partial=True)
     failing.counts = {"passed": 3, "failed": 1}
     stamps = [stamp(T1), failing]
-    assert not decide(T1, stamps, {}, IGNORE, RULES).passed
+    assert not tree_evidence(T1, stamps, {}, IGNORE, RULES).passed
 
 
 def test_differences_only_in_ignorable_paths_pass() -> None:
     diffs = {T2: ["docs/guide.md", "README.md"]}
-    evidence = decide(T1, [stamp(T2)], diffs, IGNORE, RULES)
+    evidence = tree_evidence(T1, [stamp(T2)], diffs, IGNORE, RULES)
     assert evidence.passed and not evidence.exact and evidence.ignorable_only
     assert evidence.changed_paths == ["docs/guide.md", "README.md"]
 
 
 def test_code_changes_since_the_nearest_pass_are_listed() -> None:
     diffs = {T2: ["src/a.py", "src/b.py", "README.md"], T3: ["src/a.py"]}
-    evidence = decide(T1, [stamp(T2), stamp(T3)], diffs, IGNORE, RULES)
+    evidence = tree_evidence(T1, [stamp(T2), stamp(T3)], diffs, IGNORE, RULES)
     assert not evidence.passed
     assert evidence.changed_paths == ["src/a.py"]  # the nearest passing tree
     assert evidence.stamp is not None and evidence.stamp.tree == T3
@@ -84,13 +84,13 @@ def test_code_changes_since_the_nearest_pass_are_listed() -> None:
 
 
 def test_failing_runs_on_other_trees_are_not_candidates() -> None:
-    evidence = decide(T1, [stamp(T2, exit_code=1)], {T2: ["README.md"]}, IGNORE, RULES)
+    evidence = tree_evidence(T1, [stamp(T2, exit_code=1)], {T2: ["README.md"]}, IGNORE, RULES)
     assert not evidence.passed
     assert evidence.reason == "no passing test run is recorded for this tree"
 
 
 def test_trees_git_no_longer_has_are_skipped() -> None:
-    assert not decide(T1, [stamp(T2)], {}, IGNORE, RULES).passed
+    assert not tree_evidence(T1, [stamp(T2)], {}, IGNORE, RULES).passed
 
 
 def test_parses_batched_diff_tree_output() -> None:
