@@ -265,10 +265,12 @@ def test_a_tested_change_is_allowed(opencode_project: OpenCodeProject) -> None:
     assert verdict["status"] == "complete", verdict
 
 
-def test_the_prompt_is_scored_and_a_verdict_file_is_left(opencode_project: OpenCodeProject) -> None:
+def test_a_vague_task_gets_questions_and_a_verdict_file_is_left(
+    opencode_project: OpenCodeProject,
+) -> None:
     run = opencode_project.run(
-        "In one sentence, what is a unit test?",
-        [say("A unit test checks one small piece of code in isolation.")],
+        "make everything better",
+        [say("Which part should I start with: speed, tests or docs?")],
         stops=1,
     )
     synthetic = [
@@ -278,5 +280,19 @@ def test_the_prompt_is_scored_and_a_verdict_file_is_left(opencode_project: OpenC
         if part.get("synthetic")
     ]
     assert any(text.startswith("[reflection]") for text in synthetic), run.describe()
+    assert run.verdict()["session_id"], run.describe()
+
+
+def test_a_question_to_the_agent_adds_nothing_to_its_context(
+    opencode_project: OpenCodeProject,
+) -> None:
+    run = opencode_project.run(
+        "In one sentence, what is a unit test?",
+        [say("A unit test checks one small piece of code in isolation.")],
+        stops=1,
+    )
+    assert not any(
+        part.get("synthetic") for message in run.messages for part in message["parts"]
+    ), run.describe()
     verdict = run.verdict()
     assert verdict["complete"] is True, verdict
