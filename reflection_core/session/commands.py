@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import re
 from dataclasses import dataclass, field
+from typing import Any
 
 from reflection_core.session.model import CommandInfo, ToolKind
 from reflection_core.session.shell_words import Segment, segments, tokenize
@@ -782,3 +783,16 @@ def shell_tool_kind(info: CommandInfo) -> ToolKind:
             return "search"
         return "read"
     return "shell"
+
+
+def tool_effect(
+    kind: ToolKind, args: dict[str, Any], path_key: str
+) -> tuple[ToolKind, CommandInfo | None, tuple[str, ...]]:
+    """How a host's tool call counts: its kind (a shell call refined by what it runs), the
+    classified command, and the files it writes (`args[path_key]` for file tools)."""
+    if kind == "shell" and isinstance(args.get("command"), str):
+        command = classify_command(args["command"])
+        return shell_tool_kind(command), command, command.modified_files
+    if isinstance(args.get(path_key), str):
+        return kind, None, (args[path_key],)
+    return kind, None, ()

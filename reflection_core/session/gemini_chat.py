@@ -18,7 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from reflection_core.session.commands import classify_command, shell_tool_kind
+from reflection_core.session.commands import tool_effect
 from reflection_core.session.model import AssistantText, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import (
     EARLIER_PROMPTS_KEPT,
@@ -101,15 +101,7 @@ def _tool_call(index: int, raw: dict[str, Any]) -> ToolCall:
     name = str(raw.get("name") or "")
     raw_args = raw.get("args")
     args: dict[str, Any] = raw_args if isinstance(raw_args, dict) else {}
-    kind = TOOL_KINDS.get(name, "other")
-    command = None
-    files: tuple[str, ...] = ()
-    if kind == "shell" and isinstance(args.get("command"), str):
-        command = classify_command(args["command"])
-        kind = shell_tool_kind(command)
-        files = command.modified_files
-    elif isinstance(args.get("file_path"), str):
-        files = (args["file_path"],)
+    kind, command, files = tool_effect(TOOL_KINDS.get(name, "other"), args, "file_path")
     output = _result_text(raw.get("result"))
     status = raw.get("status")
     match = _EXIT_CODE.search(output)

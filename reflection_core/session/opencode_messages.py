@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from reflection_core.session.commands import classify_command, shell_tool_kind
+from reflection_core.session.commands import tool_effect
 from reflection_core.session.model import AssistantText, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import EARLIER_PROMPTS_KEPT, cap_output, is_hook_feedback
 
@@ -67,15 +67,7 @@ def _tool_call(index: int, part: dict[str, Any]) -> ToolCall:
     state = _dict(part.get("state"))
     raw_input = state.get("input")
     args: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
-    kind = TOOL_KINDS.get(name, "other")
-    command = None
-    files: tuple[str, ...] = ()
-    if kind == "shell" and isinstance(args.get("command"), str):
-        command = classify_command(args["command"])
-        kind = shell_tool_kind(command)
-        files = command.modified_files
-    elif isinstance(args.get("filePath"), str):
-        files = (args["filePath"],)
+    kind, command, files = tool_effect(TOOL_KINDS.get(name, "other"), args, "filePath")
     raw_output = state.get("output")
     output = raw_output if isinstance(raw_output, str) else ""
     metadata = _dict(state.get("metadata"))
