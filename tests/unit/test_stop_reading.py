@@ -394,3 +394,30 @@ def test_each_stuck_phrase_matches_its_example(entry: int, example: str) -> None
 
     assert len(STUCK_EXAMPLES) == len(STUCK_PHRASES)
     assert re.search(STUCK_PHRASES[entry], example, re.I), example
+
+
+@pytest.mark.parametrize("ledger_passed", [True, False, None])
+def test_a_test_run_with_no_result_yet_is_unknown_and_the_ledger_judges_the_claim(
+    ledger_passed: bool | None,
+) -> None:
+    from reflection_core.session.gates import LedgerEvidence
+
+    session = (
+        untested_change("Fix the parser and make sure `python -m pytest -q` passes")
+        .running("python -m pytest -q")
+        .build("Fixed. All tests pass.")
+    )
+    ledger = (
+        None
+        if ledger_passed is None
+        else LedgerEvidence(passed=ledger_passed, reason="recorded for this tree")
+    )
+    d = decide(session, DecisionContext(config=config.defaults(), ledger=ledger))
+    assert not any("failed" in m for m in d.missing), d.missing
+    if ledger_passed:
+        assert d.complete and not d.should_block, d.missing
+    else:
+        # No passing run on this exact tree backs the claim: it is open, never "failed".
+        assert not d.complete
+    if ledger_passed is None:
+        assert not d.should_block  # a run still going is not evidence of a failure
