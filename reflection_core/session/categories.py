@@ -102,6 +102,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
     ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
     ("build:failing", "hard"),
+    ("build:not_run", "hard"),  # compiled source changed and nothing compiled it since
     ("typecheck:failing", "hard"),
     ("lint:failing", "hard"),
     ("gate_run:", "hard"),  # a configured gate the hook ran failed

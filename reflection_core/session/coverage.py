@@ -117,6 +117,25 @@ _NOTHING_THERE = re.compile(
     re.I,
 )
 _OPEN = ("pending", "in_progress")
+# Source a compiler must accept before it can run: a change to it that nothing compiled
+# (or tested) afterwards is unchecked, with or without a test suite. One suffix a line.
+COMPILED_SUFFIXES: tuple[str, ...] = (
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".hpp",
+    ".cu",
+    ".rs",
+    ".go",
+    ".java",
+    ".kt",
+    ".swift",
+    ".cs",
+    ".sol",
+)
+_CHECK_KINDS = frozenset({"test", "build", "typecheck", "lint"})
 
 
 # A sentence that quotes a command as text to replace or document, not one to run:
@@ -264,6 +283,27 @@ def open_todos(session: Session) -> list[Gap]:
             "todos:open",
             f"your todo list still has {len(items)} open item(s): {names}{more}",
             "Finish the open todo items, or mark them done or dropped and say why",
+            "MEDIUM",
+        )
+    ]
+
+
+def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
+    """Compiled-language source changed, and no build, test, typecheck or lint ran after
+    the latest change: nothing has even compiled it."""
+    sources = [p for p in changed if p.lower().endswith(COMPILED_SUFFIXES)]
+    if not sources:
+        return []
+    after = session.tool_calls[last_change_index(session) + 1 :]
+    if any(call.command is not None and call.command.kinds & _CHECK_KINDS for call in after):
+        return []
+    more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
+    return [
+        Gap(
+            "build:not_run",
+            f"compiled source changed ({sources[0]}{more}) and nothing compiled it after "
+            "the latest change",
+            "Build it with the project's compile command and fix what it reports",
             "MEDIUM",
         )
     ]

@@ -224,3 +224,76 @@ def test_claiming_a_push_that_was_rejected_is_high() -> None:
     builder.bash("pytest -q", output="6 passed")
     builder.bash("git push -u origin feat/x", output="feat/x -> feat/x")
     assert run(builder, "Committed and pushed the fix.").complete
+
+
+# One changed file per COMPILED_SUFFIXES entry, in table order.
+_COMPILED_EXAMPLES = [
+    "src/ring_buffer.c",
+    "include/ring_buffer.h",
+    "src/codec.cc",
+    "src/render.cpp",
+    "src/mesh.cxx",
+    "include/mesh.hpp",
+    "kernels/saxpy.cu",
+    "src/lib.rs",
+    "cmd/server/main.go",
+    "src/main/java/app/Invoice.java",
+    "app/src/main/kotlin/Cart.kt",
+    "Sources/App/Store.swift",
+    "src/Billing/Ledger.cs",
+    "contracts/Vault.sol",
+]
+
+
+def test_every_compiled_suffix_has_an_example() -> None:
+    from reflection_core.session.coverage import COMPILED_SUFFIXES
+
+    assert [next(s for s in COMPILED_SUFFIXES if p.endswith(s)) for p in _COMPILED_EXAMPLES] == (
+        list(COMPILED_SUFFIXES)
+    )
+
+
+@pytest.mark.parametrize("path", _COMPILED_EXAMPLES)
+def test_compiled_source_nothing_compiled_after_the_change_blocks(path: str) -> None:
+    d = run(SessionBuilder("Add overflow handling").edit(path), "Done: overflow is handled.")
+    assert "build:not_run" in d.patterns and d.should_block, d.missing
+    assert any("nothing compiled it" in m for m in d.missing)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "make",
+        "gcc -Wall -c src/ring_buffer.c",
+        "cargo check",
+        "npx hardhat compile",
+        "go vet ./...",
+    ],
+)
+def test_a_compile_or_check_after_the_change_answers_it(check: str) -> None:
+    builder = SessionBuilder("Add overflow handling").edit("src/ring_buffer.c").bash(check)
+    assert "build:not_run" not in run(builder, "Done.").patterns
+
+
+def test_a_compile_before_the_last_change_does_not_answer_it() -> None:
+    builder = (
+        SessionBuilder("Add overflow handling")
+        .edit("src/ring_buffer.c")
+        .bash("make")
+        .edit("src/ring_buffer.c", new="x = 3", old="x = 2")
+    )
+    assert run(builder, "Done.").should_block
+
+
+@pytest.mark.parametrize("path", ["src/app.py", "web/index.ts", "README.md", "config.yaml"])
+def test_interpreted_or_doc_changes_are_not_compiled_source(path: str) -> None:
+    d = run(SessionBuilder("Tidy it up").edit(path), "Done.")
+    assert "build:not_run" not in d.patterns
+
+
+def test_uncompiled_source_waits_with_a_real_question() -> None:
+    d = run(
+        SessionBuilder("Add overflow handling").edit("src/ring_buffer.c"),
+        "Should overflow wrap around or saturate at the maximum?",
+    )
+    assert not d.should_block
