@@ -103,6 +103,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
     ("build:failing", "hard"),
     ("build:not_run", "hard"),  # compiled source changed and nothing compiled it since
+    ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked the fix
     ("typecheck:failing", "hard"),
     ("lint:failing", "hard"),
     ("gate_run:", "hard"),  # a configured gate the hook ran failed

@@ -16,6 +16,7 @@ from reflection_core.session.commands import classify_command
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
+from reflection_core.session.task import is_doc_path
 from reflection_core.session.todos import parse_todos
 
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+|\n+")
@@ -136,6 +137,25 @@ COMPILED_SUFFIXES: tuple[str, ...] = (
     ".sol",
 )
 _CHECK_KINDS = frozenset({"test", "build", "typecheck", "lint"})
+# Shapes of error output pasted into a prompt: the task is "make this error go away",
+# so a fix nothing ran afterwards is a guess. One shape a line (a test per entry).
+ERROR_OUTPUT_SHAPES: tuple[str, ...] = (
+    r"(?<!except )\b[A-Z]\w*(Error|Exception): \S",
+    r"\bTraceback \(most recent call last\)",
+    r"\bERR_[A-Z][A-Z_]{2,}\b",
+    r"\bCannot find module\b",
+    r"\berror (TS|CS)\d{3,5}\b",
+    r"\berror\[E\d{4}\]",
+    r"\bcommand not found\b",
+    r"\b(exit(ed)? (with )?code|exit status) [1-9]\d*\b",
+    r"\bnpm ERR!",
+    r"\bSegmentation fault\b",
+    r"\bpanicked at\b",
+    r"\bUncaught\b",
+    r"^\s*at [\w.$<>]+ \(\S+:\d+:\d+\)",
+    r"(^|\s)Error: ",
+)
+_ERROR_OUTPUT = tuple(re.compile(shape, re.M) for shape in ERROR_OUTPUT_SHAPES)
 
 
 # A sentence that quotes a command as text to replace or document, not one to run:
@@ -304,6 +324,38 @@ def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
             f"compiled source changed ({sources[0]}{more}) and nothing compiled it after "
             "the latest change",
             "Build it with the project's compile command and fix what it reports",
+            "MEDIUM",
+        )
+    ]
+
+
+def reported_error(prompt: str) -> str | None:
+    """The first line of error output pasted into the prompt, if there is one."""
+    for pattern in _ERROR_OUTPUT:
+        match = pattern.search(prompt or "")
+        if match:
+            start = prompt.rfind("\n", 0, match.start()) + 1
+            end = prompt.find("\n", match.end())
+            return prompt[start : end if end != -1 else None].strip()[:120]
+    return None
+
+
+def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
+    """The task pastes an error, code changed, and no check ran after the latest change:
+    nothing shows the error is gone."""
+    if not any(not is_doc_path(p) for p in changed):
+        return []
+    error = reported_error(session.task_prompt)
+    after = session.tool_calls[last_change_index(session) + 1 :]
+    checked = any(c.command is not None and c.command.kinds & _CHECK_KINDS for c in after)
+    if error is None or checked:
+        return []
+    return [
+        Gap(
+            "error_fix:not_checked",
+            f'the task reports an error ("{error}") and nothing ran after the latest change '
+            "to show it is gone",
+            "Run what failed (or a check that exercises the fix) and show the error is gone",
             "MEDIUM",
         )
     ]

@@ -297,3 +297,69 @@ def test_uncompiled_source_waits_with_a_real_question() -> None:
         "Should overflow wrap around or saturate at the maximum?",
     )
     assert not d.should_block
+
+
+# One pasted error per ERROR_OUTPUT_SHAPES entry, in table order.
+_PASTED_ERRORS = [
+    "KeyError: 'currency'",
+    'Traceback (most recent call last):\n  File "app.py", line 3',
+    "the console says net::ERR_CONNECTION_REFUSED",
+    "Cannot find module 'left-pad'",
+    "src/cart.ts(4,1): error TS2304: cannot find name 'Cart'",
+    "error[E0382]: borrow of moved value",
+    "zsh: command not found: invoicer",
+    "the job exited with code 2",
+    "npm ERR! missing script: start",
+    "Segmentation fault (core dumped)",
+    "thread 'main' panicked at src/main.rs:4:5",
+    "Uncaught TypeError in the widget",
+    "    at renderCart (bundle.js:10:42)",
+    "it prints Error: port 8080 in use",
+]
+
+
+def test_every_error_shape_has_an_example() -> None:
+    from reflection_core.session.coverage import _ERROR_OUTPUT, ERROR_OUTPUT_SHAPES
+
+    assert len(_PASTED_ERRORS) == len(ERROR_OUTPUT_SHAPES)
+    for example, pattern in zip(_PASTED_ERRORS, _ERROR_OUTPUT, strict=True):
+        assert pattern.search(example), (example, pattern.pattern)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Make the retry loop handle timeouts",
+        "Wrap the parser in `try: ... except ValueError:` and log it",
+        "Why do we raise an error here?",
+    ],
+)
+def test_prompts_without_pasted_error_output_report_none(prompt: str) -> None:
+    from reflection_core.session.coverage import reported_error
+
+    assert reported_error(prompt) is None
+
+
+@pytest.mark.parametrize("error", _PASTED_ERRORS)
+def test_a_pasted_error_fixed_without_any_check_afterwards_blocks(error: str) -> None:
+    d = run(SessionBuilder(f"Fix this:\n{error}").edit("src/app.py"), "Fixed.")
+    assert "error_fix:not_checked" in d.patterns and d.should_block, d.missing
+
+
+def test_a_pasted_error_with_a_check_after_the_fix_is_answered() -> None:
+    builder = SessionBuilder("Fix this:\nKeyError: 'currency'").edit("src/app.py")
+    d = run(builder.bash("npm run build", output="built"), "Fixed.")
+    assert "error_fix:not_checked" not in d.patterns
+
+
+def test_a_pasted_error_answered_with_a_doc_change_only_is_not_an_unchecked_fix() -> None:
+    d = run(SessionBuilder("Document this:\nKeyError: 'currency'").edit("docs/errors.md"), "Done.")
+    assert "error_fix:not_checked" not in d.patterns
+
+
+def test_a_pasted_error_and_a_real_question_is_not_pushed() -> None:
+    d = run(
+        SessionBuilder("Fix this:\nKeyError: 'currency'").edit("src/app.py"),
+        "Should a missing currency default to EUR or be rejected?",
+    )
+    assert not d.should_block
