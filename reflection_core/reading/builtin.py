@@ -85,6 +85,7 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"\b(relaunch|re-launch|re-run|rerun) (`|the |your |it\b)",
     r"\b(reload|refresh) the (page|browser|app)\b",
     r"\bupgrad(e|ing) the modules? again\b",
+    r"\b(then|and) (re-?run|relaunch|restart|re-?test|test)( it| them| this)?( again)?\s*:\s*$",
 )
 # Drift lines that name the user's own next step ("Next step: restart the app"), not the
 # agent's remaining work.

@@ -39,6 +39,7 @@ EXAMPLES = {
         "Relaunch `npm run dev` from your terminal.",
         "Reload the page to see it.",
         "Then upgrade the modules again.",
+        "Clear the cache, then test:",
     ],
     "REMAINING_WORK": [
         "Now I need to wire up the settings page.",
