@@ -422,3 +422,18 @@ def test_a_test_run_with_no_result_yet_is_unknown_and_the_ledger_judges_the_clai
         assert not d.complete
     if ledger_passed is None:
         assert not d.should_block  # a run still going is not evidence of a failure
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "接口已经改好了。缓存用 Redis 还是 Memcached？",
+        "修正しました。キャッシュはどちらを使いますか？",
+    ],
+)
+def test_a_question_ending_in_a_full_width_mark_is_a_real_question(final: str) -> None:
+    from reflection_core.session.human_action import assess_requests
+
+    assert assess_requests(final).questions
+    facts = read_builtin({"final_message": final, "task_prompt": "Fix the cache"}).facts
+    assert any(f.kind == "question_for_user" and f.confidence >= 0.8 for f in facts), facts
