@@ -85,6 +85,7 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"\b(relaunch|re-launch|re-run|rerun) (`|the |your |it\b)",
     r"\b(reload|refresh) the (page|browser|app)\b",
     r"\bupgrad(e|ing) the modules? again\b",
+    r"\b(then|and) (re-?run|relaunch|restart|re-?test|test)( it| them| this)?( again)?\s*:\s*$",
 )
 # Drift lines that name the user's own next step ("Next step: restart the app"), not the
 # agent's remaining work.
@@ -150,6 +151,7 @@ _ADMITS = _compile(ADMITS_FAILURE)
 _ERROR_OUTPUT = _compile(ERROR_OUTPUT)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _REPORT_KINDS = ("report_only", "read_only")
+_QUESTION_MARKS = ("?", "\uff1f")  # the full-width mark ends Chinese and Japanese questions
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
@@ -179,7 +181,7 @@ def announced_next_action(text: str) -> str | None:
     sentence = _SENTENCE_END.split(line)[-1].strip("*_ ")
     if line.endswith(":") and len(line) <= 200:
         return line
-    if sentence.endswith("?"):
+    if sentence.endswith(_QUESTION_MARKS):
         return None
     if _first(_ANNOUNCED, sentence):
         return sentence[:200]
@@ -223,7 +225,7 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
         confidence = 0.9 if requests.blocking else 0.7
         facts.append(Fact("human_only", confidence, sentence[:200]))
     questions = list(requests.questions) + [
-        p for p in requests.agent_actionable if p.rstrip().endswith("?")
+        p for p in requests.agent_actionable if p.rstrip().endswith(_QUESTION_MARKS)
     ]
     for sentence in questions:
         if _first(_IRREVERSIBLE, sentence):
@@ -236,7 +238,7 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
     if requested:
         facts.append(Fact("permission_for_requested", 0.85, requested[0][:200]))
     elif requests.questions:
-        ends_on_question = last_line(text).rstrip("*_ ").endswith("?")
+        ends_on_question = last_line(text).rstrip("*_ ").endswith(_QUESTION_MARKS)
         facts.append(
             Fact("question_for_user", 0.85 if ends_on_question else 0.6, requests.questions[-1])
         )

@@ -102,6 +102,8 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
     ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
     ("build:failing", "hard"),
+    ("build:not_run", "hard"),  # compiled source changed and nothing compiled it since
+    ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked the fix
     ("typecheck:failing", "hard"),
     ("lint:failing", "hard"),
     ("gate_run:", "hard"),  # a configured gate the hook ran failed

@@ -167,6 +167,31 @@ _TYPECHECK_PROGRAMS = frozenset({"mypy", "dmypy", "pyright", "basedpyright", "py
 _BUILD_PROGRAMS = frozenset(
     {"ninja", "webpack", "esbuild", "rollup", "parcel", "meson", "scons", "msbuild", "xcodebuild"}
 )
+# Compilers run directly: compiling the changed source is the check a project without
+# tests still has. One program a line (a test per entry).
+COMPILERS: tuple[str, ...] = (
+    "gcc",
+    "g++",
+    "cc",
+    "c++",
+    "clang",
+    "clang++",
+    "nvcc",
+    "javac",
+    "kotlinc",
+    "rustc",
+    "swiftc",
+    "solc",
+)
+# Toolchains whose subcommand compiles or tests contracts: (program, subcommand, kind).
+CONTRACT_TOOLCHAINS: tuple[tuple[str, str, str], ...] = (
+    ("hardhat", "compile", "build"),
+    ("hardhat", "test", "test"),
+    ("truffle", "compile", "build"),
+    ("truffle", "test", "test"),
+    ("forge", "build", "build"),
+    ("forge", "test", "test"),
+)
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
     | {"cmp", "nl", "stat", "file", "du", "df", "pwd", "which", "type", "readlink", "realpath"}
@@ -565,6 +590,8 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         _container(["compose", *args] if prog == "docker-compose" else args, heredoc, facts)
     elif _builds(prog, args):
         facts.kinds.add("build")
+    elif contract_kind := _contract_kind(prog, args):
+        facts.kinds.add(contract_kind)
     elif prog == "sed":
         _sed(args, facts)
     elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
@@ -623,9 +650,15 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
         _dispatch(_program(inner[0]), inner[1:], heredoc, facts)
 
 
+def _contract_kind(prog: str, args: list[str]) -> str | None:
+    return next((k for p, sub, k in CONTRACT_TOOLCHAINS if p == prog and args[:1] == [sub]), None)
+
+
 def _builds(prog: str, args: list[str]) -> bool:
     if prog in _BUILD_PROGRAMS:
         return True
+    if prog in COMPILERS:  # a compiler given something to compile, not `gcc --version`
+        return bool(_positional(args))
     if prog == "cmake":
         return "--build" in args
     return prog in ("vite", "next", "nuxt") and args[:1] == ["build"]

@@ -16,6 +16,7 @@ from reflection_core.session.commands import classify_command
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
+from reflection_core.session.task import is_doc_path
 from reflection_core.session.todos import parse_todos
 
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+|\n+")
@@ -117,6 +118,44 @@ _NOTHING_THERE = re.compile(
     re.I,
 )
 _OPEN = ("pending", "in_progress")
+# Source a compiler must accept before it can run: a change to it that nothing compiled
+# (or tested) afterwards is unchecked, with or without a test suite. One suffix a line.
+COMPILED_SUFFIXES: tuple[str, ...] = (
+    ".c",
+    ".h",
+    ".cc",
+    ".cpp",
+    ".cxx",
+    ".hpp",
+    ".cu",
+    ".rs",
+    ".go",
+    ".java",
+    ".kt",
+    ".swift",
+    ".cs",
+    ".sol",
+)
+_CHECK_KINDS = frozenset({"test", "build", "typecheck", "lint"})
+# Shapes of error output pasted into a prompt: the task is "make this error go away",
+# so a fix nothing ran afterwards is a guess. One shape a line (a test per entry).
+ERROR_OUTPUT_SHAPES: tuple[str, ...] = (
+    r"(?<!except )\b[A-Z]\w*(Error|Exception): \S",
+    r"\bTraceback \(most recent call last\)",
+    r"\bERR_[A-Z][A-Z_]{2,}\b",
+    r"\bCannot find module\b",
+    r"\berror (TS|CS)\d{3,5}\b",
+    r"\berror\[E\d{4}\]",
+    r"\bcommand not found\b",
+    r"\b(exit(ed)? (with )?code|exit status) [1-9]\d*\b",
+    r"\bnpm ERR!",
+    r"\bSegmentation fault\b",
+    r"\bpanicked at\b",
+    r"\bUncaught\b",
+    r"^\s*at [\w.$<>]+ \(\S+:\d+:\d+\)",
+    r"(^|\s)Error: ",
+)
+_ERROR_OUTPUT = tuple(re.compile(shape, re.M) for shape in ERROR_OUTPUT_SHAPES)
 
 
 # A sentence that quotes a command as text to replace or document, not one to run:
@@ -264,6 +303,59 @@ def open_todos(session: Session) -> list[Gap]:
             "todos:open",
             f"your todo list still has {len(items)} open item(s): {names}{more}",
             "Finish the open todo items, or mark them done or dropped and say why",
+            "MEDIUM",
+        )
+    ]
+
+
+def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
+    """Compiled-language source changed, and no build, test, typecheck or lint ran after
+    the latest change: nothing has even compiled it."""
+    sources = [p for p in changed if p.lower().endswith(COMPILED_SUFFIXES)]
+    if not sources:
+        return []
+    after = session.tool_calls[last_change_index(session) + 1 :]
+    if any(call.command is not None and call.command.kinds & _CHECK_KINDS for call in after):
+        return []
+    more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
+    return [
+        Gap(
+            "build:not_run",
+            f"compiled source changed ({sources[0]}{more}) and nothing compiled it after "
+            "the latest change",
+            "Build it with the project's compile command and fix what it reports",
+            "MEDIUM",
+        )
+    ]
+
+
+def reported_error(prompt: str) -> str | None:
+    """The first line of error output pasted into the prompt, if there is one."""
+    for pattern in _ERROR_OUTPUT:
+        match = pattern.search(prompt or "")
+        if match:
+            start = prompt.rfind("\n", 0, match.start()) + 1
+            end = prompt.find("\n", match.end())
+            return prompt[start : end if end != -1 else None].strip()[:120]
+    return None
+
+
+def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
+    """The task pastes an error, code changed, and no check ran after the latest change:
+    nothing shows the error is gone."""
+    if not any(not is_doc_path(p) for p in changed):
+        return []
+    error = reported_error(session.task_prompt)
+    after = session.tool_calls[last_change_index(session) + 1 :]
+    checked = any(c.command is not None and c.command.kinds & _CHECK_KINDS for c in after)
+    if error is None or checked:
+        return []
+    return [
+        Gap(
+            "error_fix:not_checked",
+            f'the task reports an error ("{error}") and nothing ran after the latest change '
+            "to show it is gone",
+            "Run what failed (or a check that exercises the fix) and show the error is gone",
             "MEDIUM",
         )
     ]

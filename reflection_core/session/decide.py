@@ -26,6 +26,8 @@ from reflection_core.session.categories import (
 from reflection_core.session.coverage import (
     open_todos,
     requested_commands,
+    unchecked_error_fix,
+    uncompiled_sources,
     unrun_requested,
     untouched_targets,
 )
@@ -356,6 +358,8 @@ def task_coverage(
     ]
     if task.changed_paths:
         gaps += unrun_requested(session, requested_commands(prompt))
+        gaps += uncompiled_sources(session, task.changed_paths)
+        gaps += unchecked_error_fix(session, task.changed_paths)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):

@@ -127,6 +127,8 @@ _WEAK_IN_LISTS = frozenset({"credentials", "upload"})
 _USERS_OWN = re.compile(r"\b(your|yourself|manually|by hand|you)\b", re.I)
 _INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+# Chinese and Japanese end sentences and questions with full-width marks and no space.
+_FULLWIDTH_PUNCTUATION = str.maketrans({"\uff1f": "? ", "\uff01": "! ", "\u3002": ". "})
 
 
 @dataclass
@@ -146,7 +148,7 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
     of the user."""
     out = []
     # "Plan: 1. add x; 2. run y." is one enumeration, not sentences addressed to the user.
-    text = _INLINE_NUMBER.sub(r"\1) ", text or "")
+    text = _INLINE_NUMBER.sub(r"\1) ", (text or "").translate(_FULLWIDTH_PUNCTUATION))
     for piece in _SENTENCE.split(text):
         sentence = piece.strip(" -*\t")
         if not sentence:

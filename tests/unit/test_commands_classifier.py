@@ -390,3 +390,58 @@ def test_any_text_classifies_without_raising(command: str) -> None:
     info = classify_command(command)
     assert info.raw == command
     assert isinstance(info.kinds, frozenset)
+
+
+# One compile per COMPILERS entry, in table order.
+_COMPILES = [
+    "gcc -O2 -o ring src/ring.c",
+    "g++ -std=c++17 -c src/render.cpp",
+    "cc -c src/ring.c",
+    "c++ main.cpp -o app",
+    "clang -fsyntax-only src/ring.c",
+    "clang++ -c src/mesh.cxx",
+    "nvcc -c kernels/saxpy.cu",
+    "javac -d out src/Invoice.java",
+    "kotlinc Cart.kt -include-runtime -d cart.jar",
+    "rustc src/main.rs",
+    "swiftc Store.swift",
+    "solc --bin contracts/Vault.sol",
+]
+
+
+def test_every_compiler_has_an_example() -> None:
+    from reflection_core.session.commands import COMPILERS
+
+    assert [line.split()[0] for line in _COMPILES] == list(COMPILERS)
+
+
+@pytest.mark.parametrize("line", _COMPILES)
+def test_a_compiler_given_a_source_builds(line: str) -> None:
+    assert "build" in classify_command(line).kinds
+
+
+@pytest.mark.parametrize("line", ["gcc --version", "clang -v", "javac -version"])
+def test_a_compiler_asked_its_version_is_no_build(line: str) -> None:
+    assert "build" not in classify_command(line).kinds
+
+
+# One line per CONTRACT_TOOLCHAINS entry, in table order, with its kind.
+_CONTRACT_LINES = [
+    ("npx hardhat compile", "build"),
+    ("npx hardhat test", "test"),
+    ("truffle compile", "build"),
+    ("npx truffle test", "test"),
+    ("forge build", "build"),
+    ("forge test -vv", "test"),
+]
+
+
+def test_every_contract_toolchain_entry_has_an_example() -> None:
+    from reflection_core.session.commands import CONTRACT_TOOLCHAINS
+
+    assert len(_CONTRACT_LINES) == len(CONTRACT_TOOLCHAINS)
+
+
+@pytest.mark.parametrize(("line", "kind"), _CONTRACT_LINES)
+def test_contract_toolchains_compile_and_test(line: str, kind: str) -> None:
+    assert kind in classify_command(line).kinds

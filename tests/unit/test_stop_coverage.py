@@ -224,3 +224,142 @@ def test_claiming_a_push_that_was_rejected_is_high() -> None:
     builder.bash("pytest -q", output="6 passed")
     builder.bash("git push -u origin feat/x", output="feat/x -> feat/x")
     assert run(builder, "Committed and pushed the fix.").complete
+
+
+# One changed file per COMPILED_SUFFIXES entry, in table order.
+_COMPILED_EXAMPLES = [
+    "src/ring_buffer.c",
+    "include/ring_buffer.h",
+    "src/codec.cc",
+    "src/render.cpp",
+    "src/mesh.cxx",
+    "include/mesh.hpp",
+    "kernels/saxpy.cu",
+    "src/lib.rs",
+    "cmd/server/main.go",
+    "src/main/java/app/Invoice.java",
+    "app/src/main/kotlin/Cart.kt",
+    "Sources/App/Store.swift",
+    "src/Billing/Ledger.cs",
+    "contracts/Vault.sol",
+]
+
+
+def test_every_compiled_suffix_has_an_example() -> None:
+    from reflection_core.session.coverage import COMPILED_SUFFIXES
+
+    assert [next(s for s in COMPILED_SUFFIXES if p.endswith(s)) for p in _COMPILED_EXAMPLES] == (
+        list(COMPILED_SUFFIXES)
+    )
+
+
+@pytest.mark.parametrize("path", _COMPILED_EXAMPLES)
+def test_compiled_source_nothing_compiled_after_the_change_blocks(path: str) -> None:
+    d = run(SessionBuilder("Add overflow handling").edit(path), "Done: overflow is handled.")
+    assert "build:not_run" in d.patterns and d.should_block, d.missing
+    assert any("nothing compiled it" in m for m in d.missing)
+
+
+@pytest.mark.parametrize(
+    "check",
+    [
+        "make",
+        "gcc -Wall -c src/ring_buffer.c",
+        "cargo check",
+        "npx hardhat compile",
+        "go vet ./...",
+    ],
+)
+def test_a_compile_or_check_after_the_change_answers_it(check: str) -> None:
+    builder = SessionBuilder("Add overflow handling").edit("src/ring_buffer.c").bash(check)
+    assert "build:not_run" not in run(builder, "Done.").patterns
+
+
+def test_a_compile_before_the_last_change_does_not_answer_it() -> None:
+    builder = (
+        SessionBuilder("Add overflow handling")
+        .edit("src/ring_buffer.c")
+        .bash("make")
+        .edit("src/ring_buffer.c", new="x = 3", old="x = 2")
+    )
+    assert run(builder, "Done.").should_block
+
+
+@pytest.mark.parametrize("path", ["src/app.py", "web/index.ts", "README.md", "config.yaml"])
+def test_interpreted_or_doc_changes_are_not_compiled_source(path: str) -> None:
+    d = run(SessionBuilder("Tidy it up").edit(path), "Done.")
+    assert "build:not_run" not in d.patterns
+
+
+def test_uncompiled_source_waits_with_a_real_question() -> None:
+    d = run(
+        SessionBuilder("Add overflow handling").edit("src/ring_buffer.c"),
+        "Should overflow wrap around or saturate at the maximum?",
+    )
+    assert not d.should_block
+
+
+# One pasted error per ERROR_OUTPUT_SHAPES entry, in table order.
+_PASTED_ERRORS = [
+    "KeyError: 'currency'",
+    'Traceback (most recent call last):\n  File "app.py", line 3',
+    "the console says net::ERR_CONNECTION_REFUSED",
+    "Cannot find module 'left-pad'",
+    "src/cart.ts(4,1): error TS2304: cannot find name 'Cart'",
+    "error[E0382]: borrow of moved value",
+    "zsh: command not found: invoicer",
+    "the job exited with code 2",
+    "npm ERR! missing script: start",
+    "Segmentation fault (core dumped)",
+    "thread 'main' panicked at src/main.rs:4:5",
+    "Uncaught TypeError in the widget",
+    "    at renderCart (bundle.js:10:42)",
+    "it prints Error: port 8080 in use",
+]
+
+
+def test_every_error_shape_has_an_example() -> None:
+    from reflection_core.session.coverage import _ERROR_OUTPUT, ERROR_OUTPUT_SHAPES
+
+    assert len(_PASTED_ERRORS) == len(ERROR_OUTPUT_SHAPES)
+    for example, pattern in zip(_PASTED_ERRORS, _ERROR_OUTPUT, strict=True):
+        assert pattern.search(example), (example, pattern.pattern)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Make the retry loop handle timeouts",
+        "Wrap the parser in `try: ... except ValueError:` and log it",
+        "Why do we raise an error here?",
+    ],
+)
+def test_prompts_without_pasted_error_output_report_none(prompt: str) -> None:
+    from reflection_core.session.coverage import reported_error
+
+    assert reported_error(prompt) is None
+
+
+@pytest.mark.parametrize("error", _PASTED_ERRORS)
+def test_a_pasted_error_fixed_without_any_check_afterwards_blocks(error: str) -> None:
+    d = run(SessionBuilder(f"Fix this:\n{error}").edit("src/app.py"), "Fixed.")
+    assert "error_fix:not_checked" in d.patterns and d.should_block, d.missing
+
+
+def test_a_pasted_error_with_a_check_after_the_fix_is_answered() -> None:
+    builder = SessionBuilder("Fix this:\nKeyError: 'currency'").edit("src/app.py")
+    d = run(builder.bash("npm run build", output="built"), "Fixed.")
+    assert "error_fix:not_checked" not in d.patterns
+
+
+def test_a_pasted_error_answered_with_a_doc_change_only_is_not_an_unchecked_fix() -> None:
+    d = run(SessionBuilder("Document this:\nKeyError: 'currency'").edit("docs/errors.md"), "Done.")
+    assert "error_fix:not_checked" not in d.patterns
+
+
+def test_a_pasted_error_and_a_real_question_is_not_pushed() -> None:
+    d = run(
+        SessionBuilder("Fix this:\nKeyError: 'currency'").edit("src/app.py"),
+        "Should a missing currency default to EUR or be rejected?",
+    )
+    assert not d.should_block

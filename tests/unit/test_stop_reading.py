@@ -39,6 +39,7 @@ EXAMPLES = {
         "Relaunch `npm run dev` from your terminal.",
         "Reload the page to see it.",
         "Then upgrade the modules again.",
+        "Clear the cache, then test:",
     ],
     "REMAINING_WORK": [
         "Now I need to wire up the settings page.",
@@ -394,3 +395,45 @@ def test_each_stuck_phrase_matches_its_example(entry: int, example: str) -> None
 
     assert len(STUCK_EXAMPLES) == len(STUCK_PHRASES)
     assert re.search(STUCK_PHRASES[entry], example, re.I), example
+
+
+@pytest.mark.parametrize("ledger_passed", [True, False, None])
+def test_a_test_run_with_no_result_yet_is_unknown_and_the_ledger_judges_the_claim(
+    ledger_passed: bool | None,
+) -> None:
+    from reflection_core.session.gates import LedgerEvidence
+
+    session = (
+        untested_change("Fix the parser and make sure `python -m pytest -q` passes")
+        .running("python -m pytest -q")
+        .build("Fixed. All tests pass.")
+    )
+    ledger = (
+        None
+        if ledger_passed is None
+        else LedgerEvidence(passed=ledger_passed, reason="recorded for this tree")
+    )
+    d = decide(session, DecisionContext(config=config.defaults(), ledger=ledger))
+    assert not any("failed" in m for m in d.missing), d.missing
+    if ledger_passed:
+        assert d.complete and not d.should_block, d.missing
+    else:
+        # No passing run on this exact tree backs the claim: it is open, never "failed".
+        assert not d.complete
+    if ledger_passed is None:
+        assert not d.should_block  # a run still going is not evidence of a failure
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "接口已经改好了。缓存用 Redis 还是 Memcached？",
+        "修正しました。キャッシュはどちらを使いますか？",
+    ],
+)
+def test_a_question_ending_in_a_full_width_mark_is_a_real_question(final: str) -> None:
+    from reflection_core.session.human_action import assess_requests
+
+    assert assess_requests(final).questions
+    facts = read_builtin({"final_message": final, "task_prompt": "Fix the cache"}).facts
+    assert any(f.kind == "question_for_user" and f.confidence >= 0.8 for f in facts), facts
