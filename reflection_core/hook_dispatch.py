@@ -37,6 +37,7 @@ AGENT_EVENTS: dict[str, str] = {
     "user-prompt-submit": "reflection_core.prompt.hook:handle",
     "stop": "reflection_core.session.stop_hook:handle_stop",
     "subagent-stop": "reflection_core.session.stop_hook:handle_stop",
+    "stop-failure": "reflection_core.session.stop_hook:handle_stop_failure",
     "session-end": "reflection_core.session.stop_hook:handle_session_end",
     "session-start": "reflection_core.session.compaction_hook:handle_session_start",
     "post-tool-use": "reflection_core.session.todos_hook:handle_tool_used",

@@ -20,6 +20,7 @@ from reflection_core.hosts.events import (
     Reply,
     SessionEnded,
     SessionStarted,
+    StopFailed,
     StopRequested,
     SubagentStopped,
     ToolUsed,
@@ -35,6 +36,7 @@ class ClaudeHost(Host):
         "user-prompt-submit": "UserPromptSubmit",
         "stop": "Stop",
         "subagent-stop": "SubagentStop",
+        "stop-failure": "StopFailure",
         "session-start": "SessionStart",
         "session-end": "SessionEnd",
         "post-tool-use": "PostToolUse",
@@ -72,6 +74,13 @@ class ClaudeHost(Host):
             agent_file = self._transcript(text(payload, "agent_transcript_path"))
             stop["transcript"] = agent_file or stop["transcript"]
             return SubagentStopped(**stop, agent_id=text(payload, "agent_id"))
+        if event == "stop-failure":
+            return StopFailed(
+                **common,
+                error=text(payload, "error"),
+                error_details=text(payload, "error_details"),
+                last_assistant_message=text(payload, "last_assistant_message"),
+            )
         if event == "session-start":
             return SessionStarted(**common, source=text(payload, "source"))
         if event == "session-end":

@@ -102,6 +102,15 @@ class SubagentStopped(StopRequested):
 
 
 @dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+class StopFailed(HostEvent):
+    """The host ended the turn on its own failure (API error, usage limit); no Stop follows."""
+
+    error: str | None = None
+    error_details: str | None = None
+    last_assistant_message: str | None = None
+
+
+@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionStarted(HostEvent):
     """A session (re)started, e.g. after a compaction."""
 

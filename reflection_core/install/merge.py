@@ -43,6 +43,7 @@ def claude_hook_entries(command: str = "reflection") -> list[HookEntry]:
         HookEntry("Stop", f"{command} hook stop", timeout=60),
         HookEntry("Stop", f"{command} notify --wait 20", timeout=30),
         HookEntry("SubagentStop", f"{command} hook subagent-stop", timeout=60),
+        HookEntry("StopFailure", f"{command} hook stop-failure", timeout=10),
         HookEntry("SessionStart", f"{command} hook session-start", matcher="compact", timeout=30),
         HookEntry("SessionEnd", f"{command} hook session-end", timeout=5),
         HookEntry("PostToolUse", f"{command} hook post-tool-use", matcher="TodoWrite", timeout=30),

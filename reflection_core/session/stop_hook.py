@@ -21,6 +21,7 @@ from reflection_core.hosts.events import (
     HostEvent,
     Reply,
     SessionEnded,
+    StopFailed,
     StopRequested,
     SubagentStopped,
 )
@@ -311,6 +312,41 @@ def on_internal_error(event: HostEvent, exc: BaseException) -> None:
     if isinstance(event, StopRequested):
         _write_skipped(paths.hook_root(event.cwd), event, type(exc).__name__, str(exc))
     # The attempt counter is not touched: a stop we could not judge pushes nobody.
+
+
+def handle_stop_failure(event: StopFailed) -> Reply:
+    """The host ended the turn on its own failure: nothing to push (the agent cannot go on
+    until the service is back); leave a `blocked` verdict saying so and tell the user."""
+    from reflection_core.session import verdict
+
+    what = "; ".join(part for part in (event.error, event.error_details) if part)
+    what = what or "an error the host did not name"
+    line = f"reflection: the turn ended on a host failure ({what[:200]}); resume when it is back."
+    root = paths.hook_root(event.cwd)
+    if root is None:
+        return Reply(message=line)
+    fields = {
+        **verdict.skipped_fields("", max_attempts=0),
+        "status": "blocked",
+        "severity": "LOW",
+        "stop_category": "genuinely_stuck",
+        "missing": [f"the host failed: {what[:300]}"],
+        "next_actions": ["Resume the session when the service is back"],
+        "requires_human_action": True,
+    }
+    fields.pop("skipped_reason")
+    try:
+        verdict.write_fields(
+            root,
+            fields,
+            session_id=event.session_id,
+            prompt_id=None,
+            event="stop-failure",
+            record_body={"host_failure": {"error": event.error, "details": event.error_details}},
+        )
+    except OSError as exc:
+        line += f" (could not write the verdict: {type(exc).__name__})"
+    return Reply(message=line)
 
 
 def handle_session_end(event: SessionEnded) -> Reply:
