@@ -129,6 +129,9 @@ _INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 # Chinese and Japanese end sentences and questions with full-width marks and no space.
 _FULLWIDTH_PUNCTUATION = str.maketrans({"\uff1f": "? ", "\uff01": "! ", "\u3002": ". "})
+# A sentence may ask without a mark when a particle ends it: Chinese 吗/呢, Korean -까(요),
+# Japanese -か. It is a question all the same.
+_QUESTION_PARTICLE = re.compile(r"(吗|呢|까요?|ですか|ますか|でしょうか)\s*$")
 
 
 @dataclass
@@ -153,6 +156,8 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue
+        if _QUESTION_PARTICLE.search(sentence):
+            sentence += "?"
         item = _BULLET.sub("", piece, count=1).strip(" -*\t")
         imperative = any(_IMPERATIVE.match(clause.strip()) for clause in _CLAUSE.split(item))
         if _BULLET.match(piece):
@@ -167,6 +172,12 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
         asks = bool(_REQUEST.search(sentence) or imperative)
         out.append((sentence[:300], asks))
     return out
+
+
+def ends_as_question(line: str) -> bool:
+    """Whether `line` ends on a question, by its mark or its closing particle."""
+    line = line.rstrip("*_ ")
+    return line.endswith(("?", "\uff1f")) or bool(_QUESTION_PARTICLE.search(line))
 
 
 def requests_in(text: str) -> list[str]:

@@ -26,11 +26,27 @@ EXAMPLES = {
         "Moving on to PR #95",
         "I'm going to check the logs",
         "Context at 30% - continuing the patrol loop.",
+        "이제 마이그레이션을 실행하겠습니다.",
+        "接下来让我运行单元测试",
+        "次にビルドを実行します。",
+        "Als Nächstes lass mich die Tests starten",
+        "Maintenant je vais corriger le parseur",
+        "Ahora voy a revisar el esquema",
+        "Agora vou atualizar o roteador",
+        "Теперь я проверю сборку",
     ],
     "CONTINUE_OFFER": [
         "Would you like me to continue implementing the rest?",
         "Shall I proceed?",
         "Continue with the remaining endpoints now?",
+        "나머지 엔드포인트도 계속 진행할까요?",
+        "需要我继续实现剩下的接口吗？",
+        "残りの画面も続けましょうか？",
+        "Soll ich mit dem Export fortfahren?",
+        "Voulez-vous que je continue avec le reste ?",
+        "¿Quieres que continúe con las pruebas?",
+        "Quer que eu continue com a migração?",
+        "Хотите, чтобы я продолжил с остальными файлами?",
     ],
     "HANDED_TO_USER": [
         "Try it now: open the page.",
@@ -40,6 +56,14 @@ EXAMPLES = {
         "Reload the page to see it.",
         "Then upgrade the modules again.",
         "Clear the cache, then test:",
+        "서버를 재시작해 주세요.",
+        "请重新运行构建命令。",
+        "アプリを再起動してください。",
+        "Bitte führen Sie das Skript erneut aus.",
+        "Veuillez relancer le serveur de développement.",
+        "Por favor, reinicie el servidor.",
+        "Por favor, rode o comando de novo.",
+        "Пожалуйста, перезапустите сервер.",
     ],
     "REMAINING_WORK": [
         "Now I need to wire up the settings page.",
@@ -437,3 +461,55 @@ def test_a_question_ending_in_a_full_width_mark_is_a_real_question(final: str) -
     assert assess_requests(final).questions
     facts = read_builtin({"final_message": final, "task_prompt": "Fix the cache"}).facts
     assert any(f.kind == "question_for_user" and f.confidence >= 0.8 for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "缓存层已经改好了。要不要把过期时间也改成一小时呢",
+        "요청 핸들러를 고쳤습니다. 로그 형식은 JSON으로 바꿀까요",
+        "ハンドラを直しました。ログはJSON形式にしますか",
+    ],
+)
+def test_a_question_ending_in_a_particle_without_a_mark_holds_the_stop(final: str) -> None:
+    facts = read_builtin({"final_message": final, "task_prompt": "Fix the handler"}).facts
+    assert any(f.kind == "question_for_user" and f.confidence >= 0.8 for f in facts), facts
+    assert not decide(untested_change().build(final), CTX).should_block
+
+
+def test_a_particle_inside_a_statement_is_not_a_question() -> None:
+    from reflection_core.session.human_action import ends_as_question
+
+    assert not ends_as_question("한 번 더 실행하면 결과가 나옵니다.")
+    assert ends_as_question("어느 쪽을 쓸까요 **")
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "解析器已修复。请重新运行 npm test 看看。",
+        "パーサを直しました。アプリを再起動してください。",
+        "Parser korrigiert. Bitte starten Sie den Server neu und testen Sie erneut.",
+        "J'ai corrigé l'analyseur. Veuillez relancer le serveur.",
+    ],
+)
+def test_a_run_handed_over_in_another_language_after_an_unchecked_change_is_pushed(
+    final: str,
+) -> None:
+    d = decide(untested_change().build(final), CTX)
+    assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+
+
+def test_a_run_handed_over_in_another_language_after_a_passing_check_is_fine() -> None:
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="5 passed")
+        .build("파서를 고쳤고 테스트 5개가 통과했습니다. 앱을 재시작해 주세요.")
+    )
+    assert not decide(session, CTX).should_block
+
+
+def test_an_offer_to_continue_in_another_language_is_pushed() -> None:
+    final = "辅助函数已经写好了。\n\n需要我继续实现合约部分吗？"
+    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    assert d.should_block and d.feedback is not None and "Go ahead" in d.feedback
