@@ -98,6 +98,14 @@ IRREVERSIBLE: tuple[str, ...] = (
     r"\breset --hard\b",
     r"\b(purge|destroy)\b",
     r"\bpublish\w*\b.{0,40}\b(public|npm|pypi|release)\b",
+    r"삭제|덮어쓰|초기화|영구적",  # ko
+    r"删除|清空|覆盖|强制推送|不可恢复|无法撤销",  # zh
+    r"削除|上書き|強制プッシュ|元に戻せ",  # ja
+    r"\b(lösch\w*|überschreib\w*|unwiderruflich|endgültig entfernen)\b",  # de
+    r"\b(supprim\w*|écras\w*|irréversible|définitivement)\b",  # fr
+    r"\b(elimin\w*|borr\w*|sobrescrib\w*|irreversible)\b",  # es
+    r"\b(exclu\w*|apag\w*|sobrescrev\w*|irrevers[ií]vel)\b",  # pt
+    r"(удал\w*|перезапис\w*|безвозвратно|необратим\w*)",  # ru
 )
 # The user is handed a run, retry or check of the change ("Try it now", "Relaunch the dev
 # server"): after an unchecked change, work the agent's own tools can do.
@@ -146,6 +154,14 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\bsuccessfully\b",
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
+    r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
+    r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?",  # zh
+    r"(完了|修正|作成|追加|実装)しました|正常に",  # ja
+    r"\b(erledigt|fertig|erfolgreich|behoben)\b",  # de
+    r"\b(terminé|corrigé|réussi|avec succès)\b",  # fr
+    r"\b(listo|completado|corregido|con éxito|exitosamente)\b",  # es
+    r"\b(concluído|corrigido|com sucesso|pronto)\b",  # pt
+    r"(готово|исправлен\w*|успешно|завершен\w*)",  # ru
 )
 # Output of a failed command that shows a real error, not just a non-zero status.
 ERROR_OUTPUT: tuple[str, ...] = (
@@ -167,6 +183,14 @@ ADMITS_FAILURE: tuple[str, ...] = (
     r"\bdenied\b",
     r"\bdid ?n[o']t\b",
     r"\bnot (been )?(created|written|installed|applied)\b",
+    r"실패|오류|에러|못했|할 수 없",  # ko
+    r"失败|错误|报错|无法|未能|没有成功",  # zh
+    r"失敗|エラー|できません|できなかった",  # ja
+    r"\b(fehlgeschlagen|fehler\w*|konnte nicht|nicht möglich)\b",  # de
+    r"\b(échou\w*|erreur|impossible de|n'a pas pu)\b",  # fr
+    r"\b(fall[oó]\w*|error(es)?|no (se )?pudo|no fue posible)\b",  # es
+    r"\b(falh\w*|erro|não (foi possível|consegui))\b",  # pt
+    r"(ошибк\w*|не удалось|не получилось|сбой)",  # ru
 )
 
 

@@ -10,6 +10,7 @@ import pytest
 from reflection_core import config
 from reflection_core.reading import builtin
 from reflection_core.reading.builtin import read_builtin
+from reflection_core.reading.facts import Fact
 from reflection_core.session import digest as digest_mod
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
 from reflection_core.session.decide import DecisionContext, decide
@@ -94,6 +95,14 @@ EXAMPLES = {
         "Shall I git reset --hard?",
         "Should I purge the queue?",
         "Shall I publish it to npm?",
+        "오래된 브랜치를 삭제할까요?",
+        "要删除旧的迁移文件吗？",
+        "古いキャッシュを削除しますか？",
+        "Soll ich den alten Branch löschen?",
+        "Dois-je supprimer l'ancienne table ?",
+        "¿Elimino la rama antigua?",
+        "Posso apagar os arquivos antigos?",
+        "Удалить старую ветку?",
     ],
     "USER_STEP": [
         "Next step: restart Claude Code.",
@@ -113,6 +122,14 @@ EXAMPLES = {
         "Installed successfully",
         "I've created the file",
         "The API is now working",
+        "설정 수정이 완료되었습니다.",
+        "已经修复了登录问题。",
+        "ログイン処理を修正しました。",
+        "Alles erledigt.",
+        "Le bug est corrigé.",
+        "Todo listo.",
+        "A migração foi concluído com sucesso.",
+        "Всё готово.",
     ],
     "ERROR_OUTPUT": [
         "Error: boom",
@@ -131,6 +148,14 @@ EXAMPLES = {
         "Access denied.",
         "It didn't work.",
         "The file was not created.",
+        "빌드가 실패했습니다.",
+        "构建失败了。",
+        "ビルドが失敗しました。",
+        "Der Build ist fehlgeschlagen.",
+        "La compilation a échoué.",
+        "La compilación falló.",
+        "O build falhou.",
+        "Сборка завершилась с ошибкой.",
     ],
 }
 
@@ -513,3 +538,25 @@ def test_an_offer_to_continue_in_another_language_is_pushed() -> None:
     final = "辅助函数已经写好了。\n\n需要我继续实现合约部分吗？"
     d = decide(untested_change("Implement the contracts").build(final), CTX)
     assert d.should_block and d.feedback is not None and "Go ahead" in d.feedback
+
+
+@pytest.mark.parametrize(
+    "final",
+    ["缓存已清理。要删除旧的日志目录吗？", "キャッシュを整理しました。古いログを削除しますか？"],
+)
+def test_a_question_before_deleting_in_another_language_holds_the_stop(final: str) -> None:
+    facts = read_builtin({"final_message": final, "task_prompt": "Tidy the cache"}).facts
+    assert any(f.kind == "confirm_irreversible" for f in facts), facts
+    assert not decide(untested_change("Tidy the cache").build(final), CTX).should_block
+
+
+def _builtin_facts(session: SessionBuilder, final: str) -> list[Fact]:
+    return list(read_builtin(decide(session.build(final), CTX).digest).facts)
+
+
+def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language() -> None:
+    session = untested_change().bash("npm run build", output="Error: boom", exit=1)
+    facts = _builtin_facts(session, "已经修复了，全部完成。")
+    assert any(f.kind == "claim_contradicted" and f.confidence >= 0.8 for f in facts), facts
+    honest = _builtin_facts(session, "已经修复了代码，但构建失败了。")
+    assert not any(f.kind == "claim_contradicted" for f in honest), honest
