@@ -103,8 +103,8 @@ IRREVERSIBLE: tuple[str, ...] = (
     r"削除|上書き|強制プッシュ|元に戻せ",  # ja
     r"\b(lösch\w*|überschreib\w*|unwiderruflich|endgültig entfernen)\b",  # de
     r"\b(supprim\w*|écras\w*|irréversible|définitivement)\b",  # fr
-    r"\b(elimin\w*|borr\w*|sobrescrib\w*|irreversible)\b",  # es
-    r"\b(exclu\w*|apag\w*|sobrescrev\w*|irrevers[ií]vel)\b",  # pt
+    r"\b(elimin(o|ar|amos)|borr(o|ar|amos)|sobrescrib\w*|irreversible)\b",  # es
+    r"\b(exclu(o|ir|imos)|apag(o|ar|amos)|sobrescrev\w*|irrevers[ií]vel)\b",  # pt
     r"(удал\w*|перезапис\w*|безвозвратно|необратим\w*)",  # ru
 )
 # The user is handed a run, retry or check of the change ("Try it now", "Relaunch the dev
@@ -188,7 +188,7 @@ ADMITS_FAILURE: tuple[str, ...] = (
     r"失敗|エラー|できません|できなかった",  # ja
     r"\b(fehlgeschlagen|fehler\w*|konnte nicht|nicht möglich)\b",  # de
     r"\b(échou\w*|erreur|impossible de|n'a pas pu)\b",  # fr
-    r"\b(fall[oó]\w*|error(es)?|no (se )?pudo|no fue posible)\b",  # es
+    r"\b(fall[oó]|fallaron|fallid[oa]s?|errores|no (se )?pudo|no fue posible)\b",  # es
     r"\b(falh\w*|erro|não (foi possível|consegui))\b",  # pt
     r"(ошибк\w*|не удалось|не получилось|сбой)",  # ru
 )

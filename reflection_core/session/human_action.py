@@ -83,6 +83,37 @@ _CHOICE = re.compile(
     r"\bwhich\b.*\?|\bprefer\b|\b(\w+) or (?!not\b|anything\b|something\b|so\b)(\w+)\b.*\?",
     re.I,
 )
+# The same two shapes in other languages, one entry per language: a choice between
+# options ("A 还是 B？") stays a question; an offer to do a step the agent's tools can do
+# ("테스트를 실행할까요?") is a punt, as "Should I run the tests?" is.
+CHOICE_OTHER_LANGUAGES: tuple[str, ...] = (
+    r"아니면|어느 (쪽|것|방법)",  # ko
+    r"还是|哪(个|种|一个)",  # zh
+    r"それとも|どちら|どれ",  # ja
+    r"\boder\b.*\?|\bwelche[nrs]?\b.*\?",  # de
+    r"\bou\b.*\?|\bquel(le)?s?\b.*\?",  # fr
+    r"¿[^?]*\bo\b[^?]*\?|\bcu[aá]l(es)?\b.*\?",  # es
+    r"\bou\b.*\?|\bqua(l|is)\b.*\?",  # pt
+    r"\bили\b.*\?|\bкакой\b.*\?",  # ru
+)
+OFFER_TO_ACT: tuple[str, ...] = (
+    r"(실행|테스트|커밋|푸시|설치|수정|빌드|배포|적용)(을|를)?\s?"
+    r"(할까요|해 ?드릴까요|하시겠습니까)",  # ko
+    r"(要|需要|要不要)我(来|帮你|帮您)?(运行|执行|测试|提交|推送|安装|修复|构建|部署|应用)",  # zh
+    r"(実行|テスト|コミット|プッシュ|インストール|修正|ビルド|デプロイ)"
+    r"(しましょうか|いたしましょうか)",  # ja
+    r"\bsoll ich\b.{0,60}\b(ausführen|testen|committen|pushen|installieren|beheben|bauen|"
+    r"starten)\b",  # de
+    r"\b(voulez-vous|souhaitez-vous) que je (lance|exécute|teste|commite|pousse|installe|"
+    r"corrige)\b",  # fr
+    r"\b(quieres|quiere|desea|deseas) que (ejecute|pruebe|haga commit|instale|corrija|"
+    r"despliegue)\b",  # es
+    r"\b(quer|deseja|gostaria) que eu (rode|execute|teste|instale|corrija|"
+    r"fa[cç]a o commit)\b",  # pt
+    r"\b(хотите|нужно),? (чтобы я )?(запустил|протестировал|закоммитил|установил|исправил)\b",  # ru
+)
+_CHOICE_OTHER = tuple(re.compile(p, re.I) for p in CHOICE_OTHER_LANGUAGES)
+_OFFER = tuple(re.compile(p, re.I) for p in OFFER_TO_ACT)
 # A punt asks permission for, or hands over, work the agent's own tools can do.
 _PUNT = re.compile(
     r"\b(should|shall|can|may) i\b|\b(want|like) me to\b|\bme to\b.*\?|"
@@ -225,9 +256,11 @@ def assess_requests(text: str) -> HumanActionAssessment:
             result.human_only.append((kind, sentence))
             stated_before = _NEEDS.search(before) and human_only_kind(before)
             result.blocking |= bool(_BLOCKING.search(sentence) or stated_before)
-        elif _CHOICE.search(sentence):
+        elif _CHOICE.search(sentence) or any(p.search(sentence) for p in _CHOICE_OTHER):
             result.questions.append(sentence)
-        elif _PUNT.search(sentence) and _AGENT_VERBS.search(sentence):
+        elif (_PUNT.search(sentence) and _AGENT_VERBS.search(sentence)) or any(
+            p.search(sentence) for p in _OFFER
+        ):
             result.agent_actionable.append(sentence)
         elif "?" in sentence:
             result.questions.append(sentence)

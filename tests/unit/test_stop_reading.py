@@ -560,3 +560,59 @@ def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language
     assert any(f.kind == "claim_contradicted" and f.confidence >= 0.8 for f in facts), facts
     honest = _builtin_facts(session, "已经修复了代码，但构建失败了。")
     assert not any(f.kind == "claim_contradicted" for f in honest), honest
+
+
+# One invented example per entry of the other-language choice and offer tables.
+CHOICE_EXAMPLES = [
+    "캐시는 Redis로 할까요, 아니면 파일로 할까요?",
+    "缓存用 Redis 还是文件？",
+    "キャッシュはRedisにしますか、それともファイルにしますか？",
+    "Redis oder eine Datei für den Cache?",
+    "Redis ou un fichier pour le cache ?",
+    "¿Redis o un archivo para la caché?",
+    "Redis ou um arquivo para o cache?",
+    "Redis или файл для кэша?",
+]
+OFFER_EXAMPLES = [
+    "테스트를 실행할까요?",
+    "要我运行测试吗？",
+    "テストを実行しましょうか？",
+    "Soll ich die Tests ausführen?",
+    "Voulez-vous que je lance les tests ?",
+    "¿Quieres que ejecute las pruebas?",
+    "Quer que eu rode os testes?",
+    "Хотите, чтобы я запустил тесты?",
+]
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(CHOICE_EXAMPLES)))
+def test_each_other_language_choice_is_a_question(entry: int, example: str) -> None:
+    from reflection_core.session import human_action
+
+    assert len(CHOICE_EXAMPLES) == len(human_action.CHOICE_OTHER_LANGUAGES)
+    assert re.search(human_action.CHOICE_OTHER_LANGUAGES[entry], example, re.I)
+    assessment = human_action.assess_requests(f"The cache layer is written. {example}")
+    assert assessment.questions and not assessment.agent_actionable, assessment
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(OFFER_EXAMPLES)))
+def test_each_other_language_offer_to_act_is_a_punt(entry: int, example: str) -> None:
+    from reflection_core.session import human_action
+
+    assert len(OFFER_EXAMPLES) == len(human_action.OFFER_TO_ACT)
+    assert re.search(human_action.OFFER_TO_ACT[entry], example, re.I)
+    assessment = human_action.assess_requests(f"The parser is fixed. {example}")
+    assert assessment.agent_actionable and not assessment.questions, assessment
+
+
+def test_english_words_sharing_a_stem_are_not_read_as_other_languages() -> None:
+    facts = read_builtin({"final_message": "Should I exclude the fixtures folder?"}).facts
+    assert not any(f.kind == "confirm_irreversible" for f in facts), facts
+    assert not any(re.search(p, "It used the fallback path.", re.I) for p in builtin.ADMITS_FAILURE)
+    assert not human_action_questions("Should I run gcc -o main?")
+
+
+def human_action_questions(text: str) -> list[str]:
+    from reflection_core.session.human_action import assess_requests
+
+    return assess_requests(text).questions
