@@ -147,6 +147,14 @@ STRONG_DRIFT: tuple[str, ...] = (
     r"^\s*[-*]?\s*(\[ \]\s*)?todo\b",
     r"\b(remaining (work|tasks|items|steps)|still to do|left to do)\b",
     r"\bnext steps?\b",
+    r"다음 단계|남은 작업",  # ko
+    r"下一步|后续步骤|剩余工作",  # zh
+    r"次のステップ|残りの作業|残作業",  # ja
+    r"\b(nächste schritte|verbleibende (arbeit|aufgaben))\b",  # de
+    r"\b(prochaines étapes|travail restant|reste à faire)\b",  # fr
+    r"\b(próximos pasos|siguientes pasos|trabajo pendiente)\b",  # es
+    r"\b(próximos passos|trabalho restante)\b",  # pt
+    r"(следующие шаги|дальнейшие шаги|осталось сделать)",  # ru
 )
 # A claim that the work is finished.
 DONE_CLAIM: tuple[str, ...] = (

@@ -116,6 +116,14 @@ EXAMPLES = {
         "TODO: unicode",
         "Remaining work: the CLI",
         "Next steps: add docs",
+        "다음 단계: 문서 추가",
+        "下一步：补充文档",
+        "次のステップ：ドキュメント追加",
+        "Nächste Schritte: Doku ergänzen",
+        "Prochaines étapes : la doc",
+        "Próximos pasos: la documentación",
+        "Próximos passos: a documentação",
+        "Следующие шаги: документация",
     ],
     "DONE_CLAIM": [
         "All done.",
@@ -407,6 +415,14 @@ DRIFT_EXAMPLES = [
     "The docs have not been written yet.",
     "Caching comes in a follow-up PR.",
     "- [ ] TODO: unicode",
+    "## 다음 단계: CLI 연결",
+    "下一步：接入命令行",
+    "## 次のステップ",
+    "Nächste Schritte: den Exporter anbinden",
+    "Prochaines étapes : brancher l'exporteur",
+    "**Próximos pasos**: conectar el exportador",
+    "Próximos passos: ligar o exportador",
+    "Следующие шаги: подключить экспортёр",
 ]
 STUCK_EXAMPLES = [
     "I'm unable to reach the registry.",
@@ -427,6 +443,14 @@ STUCK_EXAMPLES = [
     "The registry is down.",
     "It is a known bug in pydantic 2.7.1.",
     "It needs an upstream fix.",
+    "레지스트리에 접근할 수 없습니다.",
+    "无法访问镜像仓库。",
+    "レジストリにアクセスできません。",
+    "Ich kann nicht auf die Registry zugreifen.",
+    "Je ne peux pas accéder au registre.",
+    "No puedo acceder al registro.",
+    "Não consigo acessar o registro.",
+    "Не могу получить доступ к реестру.",
 ]
 
 
@@ -616,3 +640,18 @@ def human_action_questions(text: str) -> list[str]:
     from reflection_core.session.human_action import assess_requests
 
     return assess_requests(text).questions
+
+
+@pytest.mark.parametrize(
+    ("plain", "optional"),
+    [
+        ("## 다음 단계: 캐시 추가", "## 다음 단계: 필요하시면 캐시 추가"),
+        ("下一步：加缓存", "下一步：如需可以加缓存"),
+        ("Nächste Schritte: Cache", "Nächste Schritte: bei Bedarf ein Cache"),
+        ("Próximos passos: cache", "Próximos passos: se quiser, um cache"),
+    ],
+)
+def test_optional_next_steps_in_another_language_are_not_drift(plain: str, optional: str) -> None:
+    from reflection_core.session.categories import drift_markers
+
+    assert drift_markers(plain) and drift_markers(optional) == []
