@@ -55,11 +55,50 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("physical", r"\b(hardware key|yubikey|security key|plug in|physical device)\b"),
     )
 )
+# The same kinds in Korean, Chinese, Japanese, German, French, Spanish, Portuguese and
+# Russian: one entry per kind, the languages in that order.
+HUMAN_ONLY_OTHER_LANGUAGES: tuple[tuple[str, str], ...] = (
+    (
+        "2fa",
+        r"인증 ?코드|验证码|認証コード|\bbestätigungscode\b|\bcode de vérification\b|"
+        r"\bcódigo de verificaci[oó]n\b|\bcódigo de verificação\b|код подтверждения",
+    ),
+    (
+        "credentials",
+        r"API ?키|비밀번호|API ?密钥|密码|APIキー|パスワード|\bpasswort\b|\bzugangsdaten\b|"
+        r"\bmot de passe\b|\bidentifiants\b|\bcontraseña\b|\bcredenciales\b|\bsenha\b|"
+        r"\bcredenciais\b|парол[ья]|ключ API",
+    ),
+    (
+        "login",
+        r"로그인(해|하여|한 ?후|하신 ?후)|(请|需要)(您)?登录|ログインして|"
+        r"\bmelden sie sich\b.{0,30}\ban\b|"
+        r"\bconnectez-vous\b|\binicie sesi[oó]n\b|\bfaça (o )?login\b|\bвойдите\b",
+    ),
+    (
+        "payment",
+        r"결제 (수단|정보)|付款方式|支付方式|支払い(方法|情報)|\bzahlungs(methode|daten)\b|"
+        r"\b(moyen|informations) de paiement\b|\bm[eé]todo de pago\b|"
+        r"\bm[eé]todo de pagamento\b|способ оплаты",
+    ),
+    (
+        "approval",
+        r"승인(해|이 필요|을 받)|(需要|请)(您)?(批准|审批)|承認(して|が必要)|\bgenehmigung\b|"
+        r"\bvotre approbation\b|\bsu aprobaci[oó]n\b|\bsua aprovação\b|ваше одобрение",
+    ),
+)
+HUMAN_ONLY += tuple(
+    (kind, re.compile(pattern, re.I)) for kind, pattern in HUMAN_ONLY_OTHER_LANGUAGES
+)
 
 _REQUEST = re.compile(
     r"\?|\b(you('ll| will)? need to|you must|you should|please|could you|can you|would you|"
     r"let me know|once you|after you|when you|you can (now )?run|you may want to|"
-    r"do you want|shall i|should i|tell me|i('ll| will)? need you to)\b",
+    r"do you want|shall i|should i|tell me|i('ll| will)? need you to)\b"
+    # Polite requests and "you need to" in other languages (the order of the tables).
+    r"|주세요|주십시오|하셔야|请(?!求)|您需要|你需要|ください|必要があります|\bbitte\b|"
+    r"\bsie müssen\b|\bveuillez\b|\bvous devez\b|\bpor favor\b|\bnecesitas\b|\busted necesita\b|"
+    r"\bvocê precisa\b|пожалуйста|вам нужно",
     re.I,
 )
 # A sentence opening with a bare imperative addresses the user ("Enter the code ...");

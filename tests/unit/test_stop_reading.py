@@ -655,3 +655,82 @@ def test_optional_next_steps_in_another_language_are_not_drift(plain: str, optio
     from reflection_core.session.categories import drift_markers
 
     assert drift_markers(plain) and drift_markers(optional) == []
+
+
+# Per human-only kind, one invented request per language (ko, zh, ja, de, fr, es, pt, ru).
+HUMAN_ONLY_OTHER_EXAMPLES = {
+    "2fa": [
+        "휴대폰으로 받은 인증 코드를 알려 주세요.",
+        "请把手机收到的验证码发给我。",
+        "届いた認証コードを教えてください。",
+        "Bitte nennen Sie mir den Bestätigungscode.",
+        "Veuillez me donner le code de vérification.",
+        "Por favor, envíame el código de verificación.",
+        "Por favor, envie o código de verificação.",
+        "Пожалуйста, пришлите код подтверждения.",
+    ],
+    "credentials": [
+        "API 키를 .env에 넣어 주세요.",
+        "请在 .env 中填写 API 密钥。",
+        "APIキーを .env に設定してください。",
+        "Bitte tragen Sie das Passwort in .env ein.",
+        "Veuillez saisir le mot de passe dans .env.",
+        "Por favor, añade la contraseña en .env.",
+        "Por favor, coloque a senha no .env.",
+        "Пожалуйста, укажите пароль в .env.",
+    ],
+    "login": [
+        "브라우저에서 로그인해 주세요.",
+        "请登录控制台后告诉我。",
+        "ブラウザでログインしてください。",
+        "Bitte melden Sie sich im Portal an.",
+        "Veuillez vous connecter : connectez-vous au portail.",
+        "Por favor, inicie sesión en el portal.",
+        "Por favor, faça login no portal.",
+        "Пожалуйста, войдите в портал.",
+    ],
+    "payment": [
+        "결제 수단을 등록해 주세요.",
+        "请在后台添加付款方式。",
+        "支払い方法を登録してください。",
+        "Bitte hinterlegen Sie die Zahlungsdaten.",
+        "Veuillez ajouter un moyen de paiement.",
+        "Por favor, agregue un método de pago.",
+        "Por favor, adicione um método de pagamento.",
+        "Пожалуйста, добавьте способ оплаты.",
+    ],
+    "approval": [
+        "배포를 승인해 주세요.",
+        "请批准这次部署。",
+        "デプロイを承認してください。",
+        "Bitte erteilen Sie die Genehmigung für den Deploy.",
+        "Veuillez donner votre approbation pour le déploiement.",
+        "Por favor, dé su aprobación al despliegue.",
+        "Por favor, dê sua aprovação para o deploy.",
+        "Пожалуйста, дайте ваше одобрение на деплой.",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "example"),
+    [
+        (kind, example)
+        for kind, examples in HUMAN_ONLY_OTHER_EXAMPLES.items()
+        for example in examples
+    ],
+)
+def test_each_other_language_human_only_request_is_held(kind: str, example: str) -> None:
+    from reflection_core.session import human_action
+
+    kinds = [k for k, _ in human_action.HUMAN_ONLY_OTHER_LANGUAGES]
+    assert kinds == list(HUMAN_ONLY_OTHER_EXAMPLES)
+    assessment = human_action.assess_requests(f"The integration is wired. {example}")
+    assert [k for k, _ in assessment.human_only] == [kind], assessment
+
+
+def test_a_request_word_inside_another_word_does_not_make_a_request() -> None:
+    from reflection_core.session.human_action import requests_in
+
+    assert requests_in("修复了请求处理中的密码校验。") == []
+    assert requests_in("请在 .env 中填写密码。")
