@@ -17,7 +17,7 @@ from typing import Any
 
 from reflection_core.reading.facts import Fact, Reading
 from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
-from reflection_core.session.human_action import assess_requests
+from reflection_core.session.human_action import assess_requests, ends_as_question
 
 SURE = 0.8  # the decision's bar for acting on a fact alone
 
@@ -32,12 +32,35 @@ ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"^(i'?m )?(now )?(going to|about to) (run|check|look|create|write|add|fix|update|"
     r"implement|start|continue|verify|test|build|try)\b",
     r"\b(continuing|proceeding) (with |to |on )?(the )?[\w -]{0,40}\W*$",
+    # The same announcement in other languages (a final line ending in a colon is caught
+    # above whatever its language).
+    r"^(?!.*면 )(이제|다음으로|먼저)?\s*.{0,60}(하겠습니다|해 ?보겠습니다|할게요|"
+    r"해 ?볼게요)[.!]?$",  # ko
+    r"^(现在|接下来|下一步|然后|好的)?[,，]?\s*(让我|我来|我将|我先|我现在)(运行|执行|检查|查看|"
+    r"创建|修改|更新|实现|测试|构建|修复|添加|编写|继续)",  # zh
+    r"^(では|次に|まず|それでは|続いて)?[、,]?.{0,60}(実行|確認|作成|修正|更新|実装|テスト|ビルド|"
+    r"調査)(します|しましょう|していきます|してみます)[。.]?$",  # ja
+    r"^(jetzt|nun|als nächstes|zunächst)?[,]?\s*(lass(e)? (mich|uns)|ich werde (jetzt |nun )?)"
+    r"\s?\w+",  # de
+    r"^(maintenant|ensuite)?[,]?\s*(je vais|laissez-moi|laisse-moi) (maintenant )?\w+",  # fr
+    r"^(ahora|luego|a continuaci[oó]n)?[,]?\s*(voy a|d[eé]jame|perm[ií]teme) \w+",  # es
+    r"^(agora|em seguida)?[,]?\s*(vou|deixe-me|deixa eu) \w+",  # pt
+    r"^(теперь|сейчас|далее)?[,]?\s*(давайте|я (сейчас )?(запущу|проверю|создам|исправлю|"
+    r"обновлю|добавлю))",  # ru
 )
 # Asks leave to go on with the task it was given: the task already asked for it.
 CONTINUE_OFFER: tuple[str, ...] = (
     r"\b(would you like|do you want|want) me to (continue|proceed|keep going|carry on|finish)\b",
     r"\b(shall|should) i (continue|proceed|keep going|carry on|finish)\b",
     r"\b(continue|proceed) with the (rest|remaining)\b.{0,60}\?",
+    r"(계속|진행)\s?(할까요|하시겠습니까|해도 될까요|하시겠어요|할까)",  # ko
+    r"(是否|要不要|需要我|要我)(继续|接着)|继续(吗|么)",  # zh
+    r"(続け|進め|続行し|続行)(ましょうか|ますか|てもよろしいですか|てもいいですか)",  # ja
+    r"\bsoll ich\b.{0,40}\b(weitermachen|fortfahren|weiter machen)\b",  # de
+    r"\b(voulez-vous|souhaitez-vous|dois-je|puis-je) (que je )?(continu|poursuiv)\w*",  # fr
+    r"\b(quieres|quiere|desea|deseas) que (contin[uú]e|siga|prosiga)\b",  # es
+    r"\b(quer|deseja|gostaria) que eu (continue|prossiga|siga)\b",  # pt
+    r"\b(хотите|нужно|мне),? (чтобы я )?(продолж\w+)\b.{0,60}\?",  # ru
 )
 # Work still open, in words no "Next steps:" header would catch.
 REMAINING_WORK: tuple[str, ...] = (
@@ -75,6 +98,14 @@ IRREVERSIBLE: tuple[str, ...] = (
     r"\breset --hard\b",
     r"\b(purge|destroy)\b",
     r"\bpublish\w*\b.{0,40}\b(public|npm|pypi|release)\b",
+    r"삭제|덮어쓰|초기화|영구적",  # ko
+    r"删除|清空|覆盖|强制推送|不可恢复|无法撤销",  # zh
+    r"削除|上書き|強制プッシュ|元に戻せ",  # ja
+    r"\b(lösch\w*|überschreib\w*|unwiderruflich|endgültig entfernen)\b",  # de
+    r"\b(supprim\w*|écras\w*|irréversible|définitivement)\b",  # fr
+    r"\b(elimin(o|ar|amos)|borr(o|ar|amos)|sobrescrib\w*|irreversible)\b",  # es
+    r"\b(exclu(o|ir|imos)|apag(o|ar|amos)|sobrescrev\w*|irrevers[ií]vel)\b",  # pt
+    r"(удал\w*|перезапис\w*|безвозвратно|необратим\w*)",  # ru
 )
 # The user is handed a run, retry or check of the change ("Try it now", "Relaunch the dev
 # server"): after an unchecked change, work the agent's own tools can do.
@@ -86,6 +117,19 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"\b(reload|refresh) the (page|browser|app)\b",
     r"\bupgrad(e|ing) the modules? again\b",
     r"\b(then|and) (re-?run|relaunch|restart|re-?test|test)( it| them| this)?( again)?\s*:\s*$",
+    # Polite requests to run, rerun, restart, reload or retry, in other languages ("check
+    # it" is left out, as in English: it is as often a hand-over of what only the user sees).
+    r"(실행|테스트|재시작|새로\s?고침|다시\s?시도|시도)\s?(해|하여)\s?(주세요|주십시오|보세요|"
+    r"보십시오|봐 ?주세요)",  # ko
+    r"请(您)?(重新)?(运行|执行|测试|重启|刷新|尝试|再试)",  # zh
+    r"(実行|テスト|再起動|リロード|再読み込み|再試行|お試し|試して)(して)?(みて)?ください",  # ja
+    r"\bbitte\b.{0,40}\b(aus(führen)?|neu ?starten|neu laden|testen|erneut versuchen)\b",  # de
+    r"\b(veuillez|merci de) (ré|re)?(exécuter|lancer|tester|démarrer|redémarrer|charger|"
+    r"recharger|essayer)\b",  # fr
+    r"\bpor favor,? (ejecut[ae]|prueb[ae]|reinici[ae]|recarg[ae]|vuelv[ae] a (ejecutar|"
+    r"probar|intentar|cargar))\b",  # es
+    r"\bpor favor,? (rode|teste|reinicie|recarregue|tente novamente|execute novamente)\b",  # pt
+    r"(^|пожалуйста,?\s)(запустите|перезапустите|обновите страницу|попробуйте)",  # ru
 )
 # Drift lines that name the user's own next step ("Next step: restart the app"), not the
 # agent's remaining work.
@@ -103,6 +147,14 @@ STRONG_DRIFT: tuple[str, ...] = (
     r"^\s*[-*]?\s*(\[ \]\s*)?todo\b",
     r"\b(remaining (work|tasks|items|steps)|still to do|left to do)\b",
     r"\bnext steps?\b",
+    r"다음 단계|남은 작업",  # ko
+    r"下一步|后续步骤|剩余工作",  # zh
+    r"次のステップ|残りの作業|残作業",  # ja
+    r"\b(nächste schritte|verbleibende (arbeit|aufgaben))\b",  # de
+    r"\b(prochaines étapes|travail restant|reste à faire)\b",  # fr
+    r"\b(próximos pasos|siguientes pasos|trabajo pendiente)\b",  # es
+    r"\b(próximos passos|trabalho restante)\b",  # pt
+    r"(следующие шаги|дальнейшие шаги|осталось сделать)",  # ru
 )
 # A claim that the work is finished.
 DONE_CLAIM: tuple[str, ...] = (
@@ -110,6 +162,14 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\bsuccessfully\b",
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
+    r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
+    r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?",  # zh
+    r"(完了|修正|作成|追加|実装)しました|正常に",  # ja
+    r"\b(erledigt|fertig|erfolgreich|behoben)\b",  # de
+    r"\b(terminé|corrigé|réussi|avec succès)\b",  # fr
+    r"\b(listo|completado|corregido|con éxito|exitosamente)\b",  # es
+    r"\b(concluído|corrigido|com sucesso|pronto)\b",  # pt
+    r"(готово|исправлен\w*|успешно|завершен\w*)",  # ru
 )
 # Output of a failed command that shows a real error, not just a non-zero status.
 ERROR_OUTPUT: tuple[str, ...] = (
@@ -131,6 +191,14 @@ ADMITS_FAILURE: tuple[str, ...] = (
     r"\bdenied\b",
     r"\bdid ?n[o']t\b",
     r"\bnot (been )?(created|written|installed|applied)\b",
+    r"실패|오류|에러|못했|할 수 없",  # ko
+    r"失败|错误|报错|无法|未能|没有成功",  # zh
+    r"失敗|エラー|できません|できなかった",  # ja
+    r"\b(fehlgeschlagen|fehler\w*|konnte nicht|nicht möglich)\b",  # de
+    r"\b(échou\w*|erreur|impossible de|n'a pas pu)\b",  # fr
+    r"\b(fall[oó]|fallaron|fallid[oa]s?|errores|no (se )?pudo|no fue posible)\b",  # es
+    r"\b(falh\w*|erro|não (foi possível|consegui))\b",  # pt
+    r"(ошибк\w*|не удалось|не получилось|сбой)",  # ru
 )
 
 
@@ -238,7 +306,7 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
     if requested:
         facts.append(Fact("permission_for_requested", 0.85, requested[0][:200]))
     elif requests.questions:
-        ends_on_question = last_line(text).rstrip("*_ ").endswith(_QUESTION_MARKS)
+        ends_on_question = ends_as_question(last_line(text))
         facts.append(
             Fact("question_for_user", 0.85 if ends_on_question else 0.6, requests.questions[-1])
         )

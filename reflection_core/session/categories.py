@@ -147,10 +147,24 @@ DRIFT_PHRASES: tuple[str, ...] = (
     r"\b(has|have) not (been )?(done|written|implemented|posted|pushed|added) yet\b",
     r"\bin a (follow[- ]up|later|future|separate) (pr|change|step|session|commit)\b",
     r"^\s*(?:[-*]\s*)?(\[ \]\s*)?TODO\b",
+    # A "Next steps" or "Remaining work" header in other languages.
+    r"^\s*(#+\s*|\*\*)?(다음 단계|남은 작업|남은 할 ?일)\s*(\*\*)?\s*([:：]|$)",  # ko
+    r"^\s*(#+\s*|\*\*)?(下一步|后续步骤|剩余工作|待办事项)\s*(\*\*)?\s*([:：]|$)",  # zh
+    r"^\s*(#+\s*|\*\*)?(次のステップ|残りの作業|残作業|今後の作業)\s*(\*\*)?\s*([:：]|$)",  # ja
+    r"^\s*(#+\s*|\*\*)?(nächste schritte|verbleibende (arbeit|aufgaben)|offene punkte)\s*"
+    r"(\*\*)?\s*(:|$)",  # de
+    r"^\s*(#+\s*|\*\*)?(prochaines étapes|travail restant|reste à faire)\s*(\*\*)?\s*(:|$)",  # fr
+    r"^\s*(#+\s*|\*\*)?(próximos pasos|siguientes pasos|trabajo pendiente)\s*(\*\*)?\s*(:|$)",  # es
+    r"^\s*(#+\s*|\*\*)?(próximos passos|trabalho restante)\s*(\*\*)?\s*(:|$)",  # pt
+    r"^\s*(#+\s*|\*\*)?(следующие шаги|дальнейшие шаги|осталось сделать)\s*(\*\*)?\s*(:|$)",  # ru
 )
 _DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
 _OPTIONAL = re.compile(
-    r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b",
+    r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b"
+    # The same in Korean, Chinese, Japanese, German, French, Spanish, Portuguese, Russian.
+    r"|필요하시면|원하시면|如果需要|如需|可选|必要であれば|必要に応じて|\bbei bedarf\b|"
+    r"\bfalls gewünscht\b|\bsi (vous le souhaitez|besoin)\b|\bsi (lo deseas|quieres)\b|"
+    r"\bopcional\b|\bse (quiser|desejar)\b|при желании|по желанию",
     re.I,
 )
 _NOTHING_LEFT = re.compile(
@@ -180,6 +194,16 @@ STUCK_PHRASES: tuple[str, ...] = (
     r"\b(service|server|api|registry|host) (is |was )?(down|unreachable|unavailable)",
     r"\b(a|an) (known |upstream )?bug in [\w.-]+ v?\d+(\.\d+)+",
     r"\bupstream (bug|issue|fix)\b",
+    # "I cannot go on / reach it" and "access denied" in other languages.
+    r"(진행|계속|접근|연결)할 수 없|권한이 (없|거부)",  # ko
+    r"无法(继续|访问|连接|完成)|权限不足|被阻止",  # zh
+    r"(続行|アクセス|接続)(でき|出来)ません|権限がありません",  # ja
+    r"\bich kann nicht\b.{0,60}\b(fortfahren|weitermachen|zugreifen|erreichen)\b|"
+    r"\bkein(en)? zugriff\b",  # de
+    r"\bje ne peux pas (continuer|accéder|poursuivre)|\baccès refusé\b",  # fr
+    r"\bno puedo (continuar|acceder|proceder)|\bacceso denegado\b",  # es
+    r"\bnão consigo (continuar|acessar|prosseguir)|\bacesso negado\b",  # pt
+    r"не могу (продолжить|получить доступ|подключиться)|доступ запрещ",  # ru
 )
 _STUCK = tuple(re.compile(p, re.I) for p in STUCK_PHRASES)
 

@@ -55,11 +55,50 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("physical", r"\b(hardware key|yubikey|security key|plug in|physical device)\b"),
     )
 )
+# The same kinds in Korean, Chinese, Japanese, German, French, Spanish, Portuguese and
+# Russian: one entry per kind, the languages in that order.
+HUMAN_ONLY_OTHER_LANGUAGES: tuple[tuple[str, str], ...] = (
+    (
+        "2fa",
+        r"인증 ?코드|验证码|認証コード|\bbestätigungscode\b|\bcode de vérification\b|"
+        r"\bcódigo de verificaci[oó]n\b|\bcódigo de verificação\b|код подтверждения",
+    ),
+    (
+        "credentials",
+        r"API ?키|비밀번호|API ?密钥|密码|APIキー|パスワード|\bpasswort\b|\bzugangsdaten\b|"
+        r"\bmot de passe\b|\bidentifiants\b|\bcontraseña\b|\bcredenciales\b|\bsenha\b|"
+        r"\bcredenciais\b|парол[ья]|ключ API",
+    ),
+    (
+        "login",
+        r"로그인(해|하여|한 ?후|하신 ?후)|(请|需要)(您)?登录|ログインして|"
+        r"\bmelden sie sich\b.{0,30}\ban\b|"
+        r"\bconnectez-vous\b|\binicie sesi[oó]n\b|\bfaça (o )?login\b|\bвойдите\b",
+    ),
+    (
+        "payment",
+        r"결제 (수단|정보)|付款方式|支付方式|支払い(方法|情報)|\bzahlungs(methode|daten)\b|"
+        r"\b(moyen|informations) de paiement\b|\bm[eé]todo de pago\b|"
+        r"\bm[eé]todo de pagamento\b|способ оплаты",
+    ),
+    (
+        "approval",
+        r"승인(해|이 필요|을 받)|(需要|请)(您)?(批准|审批)|承認(して|が必要)|\bgenehmigung\b|"
+        r"\bvotre approbation\b|\bsu aprobaci[oó]n\b|\bsua aprovação\b|ваше одобрение",
+    ),
+)
+HUMAN_ONLY += tuple(
+    (kind, re.compile(pattern, re.I)) for kind, pattern in HUMAN_ONLY_OTHER_LANGUAGES
+)
 
 _REQUEST = re.compile(
     r"\?|\b(you('ll| will)? need to|you must|you should|please|could you|can you|would you|"
     r"let me know|once you|after you|when you|you can (now )?run|you may want to|"
-    r"do you want|shall i|should i|tell me|i('ll| will)? need you to)\b",
+    r"do you want|shall i|should i|tell me|i('ll| will)? need you to)\b"
+    # Polite requests and "you need to" in other languages (the order of the tables).
+    r"|주세요|주십시오|하셔야|请(?!求)|您需要|你需要|ください|必要があります|\bbitte\b|"
+    r"\bsie müssen\b|\bveuillez\b|\bvous devez\b|\bpor favor\b|\bnecesitas\b|\busted necesita\b|"
+    r"\bvocê precisa\b|пожалуйста|вам нужно",
     re.I,
 )
 # A sentence opening with a bare imperative addresses the user ("Enter the code ...");
@@ -83,6 +122,37 @@ _CHOICE = re.compile(
     r"\bwhich\b.*\?|\bprefer\b|\b(\w+) or (?!not\b|anything\b|something\b|so\b)(\w+)\b.*\?",
     re.I,
 )
+# The same two shapes in other languages, one entry per language: a choice between
+# options ("A 还是 B？") stays a question; an offer to do a step the agent's tools can do
+# ("테스트를 실행할까요?") is a punt, as "Should I run the tests?" is.
+CHOICE_OTHER_LANGUAGES: tuple[str, ...] = (
+    r"아니면|어느 (쪽|것|방법)",  # ko
+    r"还是|哪(个|种|一个)",  # zh
+    r"それとも|どちら|どれ",  # ja
+    r"\boder\b.*\?|\bwelche[nrs]?\b.*\?",  # de
+    r"\bou\b.*\?|\bquel(le)?s?\b.*\?",  # fr
+    r"¿[^?]*\bo\b[^?]*\?|\bcu[aá]l(es)?\b.*\?",  # es
+    r"\bou\b.*\?|\bqua(l|is)\b.*\?",  # pt
+    r"\bили\b.*\?|\bкакой\b.*\?",  # ru
+)
+OFFER_TO_ACT: tuple[str, ...] = (
+    r"(실행|테스트|커밋|푸시|설치|수정|빌드|배포|적용)(을|를)?\s?"
+    r"(할까요|해 ?드릴까요|하시겠습니까)",  # ko
+    r"(要|需要|要不要)我(来|帮你|帮您)?(运行|执行|测试|提交|推送|安装|修复|构建|部署|应用)",  # zh
+    r"(実行|テスト|コミット|プッシュ|インストール|修正|ビルド|デプロイ)"
+    r"(しましょうか|いたしましょうか)",  # ja
+    r"\bsoll ich\b.{0,60}\b(ausführen|testen|committen|pushen|installieren|beheben|bauen|"
+    r"starten)\b",  # de
+    r"\b(voulez-vous|souhaitez-vous) que je (lance|exécute|teste|commite|pousse|installe|"
+    r"corrige)\b",  # fr
+    r"\b(quieres|quiere|desea|deseas) que (ejecute|pruebe|haga commit|instale|corrija|"
+    r"despliegue)\b",  # es
+    r"\b(quer|deseja|gostaria) que eu (rode|execute|teste|instale|corrija|"
+    r"fa[cç]a o commit)\b",  # pt
+    r"\b(хотите|нужно),? (чтобы я )?(запустил|протестировал|закоммитил|установил|исправил)\b",  # ru
+)
+_CHOICE_OTHER = tuple(re.compile(p, re.I) for p in CHOICE_OTHER_LANGUAGES)
+_OFFER = tuple(re.compile(p, re.I) for p in OFFER_TO_ACT)
 # A punt asks permission for, or hands over, work the agent's own tools can do.
 _PUNT = re.compile(
     r"\b(should|shall|can|may) i\b|\b(want|like) me to\b|\bme to\b.*\?|"
@@ -129,6 +199,9 @@ _INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
 _SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
 # Chinese and Japanese end sentences and questions with full-width marks and no space.
 _FULLWIDTH_PUNCTUATION = str.maketrans({"\uff1f": "? ", "\uff01": "! ", "\u3002": ". "})
+# A sentence may ask without a mark when a particle ends it: Chinese 吗/呢, Korean -까(요),
+# Japanese -か. It is a question all the same.
+_QUESTION_PARTICLE = re.compile(r"(吗|呢|까요?|ですか|ますか|でしょうか)\s*$")
 
 
 @dataclass
@@ -153,6 +226,8 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
         sentence = piece.strip(" -*\t")
         if not sentence:
             continue
+        if _QUESTION_PARTICLE.search(sentence):
+            sentence += "?"
         item = _BULLET.sub("", piece, count=1).strip(" -*\t")
         imperative = any(_IMPERATIVE.match(clause.strip()) for clause in _CLAUSE.split(item))
         if _BULLET.match(piece):
@@ -167,6 +242,12 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
         asks = bool(_REQUEST.search(sentence) or imperative)
         out.append((sentence[:300], asks))
     return out
+
+
+def ends_as_question(line: str) -> bool:
+    """Whether `line` ends on a question, by its mark or its closing particle."""
+    line = line.rstrip("*_ ")
+    return line.endswith(("?", "\uff1f")) or bool(_QUESTION_PARTICLE.search(line))
 
 
 def requests_in(text: str) -> list[str]:
@@ -214,9 +295,11 @@ def assess_requests(text: str) -> HumanActionAssessment:
             result.human_only.append((kind, sentence))
             stated_before = _NEEDS.search(before) and human_only_kind(before)
             result.blocking |= bool(_BLOCKING.search(sentence) or stated_before)
-        elif _CHOICE.search(sentence):
+        elif _CHOICE.search(sentence) or any(p.search(sentence) for p in _CHOICE_OTHER):
             result.questions.append(sentence)
-        elif _PUNT.search(sentence) and _AGENT_VERBS.search(sentence):
+        elif (_PUNT.search(sentence) and _AGENT_VERBS.search(sentence)) or any(
+            p.search(sentence) for p in _OFFER
+        ):
             result.agent_actionable.append(sentence)
         elif "?" in sentence:
             result.questions.append(sentence)

@@ -10,6 +10,7 @@ import pytest
 from reflection_core import config
 from reflection_core.reading import builtin
 from reflection_core.reading.builtin import read_builtin
+from reflection_core.reading.facts import Fact
 from reflection_core.session import digest as digest_mod
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
 from reflection_core.session.decide import DecisionContext, decide
@@ -26,11 +27,27 @@ EXAMPLES = {
         "Moving on to PR #95",
         "I'm going to check the logs",
         "Context at 30% - continuing the patrol loop.",
+        "이제 마이그레이션을 실행하겠습니다.",
+        "接下来让我运行单元测试",
+        "次にビルドを実行します。",
+        "Als Nächstes lass mich die Tests starten",
+        "Maintenant je vais corriger le parseur",
+        "Ahora voy a revisar el esquema",
+        "Agora vou atualizar o roteador",
+        "Теперь я проверю сборку",
     ],
     "CONTINUE_OFFER": [
         "Would you like me to continue implementing the rest?",
         "Shall I proceed?",
         "Continue with the remaining endpoints now?",
+        "나머지 엔드포인트도 계속 진행할까요?",
+        "需要我继续实现剩下的接口吗？",
+        "残りの画面も続けましょうか？",
+        "Soll ich mit dem Export fortfahren?",
+        "Voulez-vous que je continue avec le reste ?",
+        "¿Quieres que continúe con las pruebas?",
+        "Quer que eu continue com a migração?",
+        "Хотите, чтобы я продолжил с остальными файлами?",
     ],
     "HANDED_TO_USER": [
         "Try it now: open the page.",
@@ -40,6 +57,14 @@ EXAMPLES = {
         "Reload the page to see it.",
         "Then upgrade the modules again.",
         "Clear the cache, then test:",
+        "서버를 재시작해 주세요.",
+        "请重新运行构建命令。",
+        "アプリを再起動してください。",
+        "Bitte führen Sie das Skript erneut aus.",
+        "Veuillez relancer le serveur de développement.",
+        "Por favor, reinicie el servidor.",
+        "Por favor, rode o comando de novo.",
+        "Пожалуйста, перезапустите сервер.",
     ],
     "REMAINING_WORK": [
         "Now I need to wire up the settings page.",
@@ -70,6 +95,14 @@ EXAMPLES = {
         "Shall I git reset --hard?",
         "Should I purge the queue?",
         "Shall I publish it to npm?",
+        "오래된 브랜치를 삭제할까요?",
+        "要删除旧的迁移文件吗？",
+        "古いキャッシュを削除しますか？",
+        "Soll ich den alten Branch löschen?",
+        "Dois-je supprimer l'ancienne table ?",
+        "¿Elimino la rama antigua?",
+        "Posso apagar os arquivos antigos?",
+        "Удалить старую ветку?",
     ],
     "USER_STEP": [
         "Next step: restart Claude Code.",
@@ -83,12 +116,28 @@ EXAMPLES = {
         "TODO: unicode",
         "Remaining work: the CLI",
         "Next steps: add docs",
+        "다음 단계: 문서 추가",
+        "下一步：补充文档",
+        "次のステップ：ドキュメント追加",
+        "Nächste Schritte: Doku ergänzen",
+        "Prochaines étapes : la doc",
+        "Próximos pasos: la documentación",
+        "Próximos passos: a documentação",
+        "Следующие шаги: документация",
     ],
     "DONE_CLAIM": [
         "All done.",
         "Installed successfully",
         "I've created the file",
         "The API is now working",
+        "설정 수정이 완료되었습니다.",
+        "已经修复了登录问题。",
+        "ログイン処理を修正しました。",
+        "Alles erledigt.",
+        "Le bug est corrigé.",
+        "Todo listo.",
+        "A migração foi concluído com sucesso.",
+        "Всё готово.",
     ],
     "ERROR_OUTPUT": [
         "Error: boom",
@@ -107,6 +156,14 @@ EXAMPLES = {
         "Access denied.",
         "It didn't work.",
         "The file was not created.",
+        "빌드가 실패했습니다.",
+        "构建失败了。",
+        "ビルドが失敗しました。",
+        "Der Build ist fehlgeschlagen.",
+        "La compilation a échoué.",
+        "La compilación falló.",
+        "O build falhou.",
+        "Сборка завершилась с ошибкой.",
     ],
 }
 
@@ -358,6 +415,14 @@ DRIFT_EXAMPLES = [
     "The docs have not been written yet.",
     "Caching comes in a follow-up PR.",
     "- [ ] TODO: unicode",
+    "## 다음 단계: CLI 연결",
+    "下一步：接入命令行",
+    "## 次のステップ",
+    "Nächste Schritte: den Exporter anbinden",
+    "Prochaines étapes : brancher l'exporteur",
+    "**Próximos pasos**: conectar el exportador",
+    "Próximos passos: ligar o exportador",
+    "Следующие шаги: подключить экспортёр",
 ]
 STUCK_EXAMPLES = [
     "I'm unable to reach the registry.",
@@ -378,6 +443,14 @@ STUCK_EXAMPLES = [
     "The registry is down.",
     "It is a known bug in pydantic 2.7.1.",
     "It needs an upstream fix.",
+    "레지스트리에 접근할 수 없습니다.",
+    "无法访问镜像仓库。",
+    "レジストリにアクセスできません。",
+    "Ich kann nicht auf die Registry zugreifen.",
+    "Je ne peux pas accéder au registre.",
+    "No puedo acceder al registro.",
+    "Não consigo acessar o registro.",
+    "Не могу получить доступ к реестру.",
 ]
 
 
@@ -437,3 +510,227 @@ def test_a_question_ending_in_a_full_width_mark_is_a_real_question(final: str) -
     assert assess_requests(final).questions
     facts = read_builtin({"final_message": final, "task_prompt": "Fix the cache"}).facts
     assert any(f.kind == "question_for_user" and f.confidence >= 0.8 for f in facts), facts
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "缓存层已经改好了。要不要把过期时间也改成一小时呢",
+        "요청 핸들러를 고쳤습니다. 로그 형식은 JSON으로 바꿀까요",
+        "ハンドラを直しました。ログはJSON形式にしますか",
+    ],
+)
+def test_a_question_ending_in_a_particle_without_a_mark_holds_the_stop(final: str) -> None:
+    facts = read_builtin({"final_message": final, "task_prompt": "Fix the handler"}).facts
+    assert any(f.kind == "question_for_user" and f.confidence >= 0.8 for f in facts), facts
+    assert not decide(untested_change().build(final), CTX).should_block
+
+
+def test_a_particle_inside_a_statement_is_not_a_question() -> None:
+    from reflection_core.session.human_action import ends_as_question
+
+    assert not ends_as_question("한 번 더 실행하면 결과가 나옵니다.")
+    assert ends_as_question("어느 쪽을 쓸까요 **")
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "解析器已修复。请重新运行 npm test 看看。",
+        "パーサを直しました。アプリを再起動してください。",
+        "Parser korrigiert. Bitte starten Sie den Server neu und testen Sie erneut.",
+        "J'ai corrigé l'analyseur. Veuillez relancer le serveur.",
+    ],
+)
+def test_a_run_handed_over_in_another_language_after_an_unchecked_change_is_pushed(
+    final: str,
+) -> None:
+    d = decide(untested_change().build(final), CTX)
+    assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+
+
+def test_a_run_handed_over_in_another_language_after_a_passing_check_is_fine() -> None:
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="5 passed")
+        .build("파서를 고쳤고 테스트 5개가 통과했습니다. 앱을 재시작해 주세요.")
+    )
+    assert not decide(session, CTX).should_block
+
+
+def test_an_offer_to_continue_in_another_language_is_pushed() -> None:
+    final = "辅助函数已经写好了。\n\n需要我继续实现合约部分吗？"
+    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    assert d.should_block and d.feedback is not None and "Go ahead" in d.feedback
+
+
+@pytest.mark.parametrize(
+    "final",
+    ["缓存已清理。要删除旧的日志目录吗？", "キャッシュを整理しました。古いログを削除しますか？"],
+)
+def test_a_question_before_deleting_in_another_language_holds_the_stop(final: str) -> None:
+    facts = read_builtin({"final_message": final, "task_prompt": "Tidy the cache"}).facts
+    assert any(f.kind == "confirm_irreversible" for f in facts), facts
+    assert not decide(untested_change("Tidy the cache").build(final), CTX).should_block
+
+
+def _builtin_facts(session: SessionBuilder, final: str) -> list[Fact]:
+    return list(read_builtin(decide(session.build(final), CTX).digest).facts)
+
+
+def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language() -> None:
+    session = untested_change().bash("npm run build", output="Error: boom", exit=1)
+    facts = _builtin_facts(session, "已经修复了，全部完成。")
+    assert any(f.kind == "claim_contradicted" and f.confidence >= 0.8 for f in facts), facts
+    honest = _builtin_facts(session, "已经修复了代码，但构建失败了。")
+    assert not any(f.kind == "claim_contradicted" for f in honest), honest
+
+
+# One invented example per entry of the other-language choice and offer tables.
+CHOICE_EXAMPLES = [
+    "캐시는 Redis로 할까요, 아니면 파일로 할까요?",
+    "缓存用 Redis 还是文件？",
+    "キャッシュはRedisにしますか、それともファイルにしますか？",
+    "Redis oder eine Datei für den Cache?",
+    "Redis ou un fichier pour le cache ?",
+    "¿Redis o un archivo para la caché?",
+    "Redis ou um arquivo para o cache?",
+    "Redis или файл для кэша?",
+]
+OFFER_EXAMPLES = [
+    "테스트를 실행할까요?",
+    "要我运行测试吗？",
+    "テストを実行しましょうか？",
+    "Soll ich die Tests ausführen?",
+    "Voulez-vous que je lance les tests ?",
+    "¿Quieres que ejecute las pruebas?",
+    "Quer que eu rode os testes?",
+    "Хотите, чтобы я запустил тесты?",
+]
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(CHOICE_EXAMPLES)))
+def test_each_other_language_choice_is_a_question(entry: int, example: str) -> None:
+    from reflection_core.session import human_action
+
+    assert len(CHOICE_EXAMPLES) == len(human_action.CHOICE_OTHER_LANGUAGES)
+    assert re.search(human_action.CHOICE_OTHER_LANGUAGES[entry], example, re.I)
+    assessment = human_action.assess_requests(f"The cache layer is written. {example}")
+    assert assessment.questions and not assessment.agent_actionable, assessment
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(OFFER_EXAMPLES)))
+def test_each_other_language_offer_to_act_is_a_punt(entry: int, example: str) -> None:
+    from reflection_core.session import human_action
+
+    assert len(OFFER_EXAMPLES) == len(human_action.OFFER_TO_ACT)
+    assert re.search(human_action.OFFER_TO_ACT[entry], example, re.I)
+    assessment = human_action.assess_requests(f"The parser is fixed. {example}")
+    assert assessment.agent_actionable and not assessment.questions, assessment
+
+
+def test_english_words_sharing_a_stem_are_not_read_as_other_languages() -> None:
+    facts = read_builtin({"final_message": "Should I exclude the fixtures folder?"}).facts
+    assert not any(f.kind == "confirm_irreversible" for f in facts), facts
+    assert not any(re.search(p, "It used the fallback path.", re.I) for p in builtin.ADMITS_FAILURE)
+    assert not human_action_questions("Should I run gcc -o main?")
+
+
+def human_action_questions(text: str) -> list[str]:
+    from reflection_core.session.human_action import assess_requests
+
+    return assess_requests(text).questions
+
+
+@pytest.mark.parametrize(
+    ("plain", "optional"),
+    [
+        ("## 다음 단계: 캐시 추가", "## 다음 단계: 필요하시면 캐시 추가"),
+        ("下一步：加缓存", "下一步：如需可以加缓存"),
+        ("Nächste Schritte: Cache", "Nächste Schritte: bei Bedarf ein Cache"),
+        ("Próximos passos: cache", "Próximos passos: se quiser, um cache"),
+    ],
+)
+def test_optional_next_steps_in_another_language_are_not_drift(plain: str, optional: str) -> None:
+    from reflection_core.session.categories import drift_markers
+
+    assert drift_markers(plain) and drift_markers(optional) == []
+
+
+# Per human-only kind, one invented request per language (ko, zh, ja, de, fr, es, pt, ru).
+HUMAN_ONLY_OTHER_EXAMPLES = {
+    "2fa": [
+        "휴대폰으로 받은 인증 코드를 알려 주세요.",
+        "请把手机收到的验证码发给我。",
+        "届いた認証コードを教えてください。",
+        "Bitte nennen Sie mir den Bestätigungscode.",
+        "Veuillez me donner le code de vérification.",
+        "Por favor, envíame el código de verificación.",
+        "Por favor, envie o código de verificação.",
+        "Пожалуйста, пришлите код подтверждения.",
+    ],
+    "credentials": [
+        "API 키를 .env에 넣어 주세요.",
+        "请在 .env 中填写 API 密钥。",
+        "APIキーを .env に設定してください。",
+        "Bitte tragen Sie das Passwort in .env ein.",
+        "Veuillez saisir le mot de passe dans .env.",
+        "Por favor, añade la contraseña en .env.",
+        "Por favor, coloque a senha no .env.",
+        "Пожалуйста, укажите пароль в .env.",
+    ],
+    "login": [
+        "브라우저에서 로그인해 주세요.",
+        "请登录控制台后告诉我。",
+        "ブラウザでログインしてください。",
+        "Bitte melden Sie sich im Portal an.",
+        "Veuillez vous connecter : connectez-vous au portail.",
+        "Por favor, inicie sesión en el portal.",
+        "Por favor, faça login no portal.",
+        "Пожалуйста, войдите в портал.",
+    ],
+    "payment": [
+        "결제 수단을 등록해 주세요.",
+        "请在后台添加付款方式。",
+        "支払い方法を登録してください。",
+        "Bitte hinterlegen Sie die Zahlungsdaten.",
+        "Veuillez ajouter un moyen de paiement.",
+        "Por favor, agregue un método de pago.",
+        "Por favor, adicione um método de pagamento.",
+        "Пожалуйста, добавьте способ оплаты.",
+    ],
+    "approval": [
+        "배포를 승인해 주세요.",
+        "请批准这次部署。",
+        "デプロイを承認してください。",
+        "Bitte erteilen Sie die Genehmigung für den Deploy.",
+        "Veuillez donner votre approbation pour le déploiement.",
+        "Por favor, dé su aprobación al despliegue.",
+        "Por favor, dê sua aprovação para o deploy.",
+        "Пожалуйста, дайте ваше одобрение на деплой.",
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "example"),
+    [
+        (kind, example)
+        for kind, examples in HUMAN_ONLY_OTHER_EXAMPLES.items()
+        for example in examples
+    ],
+)
+def test_each_other_language_human_only_request_is_held(kind: str, example: str) -> None:
+    from reflection_core.session import human_action
+
+    kinds = [k for k, _ in human_action.HUMAN_ONLY_OTHER_LANGUAGES]
+    assert kinds == list(HUMAN_ONLY_OTHER_EXAMPLES)
+    assessment = human_action.assess_requests(f"The integration is wired. {example}")
+    assert [k for k, _ in assessment.human_only] == [kind], assessment
+
+
+def test_a_request_word_inside_another_word_does_not_make_a_request() -> None:
+    from reflection_core.session.human_action import requests_in
+
+    assert requests_in("修复了请求处理中的密码校验。") == []
+    assert requests_in("请在 .env 中填写密码。")
