@@ -339,7 +339,7 @@ def test_a_failed_write_contradicts_a_claim_that_the_file_was_created() -> None:
     session = (
         SessionBuilder("Create CLAUDE.md")
         .write("/nowhere/CLAUDE.md", ok=False, output="permission to write was not granted")
-        .build("I've created a basic CLAUDE.md file for this repository.")
+        .build("I've written CLAUDE.md with the build and test commands.")
     )
     d = decide(session, CTX)
     assert d.should_block and d.feedback is not None and "CLAUDE.md" in d.feedback
