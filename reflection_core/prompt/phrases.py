@@ -173,7 +173,7 @@ RESUME = _table(
     go on
     resume
     proceed
-    i didn't mean to interrupt you, continue
+    sorry to interrupt, continue
     continue please
     please continue
     continuez
