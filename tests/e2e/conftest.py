@@ -389,3 +389,22 @@ def project_with_remote(project: Project, tmp_path: Path) -> Project:
     make_bare_remote(tmp_path / "origin.git", project.root)
     git(project.root, "push", "-q", "origin", "main")
     return project
+
+
+def pinned_cli(name: str, env_var: str, default: Path, version: str) -> Path:
+    """The pinned CLI `name` (its path from `env_var`, else `default`): skip without it,
+    fail under CI, with the line that installs it."""
+    path = Path(os.environ.get(env_var) or default)
+    hint = (
+        f"{name} {version} is not installed at {path}: run tests/e2e/install_cli.sh "
+        f"{name} and set {env_var} to the path it prints"
+    )
+    found = ""
+    if path.exists():
+        proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
+        found = proc.stdout.strip()
+    if found != version:
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{hint} (found {found!r})", pytrace=False)
+        pytest.skip(hint)
+    return path

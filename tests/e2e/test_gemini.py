@@ -8,7 +8,6 @@ tests/e2e/gemini_server.py through GOOGLE_GEMINI_BASE_URL.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import SAMPLE_FILES, TEST_COMMAND, scenario_env
+from tests.e2e.conftest import SAMPLE_FILES, TEST_COMMAND, pinned_cli, scenario_env
 from tests.e2e.gemini_server import GeminiServer, shell, write_file
 from tests.e2e.model_server import Turn, say
 from tests.gitutil import git, make_repo
@@ -43,20 +42,7 @@ CALC_WITH_SUB = "def add(a, b):\n    return a + b\n\n\ndef sub(a, b):\n    retur
 
 @pytest.fixture(scope="session")
 def gemini_bin() -> Path:
-    path = Path(os.environ.get("REFLECTION_E2E_GEMINI") or DEFAULT_GEMINI / "gemini")
-    hint = (
-        f"the Gemini CLI {PINNED_VERSION} is not installed at {path}: run "
-        "tests/e2e/install_gemini.sh and set REFLECTION_E2E_GEMINI to the path it prints"
-    )
-    version = ""
-    if path.exists():
-        proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
-        version = proc.stdout.strip()
-    if version != PINNED_VERSION:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"{hint} (found {version!r})", pytrace=False)
-        pytest.skip(hint)
-    return path
+    return pinned_cli("gemini", "REFLECTION_E2E_GEMINI", DEFAULT_GEMINI / "gemini", PINNED_VERSION)
 
 
 @dataclass

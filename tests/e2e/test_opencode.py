@@ -10,7 +10,6 @@ prompt the plugin sends at that moment is never answered.
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import time
@@ -21,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import SAMPLE_FILES, TEST_COMMAND, scenario_env
+from tests.e2e.conftest import SAMPLE_FILES, TEST_COMMAND, pinned_cli, scenario_env
 from tests.e2e.model_server import ModelServer, ToolUse, Turn, say
 from tests.gitutil import git, make_repo
 
@@ -53,20 +52,7 @@ def bash(command: str) -> Turn:
 
 @pytest.fixture(scope="session")
 def opencode_bin() -> Path:
-    path = Path(os.environ.get("REFLECTION_E2E_OPENCODE") or DEFAULT_OPENCODE)
-    hint = (
-        f"OpenCode {PINNED_VERSION} is not installed at {path}: run "
-        "tests/e2e/install_opencode.sh and set REFLECTION_E2E_OPENCODE to the path it prints"
-    )
-    version = ""
-    if path.exists():
-        proc = subprocess.run([str(path), "--version"], capture_output=True, text=True, timeout=60)
-        version = proc.stdout.strip()
-    if version != PINNED_VERSION:
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            pytest.fail(f"{hint} (found {version!r})", pytrace=False)
-        pytest.skip(hint)
-    return path
+    return pinned_cli("opencode", "REFLECTION_E2E_OPENCODE", DEFAULT_OPENCODE, PINNED_VERSION)
 
 
 def _call(url: str, body: Any = None, timeout: float = 120) -> Any:
