@@ -15,7 +15,7 @@ import sys
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, BinaryIO, TextIO
+from typing import Any, TextIO
 
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
@@ -120,11 +120,6 @@ def deadline(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
-
-
-def read_payload(stream: BinaryIO | None = None) -> dict[str, Any]:
-    source = stream if stream is not None else sys.stdin.buffer
-    return parse_payload(source.read(MAX_PAYLOAD_BYTES + 1))
 
 
 def render(

@@ -60,9 +60,6 @@ class Verdict:
     def next_actions(self) -> list[str]:
         return _str_list(self.data.get("next_actions"))
 
-    def age_seconds(self, now: float) -> float:
-        return now - self.created_at.timestamp()
-
 
 def _str_list(value: Any) -> list[str]:
     if not isinstance(value, list):

@@ -192,11 +192,6 @@ def _path_notes(config: pytest.Config, repo_root: Path) -> list[str]:
     return ["a subset of the test paths selected"]
 
 
-def selection_is_partial(config: pytest.Config, repo_root: Path) -> bool:
-    """True when anything narrows the suite (see narrowing_notes)."""
-    return bool(narrowing_notes(config, repo_root))
-
-
 def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
     """Test files git knows (tracked or untracked-not-ignored) below any of `under`."""
     from reflection_core.guards import gitcmd

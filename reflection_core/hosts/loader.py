@@ -24,17 +24,11 @@ if TYPE_CHECKING:
 class Workspace:
     """Where an event happened and the config that applies there."""
 
-    workdir: Path  # where the agent works
     root: Path | None  # the git repo containing it, if any
     config: Config
 
-    @property
-    def record_root(self) -> Path:
-        """Where verdicts go: the repo, else the working directory."""
-        return self.root or self.workdir
 
-
-def workdir(event: HostEvent) -> Path:
+def _workdir(event: HostEvent) -> Path:
     cwd = event.cwd
     return Path(cwd if cwd and os.path.isdir(cwd) else os.getcwd())
 
@@ -43,10 +37,10 @@ def open_workspace(event: HostEvent) -> Workspace:
     """Raises config.ConfigError for a broken config; handlers say so and fail open."""
     from reflection_core import config
 
-    where = workdir(event)
+    where = _workdir(event)
     root = paths.find_repo_root(where)
     cfg = config.load(root) if root is not None else config.Config()
-    return Workspace(workdir=where, root=root, config=cfg)
+    return Workspace(root=root, config=cfg)
 
 
 def read_session(

@@ -343,13 +343,6 @@ def apply_plan(plan: InitPlan) -> list[str]:
     return done
 
 
-def native_hook_installed(root: Path, hook_type: str) -> bool:
-    try:
-        return is_native_hook(_read(hooks_dir(root) / hook_type))
-    except (OSError, subprocess.CalledProcessError):
-        return False
-
-
 def pre_commit_executable() -> str | None:
     """The pre-commit installed with reflection (same environment), else one on PATH."""
     beside = script_dir() / "pre-commit"

@@ -224,10 +224,6 @@ def credential_values(text: str, *, test_file: bool = False) -> list[str]:
     return found
 
 
-def has_secret(text: str, *, test_file: bool = False) -> bool:
-    return bool(credential_values(text, test_file=test_file))
-
-
 def removed_important(command: str) -> str | None:
     """The important path a recursive `rm` in `command` deletes, if any: any of its
     arguments counts, not only the first (`rm -rf build dist .git`)."""

@@ -30,10 +30,6 @@ def iso(moment: datetime) -> str:
     return moment.astimezone(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-def records_dir(root: Path) -> Path:
-    return paths.reflection_dir(root) / RECORDS_DIRNAME
-
-
 def compact_verdict(
     decision_fields: dict[str, Any],
     *,
