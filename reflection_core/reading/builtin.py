@@ -61,6 +61,9 @@ CONTINUE_OFFER: tuple[str, ...] = (
     r"\b(quieres|quiere|desea|deseas) que (contin[uú]e|siga|prosiga)\b",  # es
     r"\b(quer|deseja|gostaria) que eu (continue|prossiga|siga)\b",  # pt
     r"\b(хотите|нужно|мне),? (чтобы я )?(продолж\w+)\b.{0,60}\?",  # ru
+    # A menu whose option is to go on with the work ("Option 2: Continue fixing C-3").
+    r"^\W*(option|choice) \w{1,3}\W{0,6}(continue|keep) (fixing|working|going|debugging|with)\b",
+    r"\b(or|otherwise) i (can|could) (continue|keep) (fixing|working|going|debugging)\b",
 )
 # Work still open, in words no "Next steps:" header would catch.
 REMAINING_WORK: tuple[str, ...] = (
@@ -202,6 +205,29 @@ ADMITS_FAILURE: tuple[str, ...] = (
 )
 
 
+# The task says something does not work: the work is "make it work", and a change nothing
+# ran afterwards is a guess. Read in the prompt, one phrase family a line.
+REPORTED_FAILURE: tuple[str, ...] = (
+    r"\b(still|again) (getting|get|seeing|see|having|has|have|shows?|showing|throws?|throwing|"
+    r"gives?|giving|returns?|returning)\b[^.?!\n]{0,30}\b(errors?|exceptions?|fail\w*|crash\w*)\b",
+    r"\bstill (broken|failing|fails|crashing|crashes|erroring|not working|does ?n[o']t work)\b",
+    r"\bsame (error|issue|problem|exception)\b",
+    r"\b(does ?n[o']t|did ?n[o']t|is ?n[o']t|are ?n[o']t|wo ?n[o']t|ca ?n[o']t|cannot) (work|load"
+    r"|render|start|compile)\b",
+    r"\bnot (working|loading|rendering|starting|compiling|showing up)\b",
+    r"\b(is|are|keeps?) (broken|crashing|failing)\b",
+    # ko; "-면 안 돼" is "must not", not a failure
+    r"(?<!면 )(?<!면)안\s?(돼|되|됨)|(작동|동작)(하지 않|을 안|이 안)",
+    r"(还是|仍然|依然)(不行|报错|失败|有问题)|不(起作用|能用了)|没(有)?(效果|反应)",  # zh
+    r"動か(ない|なかった|なくなった)|直って(い)?ない|(まだ|また)エラー",  # ja
+    r"\bfunktioniert (immer noch |noch |weiterhin )?nicht\b|\bgeht (noch )?nicht\b",  # de
+    r"\bne (marche|fonctionne) (toujours |plus )?pas\b|\btoujours la même erreur\b",  # fr
+    r"\bno funciona\b|\bsigue (fallando|sin funcionar|dando error)\b|\bel mismo error\b",  # es
+    r"\bnão funciona\b|\bcontinua (falhando|dando erro)\b|\bo mesmo erro\b",  # pt
+    r"не работает|вс[её] ещ[её] (ошибка|падает)|та же ошибка",  # ru
+)
+
+
 def _compile(phrases: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
     return tuple(re.compile(p, re.I | re.M) for p in phrases)
 
@@ -217,6 +243,7 @@ _CONTINUE = _compile(CONTINUE_OFFER)
 _STRONG_DRIFT = _compile(STRONG_DRIFT)
 _ADMITS = _compile(ADMITS_FAILURE)
 _ERROR_OUTPUT = _compile(ERROR_OUTPUT)
+_REPORTED_FAILURE = _compile(REPORTED_FAILURE)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _REPORT_KINDS = ("report_only", "read_only")
 _QUESTION_MARKS = ("?", "\uff1f")  # the full-width mark ends Chinese and Japanese questions
@@ -361,4 +388,9 @@ def read_builtin(digest: dict[str, Any]) -> Reading:
         facts.append(Fact("report_delivered", 0.85, text.strip()[:120]))
     sure = any(f.confidence >= SURE for f in facts)
     unsure = any(0.5 <= f.confidence < SURE for f in facts)
+    # Read in the prompt, not the final message: it does not settle how sure the reading is.
+    prompt = str(digest.get("task_prompt") or "")
+    reported = _first(_REPORTED_FAILURE, prompt)
+    if reported:
+        facts.append(Fact("reported_failure", 0.85, _line_of(prompt, reported)))
     return Reading(reader="builtin", facts=tuple(facts), uncertain=unsure and not sure)

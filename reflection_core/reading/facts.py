@@ -24,6 +24,7 @@ FACT_KINDS: tuple[str, ...] = (
     "background_pending",  # waiting on background work it started (subagent, shell, CI)
     "host_failure",  # the stop is the host's failure (API error, usage limit, compaction)
     "report_delivered",  # a report-only / read-only task answered in the final message
+    "reported_failure",  # the task says something does not work (still, again, the same error)
 )
 
 

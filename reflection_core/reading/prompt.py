@@ -34,6 +34,7 @@ KIND_MEANINGS: dict[str, str] = {
     "host_failure": "the stop is the host's failure (API error, usage limit, compaction)",
     "report_delivered": "a report-only or read-only task was answered in the final message",
     "punt_to_user": "it hands the user a run, check or retry that its own tools could do",
+    "reported_failure": "the task prompt says something does not work, still fails or errors",
 }
 
 SYSTEM = (

@@ -166,6 +166,7 @@ _LINT_PROGRAMS = frozenset(
 _TYPECHECK_PROGRAMS = frozenset({"mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre"})
 _BUILD_PROGRAMS = frozenset(
     {"ninja", "webpack", "esbuild", "rollup", "parcel", "meson", "scons", "msbuild", "xcodebuild"}
+    | {"sphinx-build"}
 )
 # Compilers run directly: compiling the changed source is the check a project without
 # tests still has. One program a line (a test per entry).
@@ -183,14 +184,21 @@ COMPILERS: tuple[str, ...] = (
     "swiftc",
     "solc",
 )
-# Toolchains whose subcommand compiles or tests contracts: (program, subcommand, kind).
-CONTRACT_TOOLCHAINS: tuple[tuple[str, str, str], ...] = (
+# Toolchains whose subcommand compiles, renders or tests: contracts, sites and documents.
+# (program, subcommand, kind), one a line (a test per entry).
+SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("hardhat", "compile", "build"),
     ("hardhat", "test", "test"),
     ("truffle", "compile", "build"),
     ("truffle", "test", "test"),
     ("forge", "build", "build"),
     ("forge", "test", "test"),
+    ("quarto", "render", "build"),
+    ("mkdocs", "build", "build"),
+    ("jekyll", "build", "build"),
+    ("hugo", "build", "build"),
+    ("astro", "build", "build"),
+    ("docusaurus", "build", "build"),
 )
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
@@ -590,8 +598,8 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         _container(["compose", *args] if prog == "docker-compose" else args, heredoc, facts)
     elif _builds(prog, args):
         facts.kinds.add("build")
-    elif contract_kind := _contract_kind(prog, args):
-        facts.kinds.add(contract_kind)
+    elif subcommand_kind := _subcommand_kind(prog, args):
+        facts.kinds.add(subcommand_kind)
     elif prog == "sed":
         _sed(args, facts)
     elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
@@ -650,8 +658,8 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
         _dispatch(_program(inner[0]), inner[1:], heredoc, facts)
 
 
-def _contract_kind(prog: str, args: list[str]) -> str | None:
-    return next((k for p, sub, k in CONTRACT_TOOLCHAINS if p == prog and args[:1] == [sub]), None)
+def _subcommand_kind(prog: str, args: list[str]) -> str | None:
+    return next((k for p, sub, k in SUBCOMMAND_CHECKS if p == prog and args[:1] == [sub]), None)
 
 
 def _builds(prog: str, args: list[str]) -> bool:

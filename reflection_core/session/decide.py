@@ -467,6 +467,10 @@ _READING_GAPS = {
         "Run it yourself: the change is not checked yet, and your tools can run, retry or check it",
         "hands the user a check of an unchecked change",
     ),
+    "reported_failure": (
+        "Run what does not work (or a check that exercises the fix) and show that it works now",
+        "the task says it does not work, and nothing ran after the latest change to show it does",
+    ),
 }
 
 
@@ -479,8 +483,10 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
         facts = [f for f in reading.facts if f.kind == kind and f.confidence >= SURE]
         if not facts or f"reading:{kind}" in known:
             continue
-        if kind == "punt_to_user" and not unchecked_code_change(digest):
+        if kind in ("punt_to_user", "reported_failure") and not unchecked_code_change(digest):
             continue  # handing over a check of work already checked is fine
+        if kind == "reported_failure" and "error_fix:not_checked" in known:
+            continue  # the pasted error already says so
         quote = facts[0].quote
         where = ""
         if kind == "claim_contradicted" and digest.get("failed_changes"):

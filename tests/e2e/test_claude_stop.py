@@ -396,6 +396,24 @@ def test_a_failed_last_command_claimed_as_done_is_pushed(project: Project) -> No
     assert "failed" in run.stop_feedback()[0], run.stop_feedback()
 
 
+def test_a_task_that_says_it_still_fails_is_pushed_to_show_the_fix_works(
+    project: Project,
+) -> None:
+    run = project.run(
+        "calc.py is still broken: sub() is missing and the caller keeps crashing. Fix it.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            say("Fixed: sub() is back."),
+            bash(TEST_COMMAND),
+            say("sub() is back and 1 passed."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    feedback = run.stop_feedback()[0]
+    assert "does not work" in feedback and "keeps crashing" in feedback, feedback
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
 def test_an_action_loop_pushes_once_and_then_lets_the_stop_stand(project: Project) -> None:
     run = project.run(
         CODING_PROMPT,

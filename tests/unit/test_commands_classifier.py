@@ -425,23 +425,38 @@ def test_a_compiler_asked_its_version_is_no_build(line: str) -> None:
     assert "build" not in classify_command(line).kinds
 
 
-# One line per CONTRACT_TOOLCHAINS entry, in table order, with its kind.
-_CONTRACT_LINES = [
+# One line per SUBCOMMAND_CHECKS entry, in table order, with its kind.
+_SUBCOMMAND_LINES = [
     ("npx hardhat compile", "build"),
     ("npx hardhat test", "test"),
     ("truffle compile", "build"),
     ("npx truffle test", "test"),
     ("forge build", "build"),
     ("forge test -vv", "test"),
+    ("quarto render docs/plan.qmd", "build"),
+    ("mkdocs build --strict", "build"),
+    ("bundle exec jekyll build", "build"),
+    ("hugo build --minify", "build"),
+    ("npx astro build", "build"),
+    ("npx docusaurus build", "build"),
 ]
 
 
-def test_every_contract_toolchain_entry_has_an_example() -> None:
-    from reflection_core.session.commands import CONTRACT_TOOLCHAINS
+def test_every_subcommand_check_entry_has_an_example() -> None:
+    from reflection_core.session.commands import SUBCOMMAND_CHECKS
 
-    assert len(_CONTRACT_LINES) == len(CONTRACT_TOOLCHAINS)
+    assert len(_SUBCOMMAND_LINES) == len(SUBCOMMAND_CHECKS)
 
 
-@pytest.mark.parametrize(("line", "kind"), _CONTRACT_LINES)
-def test_contract_toolchains_compile_and_test(line: str, kind: str) -> None:
+@pytest.mark.parametrize(("line", "kind"), _SUBCOMMAND_LINES)
+def test_subcommand_checks_build_render_and_test(line: str, kind: str) -> None:
     assert kind in classify_command(line).kinds
+
+
+@pytest.mark.parametrize("line", ["quarto preview", "mkdocs serve", "hugo server"])
+def test_site_previews_are_no_build(line: str) -> None:
+    assert "build" not in classify_command(line).kinds
+
+
+def test_sphinx_build_is_a_build() -> None:
+    assert "build" in classify_command("sphinx-build -b html docs docs/_build").kinds

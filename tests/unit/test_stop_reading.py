@@ -13,7 +13,7 @@ from reflection_core.reading.builtin import read_builtin
 from reflection_core.reading.facts import Fact
 from reflection_core.session import digest as digest_mod
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
-from reflection_core.session.decide import DecisionContext, decide
+from reflection_core.session.decide import DecisionContext, RepoFacts, decide
 from tests.unit.sessionbuild import SessionBuilder
 
 CTX = DecisionContext(config=config.defaults())
@@ -48,6 +48,8 @@ EXAMPLES = {
         "¿Quieres que continúe con las pruebas?",
         "Quer que eu continue com a migração?",
         "Хотите, чтобы я продолжил с остальными файлами?",
+        "**Option 2**: Continue fixing the suite against the real API",
+        "Or I can keep debugging the export route if you prefer.",
     ],
     "HANDED_TO_USER": [
         "Try it now: open the page.",
@@ -148,6 +150,22 @@ EXAMPLES = {
         "Unhandled exception",
         "1 failed",
         "No such file or directory",
+    ],
+    "REPORTED_FAILURE": [
+        "I'm still getting a 500 error on the export page",
+        "The dashboard is still crashing after your change",
+        "Same error as before when I open the modal",
+        "The mermaid graph doesn't render in the preview",
+        "The login page is not loading",
+        "The worker keeps crashing on startup",
+        "다시 시작해봤는데 안돼",
+        "还是报错，页面打不开",
+        "ボタンが動かない",
+        "Der Export funktioniert immer noch nicht",
+        "Le bouton ne fonctionne toujours pas",
+        "El formulario no funciona",
+        "O login não funciona",
+        "Страница не работает",
     ],
     "ADMITS_FAILURE": [
         "The write failed.",
@@ -349,6 +367,89 @@ def test_a_weak_reading_says_it_is_uncertain() -> None:
     digest = {"final_message": "Done.\n\nNext step: restart Claude Code.", "task_prompt": "x"}
     reading = read_builtin(digest)
     assert reading.uncertain and not reading.has("remaining_work", builtin.SURE)
+
+
+def test_a_failure_read_in_the_prompt_does_not_make_a_weak_reading_sure() -> None:
+    digest = {
+        "final_message": "Done.\n\nNext step: restart Claude Code.",
+        "task_prompt": "The export is still failing",
+    }
+    reading = read_builtin(digest)
+    assert reading.has("reported_failure", builtin.SURE) and reading.uncertain
+
+
+def test_a_task_that_says_it_still_fails_answered_with_an_unchecked_change_is_pushed() -> None:
+    session = untested_change("The export page is still crashing, fix it").build(
+        "Fixed the null check; the export page loads now."
+    )
+    d = decide(session, CTX)
+    assert d.should_block and d.feedback is not None
+    assert "still crashing" in d.feedback and "show that it works" in d.feedback
+
+
+@pytest.mark.parametrize(
+    ("changed", "check"),
+    [
+        ("src/export.py", "python -m pytest -q"),
+        ("_quarto.yml", "quarto render docs/plan.qmd"),
+    ],
+)
+def test_a_reported_failure_checked_after_the_change_is_not_pushed(
+    changed: str, check: str
+) -> None:
+    session = (
+        SessionBuilder("The export page is still crashing, fix it")
+        .edit(changed)
+        .bash(check, output="3 passed; output created")
+        .build("Fixed the null check; the export page loads now.")
+    )
+    no_tests = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=False))
+    assert not decide(session, no_tests).should_block
+
+
+def test_a_reported_failure_answered_with_a_docs_edit_is_not_pushed() -> None:
+    session = (
+        SessionBuilder("The install steps in the README don't work")
+        .edit("README.md", new="pip install .", old="python setup.py install")
+        .build("Updated the README to use pip install.")
+    )
+    assert not decide(session, CTX).should_block
+
+
+def test_a_pasted_error_that_still_fails_is_one_open_item_not_two() -> None:
+    prompt = "Still getting this:\nTypeError: cannot read properties of undefined (reading 'min')"
+    d = decide(untested_change(prompt).build("Fixed the undefined config."), CTX)
+    assert d.should_block
+    assert "error_fix:not_checked" in d.patterns and "reading:reported_failure" not in d.patterns
+
+
+@pytest.mark.parametrize(
+    "prompt", ["테이블을 삭제하면 안 돼", "Make sure the banner does not show"]
+)
+def test_a_prohibition_is_not_a_failure_report(prompt: str) -> None:
+    reading = read_builtin({"final_message": "Done.", "task_prompt": prompt})
+    assert not reading.has("reported_failure", 0.1)
+
+
+def test_a_menu_whose_option_is_to_go_on_with_the_task_is_pushed_not_held() -> None:
+    final = (
+        "Two suites pass; the other two were written against a different API.\n\n"
+        "**Option 1**: Keep the passing suites and document them\n"
+        "**Option 2**: Continue fixing the other suites against the real API\n\n"
+        "Which approach would you prefer?"
+    )
+    d = decide(untested_change("Write the security test suites").build(final), CTX)
+    assert d.should_block and d.status == "incomplete"
+
+
+def test_a_menu_of_real_choices_still_holds_the_stop() -> None:
+    final = (
+        "The parser is fixed.\n\n**Option 1**: Keep the old date format\n"
+        "**Option 2**: Switch every caller to ISO dates\n\nWhich do you prefer?"
+    )
+    session = untested_change().bash("python -m pytest -q", output="5 passed").build(final)
+    d = decide(session, CTX)
+    assert not d.should_block and d.status == "waiting_for_user"
 
 
 @pytest.mark.parametrize(
