@@ -8,6 +8,7 @@ overrides the detected test command.
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -132,6 +133,37 @@ def _simple(root: Path, signals: RepoSignals) -> None:
             signals.lint_commands.append("make lint")
 
 
+def _is_python_test(name: str) -> bool:
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def _python_test_files(root: Path) -> str | None:
+    """Where pytest would find tests in a repo with no project file: a root conftest.py,
+    test_*.py / *_test.py at the root, or Python files in a tests directory. One
+    directory listing each, no walk."""
+    if (root / "conftest.py").is_file():
+        return "conftest.py"
+    for where, directory in [(".", root)] + [(f"{d}/", root / d) for d in _TEST_DIRS]:
+        try:
+            names = [entry.name for entry in os.scandir(directory) if entry.is_file()]
+        except OSError:
+            continue
+        if any(_is_python_test(name) for name in names):
+            return f"test_*.py files in {where}" if where != "." else "test_*.py files"
+    return None
+
+
+def _bare_python_tests(root: Path, signals: RepoSignals) -> None:
+    """pytest for Python test files when nothing else names a test command."""
+    if signals.test_command:
+        return
+    found = _python_test_files(root)
+    if found:
+        _add_language(signals, "python")
+        signals.test_command = "python -m pytest"
+        signals.evidence.append(f"pytest: {found}")
+
+
 def repo_signals(root: Path, cfg: Config | None = None) -> RepoSignals:
     """Detect the project's commands; `tests.command` from `cfg` (default: the repo's) wins."""
     if cfg is None:
@@ -148,6 +180,7 @@ def repo_signals(root: Path, cfg: Config | None = None) -> RepoSignals:
     _python(root, signals)
     _node(root, signals)
     _simple(root, signals)
+    _bare_python_tests(root, signals)
     if test_command_override:
         signals.test_command = test_command_override
         signals.evidence.append("tests.command in the config")

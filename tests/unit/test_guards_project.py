@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from reflection_core.project import repo_signals
 
 
@@ -26,6 +28,36 @@ def test_python_project_with_only_a_tests_dir(tmp_path: Path) -> None:
     write(tmp_path, "setup.cfg", "[metadata]\nname = x\n")
     write(tmp_path, "tests/test_x.py", "")
     assert repo_signals(tmp_path).test_command == "python -m pytest"
+
+
+@pytest.mark.parametrize(
+    ("name", "evidence"),
+    [
+        ("test_calc.py", "pytest: test_*.py files"),
+        ("calc_test.py", "pytest: test_*.py files"),
+        ("conftest.py", "pytest: conftest.py"),
+        ("tests/test_calc.py", "pytest: test_*.py files in tests/"),
+    ],
+)
+def test_python_test_files_without_a_project_file_mean_pytest(
+    tmp_path: Path, name: str, evidence: str
+) -> None:
+    write(tmp_path, "calc.py", "def add(a, b):\n    return a + b\n")
+    write(tmp_path, name, "")
+    signals = repo_signals(tmp_path)
+    assert signals.test_command == "python -m pytest" and signals.has_tests
+    assert evidence in signals.evidence and "python" in signals.languages
+
+
+def test_a_stray_python_test_does_not_override_the_package_test_script(tmp_path: Path) -> None:
+    write(tmp_path, "package.json", json.dumps({"scripts": {"test": "vitest run"}}))
+    write(tmp_path, "test_fixture_gen.py", "")
+    assert repo_signals(tmp_path).test_command == "npm test"
+
+
+def test_javascript_tests_in_a_tests_dir_are_not_pytest(tmp_path: Path) -> None:
+    write(tmp_path, "tests/calc.test.js", "")
+    assert repo_signals(tmp_path).test_command is None
 
 
 def test_node_project_uses_its_test_script(tmp_path: Path) -> None:
