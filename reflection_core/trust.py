@@ -3,7 +3,7 @@
 A cloned repository's `.reflection.yaml` can list gate and fix commands; with
 `stop.run_gates` a globally installed Stop hook would run them in any repo the
 agent opens. As with pre-commit and Codex hooks, the user trusts a repository's
-config once (`reflection trust`, or `reflection init`); trust is keyed by the
+config once (`reflection trust`; `reflection init` only says so); trust is keyed by the
 repository path and the config file's content hash, so any edit to the config
 needs trust again. Untrusted commands are not run, and the user is told once per
 config version in one line. State lives in `<state dir>/trust.json`.

@@ -240,7 +240,27 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             )
     for hook_type in options.native_hook_types():
         _plan_native_hook(plan, hook_type)
+    untrusted = _untrusted_commands(root)
+    if untrusted:
+        plan.notes.append(
+            f"this repository's config lists {len(untrusted)} command(s) hooks would run "
+            f"(first: `{untrusted[0][:80]}`); they stay off until you review them with "
+            "`reflection trust --show` and run `reflection trust`"
+        )
     return plan
+
+
+def _untrusted_commands(root: Path) -> list[str]:
+    """Commands the repository's own config lists and the user has not trusted yet.
+
+    `init` never trusts them itself: a cloned repo's config is someone else's code."""
+    from reflection_core import config, trust
+
+    try:
+        cfg = config.load(root)
+    except config.ConfigError:
+        return []  # `init` reports a broken config on its own
+    return [] if trust.is_trusted(root, cfg) else trust.repo_commands(cfg)
 
 
 def _plan_hosts(plan: InitPlan, root: Path, names: tuple[str, ...], command: str) -> None:

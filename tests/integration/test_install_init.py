@@ -311,3 +311,19 @@ def test_init_exits_non_zero_with_the_fix_when_pre_commit_cannot_install(
     assert result.returncode == 1
     assert "`pre-commit install` failed" in result.stderr
     assert "Fix: git config --unset-all core.hooksPath" in result.stderr
+
+
+def test_init_names_config_commands_it_does_not_trust_and_never_trusts_them(
+    git_repo: Path,
+) -> None:
+    (git_repo / ".reflection.yaml").write_text(
+        "gates:\n  - name: lint\n    run: make lint\n", encoding="utf-8"
+    )
+    first = reflection(git_repo, "init")
+    assert first.returncode == 0, first.stderr
+    assert "`make lint`" in first.stdout and "reflection trust" in first.stdout
+    shown = reflection(git_repo, "trust", "--show").stdout
+    assert "not trusted" in shown
+    assert reflection(git_repo, "trust").returncode == 0
+    again = reflection(git_repo, "init")
+    assert "reflection trust" not in again.stdout, again.stdout
