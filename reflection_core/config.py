@@ -247,9 +247,23 @@ SCHEMA: dict[str, Any] = {
         "ledger": Field(_bool, True, "Record test runs and require them for commits/pushes."),
         "ignore": Field(
             _path_globs,
-            ["docs/**", "*.md", "*.rst", "LICENSE*", ".github/**"],
-            "Changes to these paths need no new test run (dependency manifests, lock and "
-            "build files never match: requirements*.txt, CMakeLists.txt, *.lock, ...).",
+            [
+                "docs/**",
+                "*.md",
+                "*.rst",
+                "LICENSE*",
+                ".github/**",
+                ".gitlab-ci.yml",
+                ".gitlab/**",
+                ".circleci/**",
+                ".buildkite/**",
+                "azure-pipelines.yml",
+                "bitbucket-pipelines.yml",
+                ".travis.yml",
+            ],
+            "Changes to these paths need no new test run: docs and CI pipeline files, which "
+            "the test suite does not exercise (dependency manifests, lock and build files "
+            "never match: requirements*.txt, CMakeLists.txt, *.lock, ...).",
         ),
         "command": Field(
             _opt_str, None, "The project's full test command (auto-detected when null)."

@@ -14,10 +14,10 @@ IGNORE = ["docs/**", "*.md"]
 
 
 def gate(session: Session, **kwargs: Any) -> GateResult:
+    kwargs.setdefault("ignore_globs", IGNORE)
     inputs = GateInputs(
         task=build_task_context(session),
         required={"tests"},
-        ignore_globs=IGNORE,
         test_command="python -m pytest -q",
         **kwargs,
     )
@@ -178,3 +178,15 @@ def test_an_empty_section_next_to_tests_that_ran_still_passes() -> None:
     output = "running 12 tests\ntest result: ok. 12 passed\n\nDoc-tests app\nrunning 0 tests\n"
     s = SessionBuilder("Fix it").edit("src/lib.rs").bash("cargo test", output=output).build()
     assert gate(s).satisfied
+
+
+def test_a_ci_pipeline_change_needs_no_new_test_run_by_default() -> None:
+    from reflection_core import config
+
+    default_ignore = config.defaults()["tests"]["ignore"]
+    for path in (".gitlab-ci.yml", ".circleci/config.yml", ".github/workflows/ci.yml"):
+        s = SessionBuilder("Fix the pipeline").bash("pytest -q", output="3 passed").edit(path)
+        result = gate(s.build(), ignore_globs=default_ignore)
+        assert result.satisfied, (path, result)
+    code = SessionBuilder("Fix it").bash("pytest -q", output="3 passed").edit("ci/run.py")
+    assert not gate(code.build(), ignore_globs=default_ignore).satisfied
