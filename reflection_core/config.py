@@ -260,10 +260,15 @@ SCHEMA: dict[str, Any] = {
                 "azure-pipelines.yml",
                 "bitbucket-pipelines.yml",
                 ".travis.yml",
+                ".gitignore",
+                ".claude/**",
+                ".codex/**",
+                ".gemini/**",
+                ".opencode/**",
             ],
-            "Changes to these paths need no new test run: docs and CI pipeline files, which "
-            "the test suite does not exercise (dependency manifests, lock and build files "
-            "never match: requirements*.txt, CMakeLists.txt, *.lock, ...).",
+            "Changes to these paths need no new test run: docs, CI pipeline files and coding "
+            "agents' settings, which the test suite does not exercise (dependency manifests, "
+            "lock and build files never match: requirements*.txt, CMakeLists.txt, *.lock, ...).",
         ),
         "command": Field(
             _opt_str, None, "The project's full test command (auto-detected when null)."
