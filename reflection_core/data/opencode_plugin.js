@@ -12,11 +12,22 @@ function ask(event, payload) {
     encoding: "utf8",
     timeout: TIMEOUT_MS,
   })
-  if (run.stderr) console.error(run.stderr.trim()) // the one-line status lands in OpenCode's log
+  if (run.stderr) console.error(run.stderr.trim()) // diagnostics land in OpenCode's log
   try {
     return JSON.parse(run.stdout || "null")
   } catch {
     return null
+  }
+}
+
+// The one line for the user, as a TUI toast; a missing TUI or a failing call costs nothing.
+async function show(client, answer) {
+  if (!answer || !answer.message) return
+  try {
+    const sent = await client.tui.showToast({ body: { message: answer.message, variant: answer.level || "info" } })
+    if (sent && sent.error) console.error("reflection: could not show a toast:", sent.error)
+  } catch (error) {
+    console.error("reflection: could not show a toast:", error)
   }
 }
 
@@ -35,6 +46,7 @@ export const Reflection = async ({ client, directory }) => {
       const prompt = promptText(output.parts)
       if (!prompt || pushed.delete(prompt)) return
       const answer = ask("user-prompt-submit", { session_id: input.sessionID, cwd: directory, prompt })
+      await show(client, answer)
       if (answer && answer.context) {
         const { id, sessionID, messageID } = output.parts[0]
         output.parts.push({ id: id + "-reflection", sessionID, messageID, type: "text", text: answer.context, synthetic: true })
@@ -46,6 +58,7 @@ export const Reflection = async ({ client, directory }) => {
       const id = event.properties.sessionID
       const listed = await client.session.messages({ path: { id } })
       const answer = ask("stop", { session_id: id, cwd: directory, messages: listed.data || [] })
+      await show(client, answer)
       if (answer && answer.block) {
         pushed.add(answer.block)
         await client.session.prompt({ path: { id }, body: { parts: [{ type: "text", text: answer.block }] } })
