@@ -1,6 +1,7 @@
 // reflection for OpenCode: written by `reflection init --opencode`; re-running init updates it.
 // The thinnest shim: it hands the session to `reflection hook EVENT --host opencode`
-// and acts on the answer. The decisions are made by reflection, not here.
+// and acts on the answer. The decisions are made by reflection, not here; the shim only
+// says so when reflection could not answer at all.
 import { spawnSync } from "node:child_process"
 
 const REFLECTION = __REFLECTION_COMMAND__
@@ -13,6 +14,11 @@ function ask(event, payload) {
     timeout: TIMEOUT_MS,
   })
   if (run.stderr) console.error(run.stderr.trim()) // diagnostics land in OpenCode's log
+  if (run.error || run.status !== 0) {
+    // reflection itself could not answer (gone, timed out, crashed): say so, block nothing.
+    const why = run.error ? run.error.code || run.error.message : run.signal || `exit status ${run.status}`
+    return { message: `reflection: the ${event} check did not run (${why}); it did not block anything.`, level: "warning" }
+  }
   try {
     return JSON.parse(run.stdout || "null")
   } catch {

@@ -11,7 +11,9 @@ the session as a new prompt (push on with feedback), `context` rides along with 
 prompt as a synthetic text part, and `message`, the one line for the user, is shown
 as a TUI toast (`client.tui.showToast`, published on the server's `/event` stream as
 `tui.toast.show`) of variant `level`: "warning" when the reply blocks or something of
-ours did not run, else "info". stderr still goes to OpenCode's log.
+ours did not run, else "info". stderr still goes to OpenCode's log. When this
+command cannot answer at all (gone, timed out, crashed) the plugin itself shows a
+warning that the check did not run.
 """
 
 from __future__ import annotations
