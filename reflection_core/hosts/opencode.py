@@ -6,9 +6,14 @@ client and subscribe to events (opencode.ai/docs/plugins). Ours
 - on `chat.message` (a prompt was submitted): {session_id, cwd, prompt}
 - on the `session.idle` event (the agent's turn ended): {session_id, cwd, messages},
   messages being `client.session.messages()` as is (session/opencode_messages.py).
-and reads back {block, context, message}: on `block` it sends the text to the
-session as a new prompt (push on with feedback), `context` rides along with the
-prompt as a synthetic text part, `message` goes to OpenCode's log.
+and reads back {block, context, message, level}: on `block` it sends the text to
+the session as a new prompt (push on with feedback), `context` rides along with the
+prompt as a synthetic text part, and `message`, the one line for the user, is shown
+as a TUI toast (`client.tui.showToast`, published on the server's `/event` stream as
+`tui.toast.show`) of variant `level`: "warning" when the reply blocks or something of
+ours did not run, else "info". stderr still goes to OpenCode's log. When this
+command cannot answer at all (gone, timed out, crashed) the plugin itself shows a
+warning that the check did not run.
 """
 
 from __future__ import annotations
@@ -55,7 +60,7 @@ class OpenCodeHost(Host):
         return StopRequested(**common)
 
     def render(self, event: str, reply: Reply) -> HookResponse:
-        output = {
+        output: dict[str, str] = {
             key: value
             for key, value in (
                 ("block", reply.block),
@@ -64,6 +69,10 @@ class OpenCodeHost(Host):
             )
             if value
         }
+        if reply.message:
+            # The toast's colour: a warning when it holds the session or something of
+            # ours did not work (such a reply also carries a diagnostic for the log).
+            output["level"] = "warning" if reply.block or reply.stderr else "info"
         return HookResponse(output=output or None, stderr=reply.stderr)
 
 

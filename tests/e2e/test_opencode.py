@@ -10,8 +10,10 @@ prompt the plugin sends at that moment is never answered.
 from __future__ import annotations
 
 import json
+import re
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
 from dataclasses import dataclass
@@ -72,6 +74,40 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+class EventStream:
+    """The server's bus events (`GET /event`, server-sent events), read on a thread."""
+
+    def __init__(self, base: str) -> None:
+        self.events: list[dict[str, Any]] = []
+        self._connected = threading.Event()
+        self._response = urllib.request.urlopen(f"{base}/event", timeout=SETTLE_TIMEOUT)
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+        assert self._connected.wait(10), "no event from /event"
+
+    def _read(self) -> None:
+        try:
+            for raw in self._response:
+                line = raw.decode("utf-8", "replace").strip()
+                if line.startswith("data:"):
+                    self.events.append(json.loads(line[len("data:") :]))
+                    self._connected.set()
+        except (OSError, ValueError):
+            pass  # the server went away
+
+    def toasts(self) -> list[dict[str, Any]]:
+        """What the plugin showed the user: `tui.toast.show` events, their properties."""
+        return [
+            dict(event.get("properties") or {})
+            for event in list(self.events)
+            if event.get("type") == "tui.toast.show"
+        ]
+
+    def close(self) -> None:
+        self._response.close()
+        self._reader.join(timeout=5)
+
+
 @dataclass
 class OpenCodeRun:
     session_id: str
@@ -79,6 +115,7 @@ class OpenCodeRun:
     main_turns: int
     repo: Path
     log: str
+    toasts: list[dict[str, Any]]  # what the plugin showed the user
 
     def prompts(self) -> list[str]:
         return [
@@ -112,8 +149,9 @@ class OpenCodeProject:
     env: dict[str, str]
     opencode: Path
 
-    def run(self, prompt: str, turns: list[Turn], stops: int) -> OpenCodeRun:
-        """Send `prompt`, then wait until the plugin has judged `stops` idle moments."""
+    def run(self, prompt: str, turns: list[Turn], stops: int, toasts: int = 0) -> OpenCodeRun:
+        """Send `prompt`, then wait until the plugin has judged `stops` idle moments and
+        shown `toasts` toasts."""
         with ModelServer(turns) as model:
             config = {
                 "$schema": "https://opencode.ai/config.json",
@@ -145,31 +183,54 @@ class OpenCodeProject:
                     stderr=subprocess.STDOUT,
                 )
             base = f"http://127.0.0.1:{port}"
+            stream: EventStream | None = None
             try:
-                session_id = self._drive(base, prompt, stops)
+                deadline = time.monotonic() + SETTLE_TIMEOUT
+                self._wait_until_up(base, deadline)
+                stream = EventStream(base)
+                session_id = self._drive(base, prompt, deadline, stops, toasts, stream)
                 messages = _call(f"{base}/session/{session_id}/message")
             finally:
                 server.terminate()
                 server.wait(timeout=20)
+                if stream is not None:
+                    stream.close()
             main_turns = sum(1 for r in model.model.requests if r.main_loop)
         return OpenCodeRun(
-            session_id, messages, main_turns, self.root, log_file.read_text(errors="replace")
+            session_id,
+            messages,
+            main_turns,
+            self.root,
+            log_file.read_text(errors="replace"),
+            stream.toasts(),
         )
 
-    def _drive(self, base: str, prompt: str, stops: int) -> str:
-        deadline = time.monotonic() + SETTLE_TIMEOUT
+    @staticmethod
+    def _wait_until_up(base: str, deadline: float) -> None:
         while True:
             try:
                 _call(f"{base}/session", timeout=5)
-                break
+                return
             except OSError:
                 if time.monotonic() > deadline:
                     raise
                 time.sleep(0.3)
+
+    def _drive(
+        self,
+        base: str,
+        prompt: str,
+        deadline: float,
+        stops: int,
+        toasts: int,
+        stream: EventStream,
+    ) -> str:
         session_id = str(_call(f"{base}/session", {})["id"])
         _call(f"{base}/session/{session_id}/message", {"parts": [{"type": "text", "text": prompt}]})
         records = self.root / ".reflection" / "records"
-        while len(list(records.glob(f"{session_id}_*.json"))) < stops:
+        while (
+            len(list(records.glob(f"{session_id}_*.json"))) < stops or len(stream.toasts()) < toasts
+        ):
             if time.monotonic() > deadline:
                 break
             time.sleep(0.5)
@@ -249,9 +310,13 @@ def test_a_tested_change_is_allowed(opencode_project: OpenCodeProject) -> None:
     assert run.main_turns == 3, run.describe()
     verdict = run.verdict()
     assert verdict["status"] == "complete", verdict
+    # The prompt's status line reaches the user; a complete stop says nothing.
+    (toast,) = run.toasts
+    assert toast["message"].startswith("reflection: prompt 4."), toast
+    assert toast["variant"] == "info", toast
 
 
-def test_a_vague_task_gets_questions_and_a_verdict_file_is_left(
+def test_a_vague_task_gets_questions_and_the_user_sees_why_the_stop_stands(
     opencode_project: OpenCodeProject,
 ) -> None:
     run = opencode_project.run(
@@ -267,6 +332,13 @@ def test_a_vague_task_gets_questions_and_a_verdict_file_is_left(
     ]
     assert any(text.startswith("[reflection]") for text in synthetic), run.describe()
     assert run.verdict()["session_id"], run.describe()
+    prompt_line, stop_line = run.toasts  # what the user is shown, nothing else
+    assert prompt_line["message"].startswith("reflection: prompt 1."), prompt_line
+    assert "before starting" in prompt_line["message"], prompt_line
+    verdict = run.verdict()
+    assert verdict["status"] != "complete", verdict
+    assert stop_line["message"].startswith(f"reflection: {verdict['status']}"), stop_line
+    assert {prompt_line["variant"], stop_line["variant"]} == {"info"}
 
 
 def test_a_question_to_the_agent_adds_nothing_to_its_context(
@@ -282,3 +354,51 @@ def test_a_question_to_the_agent_adds_nothing_to_its_context(
     ), run.describe()
     verdict = run.verdict()
     assert verdict["complete"] is True, verdict
+
+
+def test_a_configuration_error_is_shown_as_a_warning_toast(
+    opencode_project: OpenCodeProject,
+) -> None:
+    (opencode_project.root / ".reflection.yaml").write_text(
+        "stop:\n  max_attempts: many\n", encoding="utf-8"
+    )
+    run = opencode_project.run(
+        "In one sentence, what is a unit test?",
+        [say("A unit test checks one small piece of code in isolation.")],
+        stops=1,
+    )
+    prompt_line, stop_line = run.toasts
+    assert prompt_line["message"].startswith("reflection: prompt not scored, configuration error")
+    assert stop_line["message"].startswith("reflection: configuration error, stop not judged")
+    assert all(".reflection.yaml: stop.max_attempts" in t["message"] for t in run.toasts)
+    assert {prompt_line["variant"], stop_line["variant"]} == {"warning"}
+    assert run.verdict()["status"] == "skipped"
+
+
+def test_a_reflection_that_cannot_run_is_shown_as_a_warning_toast(
+    opencode_project: OpenCodeProject,
+) -> None:
+    """The command the plugin was written with is gone (its environment was removed)."""
+    plugin = opencode_project.root / ".opencode" / "plugins" / "reflection.js"
+    gone = opencode_project.root / "removed-env" / "reflection"
+    text = re.sub(
+        r"^const REFLECTION = .*$",
+        f"const REFLECTION = {json.dumps([str(gone)])}",
+        plugin.read_text(encoding="utf-8"),
+        count=1,
+        flags=re.M,
+    )
+    assert str(gone) in text
+    plugin.write_text(text, encoding="utf-8")
+    run = opencode_project.run(
+        "In one sentence, what is a unit test?",
+        [say("A unit test checks one small piece of code in isolation.")],
+        stops=0,
+        toasts=2,
+    )
+    assert [t["message"] for t in run.toasts] == [
+        "reflection: the user-prompt-submit check did not run (ENOENT); it did not block anything.",
+        "reflection: the stop check did not run (ENOENT); it did not block anything.",
+    ], run.describe()
+    assert {t["variant"] for t in run.toasts} == {"warning"}
+    assert run.main_turns == 1, run.describe()

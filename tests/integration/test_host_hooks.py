@@ -103,7 +103,7 @@ def test_opencode_stop_blocks_in_the_plugins_terms(tmp_path: Path) -> None:
     proc = run_hook("stop", payload, repo, host="opencode")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert set(out) <= {"block", "context", "message"}
+    assert set(out) <= {"block", "context", "message", "level"}
     assert "tests have not run" in out["block"]
 
 
@@ -114,6 +114,7 @@ def test_opencode_prompt_context_comes_back_as_context(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert out["message"].startswith("reflection: prompt ")
+    assert out["level"] == "info"
     assert "hookSpecificOutput" not in out
 
 

@@ -171,7 +171,28 @@ def test_context_names_the_hosts_own_event(host: str, event: str, native: str) -
 
 def test_opencode_answers_its_plugin_in_our_own_terms() -> None:
     out = hosts.get("opencode").render("stop", BLOCK).output
-    assert out == {"block": "run the tests", "message": "reflection: incomplete"}
+    assert out == {
+        "block": "run the tests",
+        "message": "reflection: incomplete",
+        "level": "warning",
+    }
+
+
+@pytest.mark.parametrize(
+    ("reply", "level"),
+    [
+        (Reply(message="reflection: prompt 4.5/5 · backend"), "info"),
+        (Reply(context="ask about X", message="reflection: prompt 1.4/5"), "info"),
+        (Reply(message="reflection: the stop check did not run", stderr="did not run"), "warning"),
+        (Reply(block="not sent", message="reflection: prompt 1.0/5"), "warning"),
+        (Reply(block="run the tests"), None),
+    ],
+)
+def test_opencode_levels_the_users_line(reply: Reply, level: str | None) -> None:
+    """The plugin shows `message` as a toast of variant `level`: a warning when the
+    reply holds the session or something of ours did not work (it also logs stderr)."""
+    out = hosts.get("opencode").render("stop", reply).output or {}
+    assert out.get("level") == level
 
 
 @pytest.mark.parametrize("host", sorted(hosts.HOSTS))
