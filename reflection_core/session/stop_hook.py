@@ -185,6 +185,15 @@ def _with_notes(reply: Reply, notes: list[str], quiet: str = "") -> Reply:
     return dataclasses.replace(reply, message=message, stderr=stderr)
 
 
+# The verdict status as the user reads it in the one-line status.
+STATUS_WORDS: dict[str, str] = {
+    "complete": "complete",
+    "incomplete": "not finished",
+    "waiting_for_user": "waiting for you",
+    "blocked": "blocked",
+}
+
+
 def render_decision(decision: Any) -> Reply:
     """The answer: block with the feedback, or a one-line status when not complete."""
     if decision.should_block and decision.feedback:
@@ -197,7 +206,8 @@ def render_decision(decision: Any) -> Reply:
             decision.status_report or ""
         )
     elif getattr(decision, "note", None):
-        line = f"reflection: {decision.status}: {decision.note}"
+        status = STATUS_WORDS.get(decision.status, decision.status)
+        line = f"reflection: {status}: {decision.note}"
     elif decision.status == "waiting_for_user":
         line = "reflection: waiting for you" + (
             f" ({decision.human_actions[0]})" if decision.human_actions else "."
@@ -205,7 +215,8 @@ def render_decision(decision: Any) -> Reply:
     elif decision.status == "blocked" and decision.next_actions:
         line = f"reflection: blocked ({decision.stop_category}). {decision.next_actions[0]}"
     else:
-        line = f"reflection: {decision.status} ({decision.stop_category})."
+        status = STATUS_WORDS.get(decision.status, decision.status)
+        line = f"reflection: {status} ({decision.stop_category})."
         if decision.missing:
             line += " Open: " + "; ".join(decision.missing[:3])
     return Reply(message=line[:500])

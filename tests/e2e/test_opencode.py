@@ -22,6 +22,7 @@ from typing import Any
 
 import pytest
 
+from reflection_core.session.stop_hook import STATUS_WORDS
 from tests.e2e.conftest import SAMPLE_FILES, TEST_COMMAND, pinned_cli, scenario_env
 from tests.e2e.model_server import ModelServer, ToolUse, Turn, say
 from tests.gitutil import git, make_repo
@@ -337,7 +338,8 @@ def test_a_vague_task_gets_questions_and_the_user_sees_why_the_stop_stands(
     assert "before starting" in prompt_line["message"], prompt_line
     verdict = run.verdict()
     assert verdict["status"] != "complete", verdict
-    assert stop_line["message"].startswith(f"reflection: {verdict['status']}"), stop_line
+    status = STATUS_WORDS[verdict["status"]]
+    assert stop_line["message"].startswith(f"reflection: {status}: "), stop_line
     assert {prompt_line["variant"], stop_line["variant"]} == {"info"}
 
 
