@@ -8,6 +8,7 @@ concurrent sessions and hook processes neither lose writes nor fail on locks.
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 
 from reflection_core import paths
@@ -25,10 +26,27 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     target = path or db_path()
     target.parent.mkdir(parents=True, exist_ok=True)
     conn = sqlite3.connect(str(target), timeout=BUSY_TIMEOUT_S, isolation_level=None)
-    conn.execute("PRAGMA journal_mode=WAL")
+    _enable_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
     return conn
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting out other first openers: SQLite answers this pragma with
+    "database is locked" at once, without its busy handler, while another connection
+    holds the lock (two hooks opening a new database together)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_S
+    delay = 0.005
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.1)
 
 
 def ensure_schema(conn: sqlite3.Connection, ddl: str) -> None:

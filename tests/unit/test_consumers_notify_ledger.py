@@ -69,20 +69,27 @@ def test_ledgers_are_per_repo(git_repo: Path, tmp_path: Path) -> None:
 def test_of_many_concurrent_notifiers_exactly_one_claims_the_verdict(git_repo: Path) -> None:
     verdict = written(git_repo, "s3")
     notifiers = 8
-    start = threading.Barrier(notifiers)
+    start = threading.Barrier(notifiers, timeout=30)  # a failed opener breaks it, not hangs
     results: list[bool] = []
+    errors: list[BaseException] = []
 
     def claim() -> None:
-        ledger = nl.Ledger.open(git_repo)  # one connection per notifier, as in separate processes
         try:
-            start.wait()
-            results.append(ledger.claim(verdict))
-        finally:
-            ledger.close()
+            # One connection per notifier, as in separate processes.
+            ledger = nl.Ledger.open(git_repo)
+            try:
+                start.wait()
+                results.append(ledger.claim(verdict))
+            finally:
+                ledger.close()
+        except BaseException as exc:  # collected and asserted below
+            errors.append(exc)
+            start.abort()
 
     threads = [threading.Thread(target=claim) for _ in range(notifiers)]
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    assert errors == []
     assert sorted(results) == [False] * (notifiers - 1) + [True]
