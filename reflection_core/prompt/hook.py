@@ -65,7 +65,14 @@ def build_response(
     lesson: str | None = None,
     warning: str = "",
 ) -> Reply:
-    """Pure: the answer for a scored prompt (block it, or add context), host-neutral."""
+    """Pure: the answer for a scored prompt (block it, or add context), host-neutral.
+
+    Conversation (a reply, a go-ahead, a question to the agent, chat) gets no answer at
+    all unless it leaves something to ask: the user is talking, not handing over a task.
+    """
+    conversation = result.skipped or result.classification == "conversational"
+    if conversation and not result.questions and not warning and lesson is None:
+        return SILENT
     line = render.status_line(result) + (f" ({warning})" if warning else "")
     blocks = (
         mode == "block"
