@@ -646,8 +646,12 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     budget_exhausted = pushable and not should_block
     if budget_exhausted:
         report = status_report(gaps, used)
+    # A stop that stands with nothing open says nothing: the agent's own message already
+    # tells the user it asks a question, waits or cannot go on.
     note = (
-        None if should_block or status == "complete" else stop_note(hold or category, soft or gaps)
+        None
+        if should_block or status == "complete" or not (soft or gaps)
+        else stop_note(hold or category, soft or gaps)
     )
     if reading.error:  # a paid reader failed: the built-in reading decided, and the user knows
         note = f"{note}; {reading.error}" if note else reading.error

@@ -195,7 +195,8 @@ STATUS_WORDS: dict[str, str] = {
 
 
 def render_decision(decision: Any) -> Reply:
-    """The answer: block with the feedback, or a one-line status when not complete."""
+    """The answer: block with the feedback, or one line when something is worth saying
+    (the attempt budget ran out, something is still open, a paid reader failed)."""
     if decision.should_block and decision.feedback:
         return Reply(block=decision.feedback)
     if decision.complete:
@@ -208,17 +209,8 @@ def render_decision(decision: Any) -> Reply:
     elif getattr(decision, "note", None):
         status = STATUS_WORDS.get(decision.status, decision.status)
         line = f"reflection: {status}: {decision.note}"
-    elif decision.status == "waiting_for_user":
-        line = "reflection: waiting for you" + (
-            f" ({decision.human_actions[0]})" if decision.human_actions else "."
-        )
-    elif decision.status == "blocked" and decision.next_actions:
-        line = f"reflection: blocked ({decision.stop_category}). {decision.next_actions[0]}"
     else:
-        status = STATUS_WORDS.get(decision.status, decision.status)
-        line = f"reflection: {status} ({decision.stop_category})."
-        if decision.missing:
-            line += " Open: " + "; ".join(decision.missing[:3])
+        return SILENT
     return Reply(message=line[:500])
 
 
