@@ -96,7 +96,8 @@ CATEGORIES = tuple(dict.fromkeys(c.record_as for c in STOP_CATEGORIES))
 
 # How sure an open item is, by its pattern (first matching prefix wins). "hard": evidence
 # that may block the stop alone. "once": blocks the first time its pattern is reported in
-# a task, a note after that. Anything unlisted is "soft": a one-line note, never a block.
+# a task, a note after that. "record": kept in the verdict file, never a block nor a line
+# the user reads. Anything unlisted is "soft": a one-line note, never a block.
 GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:failing", "hard"),  # a failed check after the latest change
     ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
@@ -118,6 +119,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("security:rm_rf_important", "hard"),
     ("security:chmod_777", "hard"),
     ("loop:action", "once"),
+    # On the real dev stops "no file changed" came with 10 fine stops for 1 that should
+    # have been pushed on: an answer or a question looks the same. Recorded, not said.
+    ("work:no_change", "record"),
 )
 
 

@@ -648,10 +648,11 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         report = status_report(gaps, used)
     # A stop that stands with nothing open says nothing: the agent's own message already
     # tells the user it asks a question, waits or cannot go on.
+    said = [g for g in (soft or gaps) if gap_weight(g.pattern) != "record"]
     note = (
         None
-        if should_block or status == "complete" or not (soft or gaps)
-        else stop_note(hold or category, soft or gaps)
+        if should_block or status == "complete" or not said
+        else stop_note(hold or category, said)
     )
     if reading.error:  # a paid reader failed: the built-in reading decided, and the user knows
         note = f"{note}; {reading.error}" if note else reading.error

@@ -244,10 +244,19 @@ def test_each_task_kind_phrase_matches_its_example(entry: int, case: tuple[str, 
     assert kind == expected and re.search(pattern, prompt, re.I)
 
 
-def test_every_gap_weight_is_hard_or_once_and_unlisted_is_soft() -> None:
-    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once"}
+def test_every_gap_weight_is_known_and_unlisted_is_soft() -> None:
+    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "record"}
     assert gap_weight("tests:failing") == "hard" and gap_weight("loop:action") == "once"
-    assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "soft"
+    assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "record"
+
+
+def test_a_stop_with_only_no_file_changed_open_says_nothing_but_records_it() -> None:
+    session = SessionBuilder("Add a --json flag to the export command").build(
+        "Should the JSON be one object per line, or a single array?"
+    )
+    d = decide(session, CTX)
+    assert not d.should_block and d.note is None
+    assert "work:no_change" in d.patterns and any("no file was changed" in m for m in d.missing)
 
 
 def test_the_category_table_is_the_precedence_order_with_valid_statuses() -> None:
