@@ -484,7 +484,7 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
         if not facts or f"reading:{kind}" in known:
             continue
         if kind in ("punt_to_user", "reported_failure") and not unchecked_code_change(digest):
-            continue  # handing over a check of work already checked is fine
+            continue  # open only while the change is unchecked: a check ran, or nothing changed
         if kind == "reported_failure" and "error_fix:not_checked" in known:
             continue  # the pasted error already says so
         quote = facts[0].quote
