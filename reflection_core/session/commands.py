@@ -158,6 +158,8 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
 
 # --- per-program rules ------------------------------------------------------------
 
+# The kinds of command that check the code: one of them after a change is its check.
+CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck"})
 _LINT_PROGRAMS = frozenset(
     {"flake8", "pylint", "stylelint", "shellcheck", "golangci-lint", "hadolint", "yamllint"}
     | {"markdownlint", "codespell", "bandit", "pydocstyle", "pycodestyle", "vulture", "tflint"}
@@ -729,12 +731,9 @@ _DECORATION = re.compile(
 
 def _keep_captures(pipeline: _Facts) -> None:
     """Output written to a file by a check (`pytest > log`) is kept output, not an edit."""
-    if pipeline.captures and not pipeline.kinds & _CHECK_KINDS:
+    if pipeline.captures and not pipeline.kinds & CHECK_KINDS:
         pipeline.modify(*pipeline.captures)
     pipeline.captures = []
-
-
-_CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck"})
 
 
 def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Segment, bool]]]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from reflection_core.session.commands import classify_command
+from reflection_core.session.commands import CHECK_KINDS, classify_command
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
@@ -136,7 +136,6 @@ COMPILED_SUFFIXES: tuple[str, ...] = (
     ".cs",
     ".sol",
 )
-_CHECK_KINDS = frozenset({"test", "build", "typecheck", "lint"})
 # Shapes of error output pasted into a prompt: the task is "make this error go away",
 # so a fix nothing ran afterwards is a guess. One shape a line (a test per entry).
 ERROR_OUTPUT_SHAPES: tuple[str, ...] = (
@@ -308,14 +307,19 @@ def open_todos(session: Session) -> list[Gap]:
     ]
 
 
+def checked_since_last_change(session: Session) -> bool:
+    """A test, build, typecheck or lint ran after the latest file change."""
+    after = session.tool_calls[last_change_index(session) + 1 :]
+    return any(call.command is not None and call.command.kinds & CHECK_KINDS for call in after)
+
+
 def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
     """Compiled-language source changed, and no build, test, typecheck or lint ran after
     the latest change: nothing has even compiled it."""
     sources = [p for p in changed if p.lower().endswith(COMPILED_SUFFIXES)]
     if not sources:
         return []
-    after = session.tool_calls[last_change_index(session) + 1 :]
-    if any(call.command is not None and call.command.kinds & _CHECK_KINDS for call in after):
+    if checked_since_last_change(session):
         return []
     more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
     return [
@@ -346,9 +350,7 @@ def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
     if not any(not is_doc_path(p) for p in changed):
         return []
     error = reported_error(session.task_prompt)
-    after = session.tool_calls[last_change_index(session) + 1 :]
-    checked = any(c.command is not None and c.command.kinds & _CHECK_KINDS for c in after)
-    if error is None or checked:
+    if error is None or checked_since_last_change(session):
         return []
     return [
         Gap(

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext
@@ -19,7 +20,6 @@ from reflection_core.session.task import TaskContext
 PROMPT_LIMIT = 800
 FINAL_LIMIT = 4000
 OUTPUT_TAIL = 300
-CHECK_KINDS = frozenset({"test", "build", "typecheck", "lint"})
 
 # The host's own failure text in the final message: the agent did not choose to stop.
 # One phrase family per line; matched case-insensitively anywhere in the message.
