@@ -15,6 +15,20 @@ GIT_ENV = {
 }
 
 
+def fresh_user_env(home: Path, path: str) -> dict[str, str]:
+    """The environment of a new user for hook processes: this one without pytest's and
+    reflection's variables, git's test identity, `home` as HOME and config dir (so its own
+    ledger key), `path` as PATH."""
+    keep = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REFLECTION_"))}
+    return {
+        **keep,
+        **GIT_ENV,
+        "PATH": path,
+        "HOME": str(home),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+    }
+
+
 def git(cwd: Path, *args: str, check: bool = True, input: str | None = None) -> str:
     """Run git in `cwd` and return stdout; raises with stderr on failure when `check`."""
     env = {**os.environ, **GIT_ENV}

@@ -11,6 +11,8 @@ from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from reflection_core.config import Config, validate
+
 
 class Receiver:
     """What the endpoint received, and an event set on the first post."""
@@ -91,3 +93,9 @@ class ChatServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def unreachable_judge() -> Config:
+    """A judge pointed at a closed loopback port: every call fails to connect, no retry."""
+    judge = {"provider": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "m", "retries": 0}
+    return Config(data=validate({"judge": judge}, "test"))

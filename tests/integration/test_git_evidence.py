@@ -7,7 +7,6 @@ must not unlock the commit, the push, or the Stop decision's tests gate.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -21,7 +20,7 @@ from reflection_core.session import gates
 from reflection_core.session.analyze import ledger_evidence
 from reflection_core.session.gates import GateInputs
 from reflection_core.session.task import build_task_context
-from tests.gitutil import GIT_ENV, git, make_bare_remote, make_repo
+from tests.gitutil import fresh_user_env, git, make_bare_remote, make_repo
 from tests.unit.sessionbuild import SessionBuilder
 
 BIN = Path(sys.executable).parent
@@ -49,14 +48,7 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REFLECTION_"))}
-    return {
-        **keep,
-        **GIT_ENV,
-        "PATH": f"{BIN}:/usr/bin:/bin",
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-    }
+    return fresh_user_env(home, f"{BIN}:/usr/bin:/bin")
 
 
 @pytest.fixture

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.gitutil import GIT_ENV, git, make_bare_remote, make_repo
+from tests.gitutil import fresh_user_env, git, make_bare_remote, make_repo
 
 BIN = Path(sys.executable).parent
 PROJECT = {
@@ -24,14 +23,7 @@ PROJECT = {
 def env(tmp_path: Path) -> dict[str, str]:
     home = tmp_path / "home"
     home.mkdir()
-    keep = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_", "REFLECTION_"))}
-    return {
-        **keep,
-        **GIT_ENV,
-        "PATH": f"{BIN}:/usr/bin:/bin",  # `python` in the advice is this environment's
-        "HOME": str(home),
-        "XDG_CONFIG_HOME": str(home / ".config"),
-    }
+    return fresh_user_env(home, f"{BIN}:/usr/bin:/bin")  # `python` in the advice is ours
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from reflection_core.verify import providers
 from reflection_core.verify.judge import second_opinion
 from tests.gitutil import git
 from tests.loopback import ChatServer as Loopback
-from tests.loopback import Reply
+from tests.loopback import Reply, unreachable_judge
 
 
 @pytest.fixture
@@ -260,19 +260,7 @@ def test_provider_none_makes_no_call(api: Loopback) -> None:
 
 
 def test_unreachable_server_falls_back(api: Loopback) -> None:
-    cfg = Config(
-        data=validate(
-            {
-                "judge": {
-                    "provider": "openai",
-                    "base_url": "http://127.0.0.1:9/v1",
-                    "model": "m",
-                    "retries": 0,
-                }
-            },
-            "test",
-        )
-    )
+    cfg = unreachable_judge()
     assert second_opinion(DECISION, TESTED, cfg) is None
     assert recent_calls(1)[0]["outcome"] == "connection"
 

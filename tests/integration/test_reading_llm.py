@@ -14,7 +14,7 @@ from reflection_core.reading import ledger
 from reflection_core.reading.dispatch import read
 from reflection_core.reading.facts import FACT_KINDS
 from reflection_core.verify import providers
-from tests.loopback import ChatServer, Reply
+from tests.loopback import ChatServer, Reply, unreachable_judge
 from tests.readerutil import builtin, digest
 
 
@@ -281,18 +281,6 @@ def test_reader_model_overrides_the_judge_model(api: ChatServer) -> None:
 
 
 def test_unreachable_server_falls_back(api: ChatServer) -> None:
-    cfg = Config(
-        data=validate(
-            {
-                "judge": {
-                    "provider": "openai",
-                    "base_url": "http://127.0.0.1:9/v1",
-                    "model": "m",
-                    "retries": 0,
-                }
-            },
-            "test",
-        )
-    )
+    cfg = unreachable_judge()
     reading = read(digest(), builtin(), cfg)
     assert reading.error is not None and "connection" in reading.error
