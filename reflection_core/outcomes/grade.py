@@ -1,0 +1,109 @@
+"""Pure grading of what happened after a stop.
+
+`grade_next_prompt(prompt, previous)` reads the user's next prompt against the stop
+before it: `premature` (the user reports it broken, pastes an error, asks for the check
+that was skipped, or pushes the agent on), `answered` (the stop asked a question and
+the user replied), `fine` (thanks, approval, a new task), `unknown` (nothing the user
+typed). `grade_after_push(calls)` reads what the agent did between a push and its next
+stop: a check, a failure found or new work pays the push off; nothing new wastes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from reflection_core.outcomes import phrases
+from reflection_core.session.commands import CHECK_KINDS
+from reflection_core.session.model import ToolCall
+
+OUTCOMES: tuple[str, ...] = (
+    "premature",
+    "fine",
+    "answered",
+    "block_paid_off",
+    "block_wasted",
+    "unknown",
+)
+# What each outcome means, for a configured reader and for readers of `reflection stats`.
+OUTCOME_MEANINGS: dict[str, str] = {
+    "premature": "the user had to push the agent on, or reports the work broken or unchecked",
+    "fine": "the user moved on: thanks, approval, or a new task",
+    "answered": "the stop asked the user a question and the user answered it",
+    "block_paid_off": "after a push the agent ran a check, found a failure or did new work",
+    "block_wasted": "after a push the agent did nothing new",
+    "unknown": "nothing the user typed (a slash command, an IDE notice) or no reading",
+}
+NEXT_PROMPT_OUTCOMES = ("premature", "fine", "answered", "unknown")
+
+
+def _compile(table: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
+    return tuple(re.compile(p, re.I | re.M) for p in table)
+
+
+_REPORTS_BROKEN = _compile(phrases.REPORTS_BROKEN)
+_PASTES_ERROR = _compile(phrases.PASTES_ERROR)
+_ASKS_FOR_CHECK = _compile(phrases.ASKS_FOR_CHECK)
+_PUSHES_ON = _compile(phrases.PUSHES_ON)
+_THANKS = _compile(phrases.THANKS)
+_NOT_TYPED = _compile(phrases.NOT_TYPED)
+
+
+@dataclass(frozen=True)
+class Previous:
+    """What the grader knows of the stop before the prompt (no text of it)."""
+
+    asked: bool = False  # the stop ended on a question to the user
+    status: str = ""  # the verdict's status
+
+
+@dataclass(frozen=True)
+class Graded:
+    """One outcome, the rule that gave it, and the reader that read it."""
+
+    outcome: str
+    rule: str
+    reader: str = "builtin"
+    error: str | None = None  # why a configured reader was not used
+
+    def __post_init__(self) -> None:
+        if self.outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {self.outcome!r}")
+
+
+def _matches(patterns: tuple[re.Pattern[str], ...], text: str) -> bool:
+    return any(p.search(text) for p in patterns)
+
+
+def grade_next_prompt(prompt: str, previous: Previous) -> Graded:
+    """The outcome of the previous stop, as the user's next prompt shows it."""
+    text = (prompt or "").strip()
+    if not text or _matches(_NOT_TYPED, text):
+        return Graded("unknown", "not_typed")
+    head = text[: phrases.HEAD_CHARS]
+    if _matches(_REPORTS_BROKEN, head):
+        return Graded("premature", "reports_broken")
+    if _matches(_ASKS_FOR_CHECK, head):
+        return Graded("premature", "asks_for_check")
+    if previous.asked:
+        return Graded("answered", "answers_question")
+    if _matches(_PASTES_ERROR, head):
+        return Graded("premature", "pastes_error")
+    if _matches(_PUSHES_ON, head):
+        return Graded("premature", "pushes_on")
+    if _matches(_THANKS, head):
+        return Graded("fine", "thanks")
+    return Graded("fine", "moves_on")
+
+
+def grade_after_push(calls_since_push: Iterable[ToolCall]) -> Graded:
+    """Did the push lead anywhere: a check ran, a failure showed up, or work was done?"""
+    calls = list(calls_since_push)
+    if any(c.command is not None and c.command.kinds & CHECK_KINDS for c in calls):
+        return Graded("block_paid_off", "new_check")
+    if any(c.ok is False for c in calls):
+        return Graded("block_paid_off", "failure_found")
+    if any(c.changes_files for c in calls):
+        return Graded("block_paid_off", "new_work")
+    return Graded("block_wasted", "nothing_new")
