@@ -27,16 +27,21 @@ REPORTS_BROKEN: tuple[str, ...] = (
     r"\b(i )?(get|getting|got|see|seeing) (this|an|the following|the same|that|a new) error\b",
     r"\b(still|again) (get|getting|see|seeing|have|having)\b[^.?!\n]{0,30}\b(errors?|"
     r"exceptions?|crash\w*|failures?)\b",
-    r"(아직|여전히|또)\s?(에러|오류)|(?<!면 )(?<!면)안\s?(돼|되|됨)|작동(하지 않|을 안|이 안)",  # ko
-    r"(还是|仍然|依然|又)(不行|报错|失败|有问题|出错)|不(起作用|能用)|用不了|没(有)?(效果|反应|变化)",  # zh
+    # ko
+    r"(아직|여전히|또)\s?(에러|오류)|(?<!면 )(?<!면)안\s?(돼|되|됨)|작동(하지 않|을 안|이 안)",
+    # zh
+    r"(还是|仍然|依然|又)(不行|报错|失败|有问题|出错)|不(起作用|能用)|用不了|"
+    r"没(有)?(效果|反应|变化)",
     r"動か(ない|なかった|なくなった)|直って(い)?ない|(まだ|また)エラー|変わって(い)?ない",  # ja
     r"\bfunktioniert (immer noch |noch |weiterhin |jetzt )?nicht\b|\b(geht|läuft) (immer noch |"
     r"noch )?nicht\b|\bimmer noch (kaputt|fehlerhaft|der gleiche fehler)\b",  # de
     r"\bne (marche|fonctionne) (toujours |plus |pas )?pas\b|\btoujours (la même erreur|cassé|"
     r"pas)\b",  # fr
-    r"\bno funciona\b|\bsigue (fallando|sin funcionar|dando error|igual)\b|\bel mismo error\b",  # es
+    # es
+    r"\bno funciona\b|\bsigue (fallando|sin funcionar|dando error|igual)\b|\bel mismo error\b",
     r"\bnão funciona\b|\bcontinua (falhando|dando erro|igual)\b|\bo mesmo erro\b",  # pt
-    r"не работает|вс[её] ещ[её] (ошибка|падает|не работает)|та же ошибка|ничего не изменилось",  # ru
+    # ru
+    r"не работает|вс[её] ещ[её] (ошибка|падает|не работает)|та же ошибка|ничего не изменилось",
 )
 
 # The user pastes an error: a traceback, a compiler or runtime error line, a shell failure.

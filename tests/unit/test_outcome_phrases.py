@@ -94,7 +94,7 @@ def _cases() -> list[tuple[str, int, str, str]]:
     out = []
     for table, examples in EXAMPLES.items():
         entries = getattr(phrases, table)
-        for index, (pattern, example) in enumerate(zip(entries, examples)):
+        for index, (pattern, example) in enumerate(zip(entries, examples, strict=True)):
             out.append((table, index, pattern, example))
     return out
 
