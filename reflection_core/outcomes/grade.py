@@ -4,19 +4,15 @@
 before it: `premature` (the user reports it broken, pastes an error, asks for the check
 that was skipped, or pushes the agent on), `answered` (the stop asked a question and
 the user replied), `fine` (thanks, approval, a new task), `unknown` (nothing the user
-typed). `grade_after_push(calls)` reads what the agent did between a push and its next
-stop: a check, a failure found or new work pays the push off; nothing new wastes it.
+typed). Runs on every prompt: it imports nothing but its phrase tables.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
 
 from reflection_core.outcomes import phrases
-from reflection_core.session.commands import CHECK_KINDS
-from reflection_core.session.model import ToolCall
 
 OUTCOMES: tuple[str, ...] = (
     "premature",
@@ -95,15 +91,3 @@ def grade_next_prompt(prompt: str, previous: Previous) -> Graded:
     if _matches(_THANKS, head):
         return Graded("fine", "thanks")
     return Graded("fine", "moves_on")
-
-
-def grade_after_push(calls_since_push: Iterable[ToolCall]) -> Graded:
-    """Did the push lead anywhere: a check ran, a failure showed up, or work was done?"""
-    calls = list(calls_since_push)
-    if any(c.command is not None and c.command.kinds & CHECK_KINDS for c in calls):
-        return Graded("block_paid_off", "new_check")
-    if any(c.ok is False for c in calls):
-        return Graded("block_paid_off", "failure_found")
-    if any(c.changes_files for c in calls):
-        return Graded("block_paid_off", "new_work")
-    return Graded("block_wasted", "nothing_new")

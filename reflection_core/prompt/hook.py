@@ -47,13 +47,16 @@ def handle(event: PromptSubmitted) -> Reply:
     finally:
         if conn is not None:
             conn.close()
+    from reflection_core.outcomes.hook import on_prompt
+
+    graded = on_prompt(event, prompt, cfg, flagged=bool(result.questions))
     return build_response(
         result,
         mode=cfg.get("prompt.mode"),
         block_below=float(cfg.get("prompt.block_below")),
         plan_mode=event.permission_mode == "plan",
         lesson=lesson,
-        warning=warning,
+        warning=warning or graded,
     )
 
 

@@ -130,6 +130,9 @@ def handle_stop(event: StopRequested) -> Reply:
         # tree, full disk); the user is told, the agent is still pushed if needed.
         warning = f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
         return _with_notes(answer, [*notes, warning])
+    from reflection_core.outcomes.hook import on_stop
+
+    notes += on_stop(root, event, session, decision)
     if decision.complete or decision.budget_exhausted or decision.status == "blocked":
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
         stored = _optional(

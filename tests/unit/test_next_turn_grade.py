@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.outcomes.grade import Graded, Previous, grade_after_push, grade_next_prompt
+from reflection_core.outcomes.after_push import grade_after_push
+from reflection_core.outcomes.grade import Graded, Previous, grade_next_prompt
 from reflection_core.session.commands import classify_command
 from reflection_core.session.model import ToolCall
 

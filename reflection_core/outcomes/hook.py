@@ -1,0 +1,118 @@
+"""The grader at the hooks' edges: the next prompt grades the stop before it, the stop
+after a push grades the push. Fails open: a broken database or verdict file costs the
+outcome, never the prompt or the stop, and says so in one short note.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from reflection_core import paths
+from reflection_core.outcomes import store
+from reflection_core.outcomes.grade import Previous
+
+
+def on_prompt(event: Any, prompt: str, cfg: Any, *, flagged: bool) -> str:
+    """Grade the session's previous stop from `prompt`; '' or why nothing was recorded."""
+    root = getattr(cfg, "root", None)
+    if not isinstance(root, Path):
+        return ""
+    if not flagged and not _ungraded_verdict(root, event.session_id):
+        return ""  # nothing to grade or count: no database opened on a plain reply
+    try:
+        _grade_previous_stop(root, event, prompt, cfg, flagged)
+    except (OSError, sqlite3.Error) as exc:
+        return f"outcome not recorded: {type(exc).__name__}"
+    return ""
+
+
+def _ungraded_verdict(root: Path, session_id: object) -> bool:
+    """The session's verdict file exists and has no outcome yet (a cheap file read)."""
+    import json
+
+    try:
+        data = json.loads(paths.verdict_path(root, session_id).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and "outcome" not in data and data.get("status") != "skipped"
+
+
+def _grade_previous_stop(root: Path, event: Any, prompt: str, cfg: Any, flagged: bool) -> None:
+    from reflection_core.outcomes.reader import read_next_turn
+
+    key = paths.safe_session_id(event.session_id)
+    conn = store.connect()
+    try:
+        if flagged:
+            store.record_prompt_flag(conn, _repo(root), event.host, key)
+        row = store.latest_stop(conn, key)
+        if row is None or row.outcome is not None or row.pushed:
+            return
+        graded = read_next_turn(prompt, Previous(asked=row.asked, status=row.status), cfg)
+        if store.set_outcome(conn, row.id, graded):
+            field = store.outcome_field(graded, "next_prompt", store.now_iso())
+            store.annotate_verdict(root, event.session_id, row.verdict_at, "outcome", field)
+    finally:
+        conn.close()
+
+
+def on_stop(root: Path, event: Any, session: Any, decision: Any) -> list[str]:
+    """Grade the push before this stop (if any) and store this stop; notes on failure."""
+    from reflection_core.hosts.events import SubagentStopped
+
+    if isinstance(event, SubagentStopped):
+        return []  # subagent stops have no verdict of their own
+    try:
+        _record_stop(root, event, session, decision)
+    except (OSError, sqlite3.Error) as exc:
+        return [f"reflection: could not store the stop's outcome ({type(exc).__name__})"]
+    return []
+
+
+def _record_stop(root: Path, event: Any, session: Any, decision: Any) -> None:
+    from reflection_core.outcomes.after_push import grade_after_push
+    from reflection_core.reading.builtin import last_line
+    from reflection_core.session.human_action import ends_as_question
+    from reflection_core.session.verdict import read_verdict
+
+    verdict = read_verdict(root, event.session_id) or {}
+    verdict_at = str(verdict.get("created_at") or "")
+    key = paths.safe_session_id(event.session_id)
+    calls = session.tool_calls
+    conn = store.connect()
+    try:
+        previous = store.latest_stop(conn, key)
+        if previous is not None and previous.pushed and previous.outcome is None:
+            since = calls[previous.tool_calls :] if len(calls) >= previous.tool_calls else calls
+            graded = grade_after_push(since)
+            if store.set_outcome(conn, previous.id, graded):
+                field = store.outcome_field(graded, "next_stop", store.now_iso())
+                store.annotate_verdict(root, event.session_id, verdict_at, "push_outcome", field)
+        status = str(decision.status)
+        store.record_stop(
+            conn,
+            store.StopRow(
+                created_at=time.time(),
+                verdict_at=verdict_at,
+                repo=_repo(root),
+                host=str(event.host),
+                session_key=key,
+                status=status,
+                pushed=bool(decision.should_block),
+                held=status == "waiting_for_user",
+                asked=ends_as_question(last_line(session.last_assistant_message or "")),
+                tool_calls=len(calls),
+                rules=tuple(decision.patterns),
+            ),
+        )
+    finally:
+        conn.close()
+
+
+def _repo(root: Path) -> str:
+    from reflection_core.redact import redact
+
+    return redact(str(root))
