@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from tests.unit.test_prompt_score import CONTRACT_KEYS as CONTRACT
@@ -92,11 +93,12 @@ def test_stats_with_no_history_says_so_and_creates_nothing(isolated_state: Path)
 def test_stats_json_and_html_page(isolated_state: Path, tmp_path: Path) -> None:
     from reflection_core.prompt import history
 
+    now = time.time()
     conn = history.connect()
     try:
         for index, score in enumerate([2.0, 2.1, 2.4, 2.2, 2.0, 3.5, 3.9, 4.2, 4.4, 4.6, 4.8]):
             smells = ["vague_improvement"] if index < 4 else []
-            history.record(conn, "s", score, "pass", "backend", smells, now=1_700_000_000 + index)
+            history.record(conn, "s", score, "pass", "backend", smells, now=now - 3600 + index)
     finally:
         conn.close()
     page = tmp_path / "stats.html"
@@ -107,9 +109,9 @@ def test_stats_json_and_html_page(isolated_state: Path, tmp_path: Path) -> None:
     assert data["trend"] == "rising"
     assert data["smell_histogram"] == {"vague_improvement": 4}
     html = page.read_text(encoding="utf-8")
-    assert html.count("<svg") == 2
-    assert "<polyline" in html
-    assert "vague_improvement" in html
+    assert html.count("<svg") == 1  # the score chart; no stops yet, so no stop charts
+    assert html.count("<circle") == 11  # every score in the window, on its dated axis
+    assert "Vague improvement" in html and "vague_improvement" not in html  # readable labels
     assert "http" not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")  # self-contained
 
     text = _cli("stats").stdout.decode()
