@@ -125,6 +125,7 @@ def daily_chart(title: str, days: list[str], series: dict[str, list[int]], names
     return (
         f'<h3>{_esc(title)}</h3><div class="legend">{legend}</div>'
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" role="img" '
+        'shape-rendering="crispEdges" '
         f'aria-label="{_esc(title)}">'
         f"{_axes(days, [str(top * i // 4) for i in range(5)], inner_w, inner_h, caption)}"
         f"{''.join(bars)}</svg>"
@@ -150,7 +151,8 @@ def outcome_chart(outcomes: dict[str, int]) -> str:
     axis = f'<line x1="{label_w}" x2="{label_w}" y1="0" y2="{height}" stroke="#1a202c"/>'
     return (
         f'<h3>What happened after the stops</h3><svg xmlns="http://www.w3.org/2000/svg" '
-        f'width="{WIDTH}" height="{height}" role="img" aria-label="outcomes">{axis}'
+        f'width="{WIDTH}" height="{height}" role="img" aria-label="outcomes" '
+        f'shape-rendering="crispEdges">{axis}'
         f"{''.join(rows)}</svg>"
     )
 
