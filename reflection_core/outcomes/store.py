@@ -214,4 +214,21 @@ def annotate_verdict(
             return False
         current[key] = redact_obj(value)
         write_json_atomic(target, current)
+        _annotate_record(root, current.get("record"), key, current[key])
     return True
+
+
+def _annotate_record(root: Path, relative: object, key: str, value: dict[str, Any]) -> None:
+    """The same field on the verdict's full record, which outlives the next stop's verdict."""
+    from reflection_core.atomic import write_json_atomic
+
+    if not isinstance(relative, str) or not relative:
+        return
+    record = paths.reflection_dir(root) / "records" / Path(relative).name  # never a path out
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return
+    if isinstance(data, dict) and isinstance(data.get("verdict"), dict):
+        data["verdict"][key] = value
+        write_json_atomic(record, data)

@@ -6,6 +6,7 @@ grades it; the outcome lands on the verdict file (schema-valid) and in the state
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +56,8 @@ def test_a_complaint_after_a_let_through_stop_marks_it_premature(tmp_path: Path)
         "next_prompt",
     )
     assert stored_outcomes() == [("complete", False, "premature", "reports_broken")]
+    record = json.loads((repo / read_verdict(repo)["record"]).read_text(encoding="utf-8"))
+    assert record["verdict"]["outcome"]["name"] == "premature"  # outlives the next verdict
 
 
 def test_a_later_prompt_never_regrades_the_stop(tmp_path: Path) -> None:
