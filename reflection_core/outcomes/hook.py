@@ -5,14 +5,11 @@ outcome, never the prompt or the stop, and says so in one short note.
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from reflection_core import paths
-from reflection_core.outcomes import store
-from reflection_core.outcomes.grade import Previous
 
 
 def on_prompt(event: Any, prompt: str, cfg: Any, *, flagged: bool) -> str:
@@ -22,6 +19,8 @@ def on_prompt(event: Any, prompt: str, cfg: Any, *, flagged: bool) -> str:
         return ""
     if not flagged and not _ungraded_verdict(root, event.session_id):
         return ""  # nothing to grade or count: no database opened on a plain reply
+    import sqlite3
+
     try:
         _grade_previous_stop(root, event, prompt, cfg, flagged)
     except (OSError, sqlite3.Error) as exc:
@@ -41,6 +40,8 @@ def _ungraded_verdict(root: Path, session_id: object) -> bool:
 
 
 def _grade_previous_stop(root: Path, event: Any, prompt: str, cfg: Any, flagged: bool) -> None:
+    from reflection_core.outcomes import store
+    from reflection_core.outcomes.grade import Previous
     from reflection_core.outcomes.reader import read_next_turn
 
     key = paths.safe_session_id(event.session_id)
@@ -65,6 +66,8 @@ def on_stop(root: Path, event: Any, session: Any, decision: Any) -> list[str]:
 
     if isinstance(event, SubagentStopped):
         return []  # subagent stops have no verdict of their own
+    import sqlite3
+
     try:
         _record_stop(root, event, session, decision)
     except (OSError, sqlite3.Error) as exc:
@@ -73,6 +76,7 @@ def on_stop(root: Path, event: Any, session: Any, decision: Any) -> list[str]:
 
 
 def _record_stop(root: Path, event: Any, session: Any, decision: Any) -> None:
+    from reflection_core.outcomes import store
     from reflection_core.outcomes.after_push import grade_after_push
     from reflection_core.reading.builtin import last_line
     from reflection_core.session.human_action import ends_as_question

@@ -15,10 +15,12 @@ import sqlite3
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflection_core import paths, state
-from reflection_core.outcomes.grade import Graded
+
+if TYPE_CHECKING:  # the phrase tables compile on import: only where a prompt is graded
+    from reflection_core.outcomes.grade import Graded
 
 DDL = """
 CREATE TABLE IF NOT EXISTS stop_outcomes (
