@@ -1,7 +1,8 @@
 """Phrase tables the built-in next-turn reader matches, one phrase family per line.
 
 Each table is a rule: its name is the rule id recorded with the outcome. Entries are
-regular expressions matched case-insensitively against the user's next prompt (the
+regular expressions matched case-insensitively, line by line (`^`, `$` anchor lines;
+no class crosses a newline, so matching stays linear), against the user's next prompt (the
 first `HEAD_CHARS` characters: a complaint comes first, a long new task mentions
 failures in passing). Each entry has its own test in tests/unit/test_outcome_phrases.py.
 """
@@ -78,25 +79,25 @@ ASKS_FOR_CHECK: tuple[str, ...] = (
 
 # The user pushes the agent on: the stop came before the work was done.
 PUSHES_ON: tuple[str, ...] = (
-    r"^\W*(please )?(continue|keep going|go on|carry on|proceed|finish( it| the rest)?|"
-    r"go ahead)\W*$",
-    r"^\W*(you('re| are) not|you were not|you're not) (done|finished)\b",
+    r"^[^\w\n]*(please )?(continue|keep going|go on|carry on|proceed|finish( it| the rest)?|"
+    r"go ahead)[^\w\n]*$",
+    r"^[^\w\n]*(you('re| are) not|you were not|you're not) (done|finished)\b",
     r"\b(you )?(forgot|missed|skipped) (to|the|a)\b",
     r"\bwhy did you stop\b|\bdon'?t stop\b",
-    r"^\W*(계속|진행)\s?(해|하세요|해줘|해 주세요)?\W*$",  # ko
-    r"^\W*(继续|接着做|接着来)\W*$",  # zh
-    r"^\W*(続けて|続行)(ください)?\W*$",  # ja
-    r"^\W*(mach weiter|weiter( machen)?|fahre fort)\W*$",  # de
-    r"^\W*(continue[sz]?|vas-y)\W*$",  # fr
-    r"^\W*(contin[uú]a|sigue|adelante)\W*$",  # es
-    r"^\W*(continua|continue|pode continuar)\W*$",  # pt
-    r"^\W*(продолжай(те)?|дальше)\W*$",  # ru
+    r"^[^\w\n]*(계속|진행)\s?(해|하세요|해줘|해 주세요)?[^\w\n]*$",  # ko
+    r"^[^\w\n]*(继续|接着做|接着来)[^\w\n]*$",  # zh
+    r"^[^\w\n]*(続けて|続行)(ください)?[^\w\n]*$",  # ja
+    r"^[^\w\n]*(mach weiter|weiter( machen)?|fahre fort)[^\w\n]*$",  # de
+    r"^[^\w\n]*(continue[sz]?|vas-y)[^\w\n]*$",  # fr
+    r"^[^\w\n]*(contin[uú]a|sigue|adelante)[^\w\n]*$",  # es
+    r"^[^\w\n]*(continua|continue|pode continuar)[^\w\n]*$",  # pt
+    r"^[^\w\n]*(продолжай(те)?|дальше)[^\w\n]*$",  # ru
 )
 
 # The user thanks the agent or approves what it did: the stop was fine.
 THANKS: tuple[str, ...] = (
     r"\b(thanks|thank you|thx|ty)\b",
-    r"^\W*(great|perfect|awesome|excellent|nice|good job|well done|looks good|lgtm|works)\b",
+    r"^[^\w\n]*(great|perfect|awesome|excellent|nice|good job|well done|looks good|lgtm|works)\b",
     r"\b(it )?works (now|great|perfectly|fine)\b",
     r"(감사|고마워|고맙습니다|좋아요|완벽)",  # ko
     r"(谢谢|多谢|感谢|完美|很好|可以了)",  # zh

@@ -17,6 +17,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import reflection_core.outcomes
 import reflection_core.prompt
 import reflection_core.session
 from reflection_core import redact
@@ -56,7 +57,7 @@ def _collect(value: Any, name: str, found: dict[str, re.Pattern[str]], depth: in
 
 def hook_patterns() -> dict[str, re.Pattern[str]]:
     found: dict[str, re.Pattern[str]] = {}
-    for package in (reflection_core.prompt, reflection_core.session):
+    for package in (reflection_core.prompt, reflection_core.session, reflection_core.outcomes):
         for info in pkgutil.iter_modules(package.__path__):
             module = importlib.import_module(f"{package.__name__}.{info.name}")
             for attr, value in vars(module).items():
