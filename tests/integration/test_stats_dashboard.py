@@ -103,9 +103,7 @@ def test_the_dashboard_shows_dated_axes_bars_and_outcomes(tmp_path: Path) -> Non
         assert colors[color] > 40, color  # bars of every series are drawn
     axis_rows = [y for y, row in enumerate(rows) if longest_run(row, AXIS) > 600]
     assert len(axis_rows) >= 4  # the x axes of the per-day charts span the chart width
-    axis_columns = sum(
-        1 for x in range(width) if sum(1 for row in rows if row[x] == AXIS) > 150
-    )
+    axis_columns = sum(1 for x in range(width) if sum(1 for row in rows if row[x] == AXIS) > 150)
     assert axis_columns >= 2  # y axes
     keep = os.environ.get("REFLECTION_DASHBOARD_PNG")
     if keep:
