@@ -106,6 +106,7 @@ class Continuation(NamedTuple):
     kind: str = ""  # "selection" | "approval" | "anaphoric"
     selected: tuple[str, ...] = ()
     unresolved: str | None = None  # a question to ask when the referent is unclear
+    rule: str = ""  # which check left the referent unclear (see prompt.rules)
 
 
 def _word_count(text: str) -> int:
@@ -219,7 +220,9 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
                 else f"My last message had no numbered options: what does “{', '.join(missing)}” "
                 "refer to?"
             )
-            return Continuation(True, found.kind, found.selected, question)
+            return Continuation(
+                True, found.kind, found.selected, question, "reply.option_not_offered"
+            )
         return found
     if found.kind == "anaphoric":
         return found
@@ -230,11 +233,11 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
-        return Continuation(True, found.kind, found.selected, question)
+        return Continuation(True, found.kind, found.selected, question, "reply.choice_open")
     if not has_proposal and not has_choice and _GO_AHEAD.search(text) is not None:
         question = (
             "Happy to continue, but my last message did not propose a specific change. "
             "What should I do next: a concrete fix for what I found, or first a short plan?"
         )
-        return Continuation(True, found.kind, found.selected, question)
+        return Continuation(True, found.kind, found.selected, question, "reply.nothing_proposed")
     return found

@@ -71,6 +71,7 @@ class PromptScore(NamedTuple):
     truncated: bool = False
     question_keys: tuple[str, ...] = ()
     turn: str = "task"
+    rule: str = ""  # the rule that asks (see prompt.rules); empty when nothing is asked
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -225,14 +226,17 @@ def _continuation(
     )
     if cont.unresolved:
         return skipped._replace(
-            action="ask", questions=(cont.unresolved,), question_keys=("referent",)
+            action="ask", questions=(cont.unresolved,), question_keys=("referent",), rule=cont.rule
         )
     go_ahead = cont.kind in ("approval", "anaphoric") or turn.is_go_ahead(read.text)
     step = turn.irreversible_go_ahead(prev) if go_ahead and read.kind != "continuation" else None
     if step:
         question = questions.GAP_QUESTIONS["irreversible"].format(evidence=step)
         return skipped._replace(
-            action="ask", questions=(question,), question_keys=("irreversible",)
+            action="ask",
+            questions=(question,),
+            question_keys=("irreversible",),
+            rule="reply.irreversible_step",
         )
     return skipped
 
@@ -288,6 +292,7 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
         return result._replace(note=questions.note_for(found, dims))
     if action not in ("ask", "reformulate"):
         return result
+    result = result._replace(rule=_asking_rule(bare, referent, sig, found))
     if bare:
         evidence = " ".join(text.split())[:120]
         question = questions.GAP_QUESTIONS[bare].format(evidence=evidence)
@@ -302,6 +307,20 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
         question_keys=tuple(k for k, _ in pairs),
         reformulation=reform,
     )
+
+
+def _asking_rule(
+    bare: str | None, referent: str | None, sig: Signals, found: list[smells.Smell]
+) -> str:
+    """The id of the gap a new task is asked about, most specific first."""
+    if bare:
+        return f"task.bare_{bare}"
+    if referent:
+        return "task.missing_referent"
+    gaps = [s.id for s in found if s.id not in ("scope_creep", "magic_words")]
+    if gaps:
+        return f"task.smell_{gaps[0]}"
+    return "task.open_choice" if sig.hedges else "task.names_nothing"
 
 
 def _gap_is_evident(read: turn.Turn, sig: Signals, gaps: set[str]) -> bool:

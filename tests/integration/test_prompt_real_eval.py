@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reflection_core.evals.real_prompts import evaluate, kind_of, load
+from reflection_core.evals.real_prompts import evaluate, kind_of, load, per_rule
 
 OFFER = "The export is slow because of the CSV writer. Want me to stream it instead?"
 ROWS = [
@@ -96,3 +96,33 @@ def test_spec_variants_never_flag_a_clear_spec_and_catch_the_open_choices() -> N
     ambiguous = {row["id"] for row in rows if row["variant"] == "ambiguous"}
     assert not ambiguous & missed  # every "either ... or" / "maybe" spec gets a question
     assert report.recall >= 0.5
+
+
+def test_per_rule_figures_count_right_and_wrong_flags_and_distinct_users(tmp_path: Path) -> None:
+    rows = [
+        {**ROWS[2], "id": "alice__shop__s1#1"},
+        {**ROWS[2], "id": "alice__shop__s1#2"},
+        {**ROWS[2], "id": "bob__cli__s2#1", "needs_clarification": False},
+    ]
+    report = evaluate(load(_write(tmp_path, rows)))
+    (referent,) = [f for f in per_rule(report) if f.rule == "task.missing_referent"]
+    assert (referent.right, referent.right_users) == (2, 1)
+    assert (referent.wrong, referent.wrong_users) == (1, 1)
+    assert referent.precision == 2 / 3
+
+
+def test_half_keeps_one_half_of_the_users_and_json_has_the_figures(tmp_path: Path) -> None:
+    rows = [
+        {**ROWS[2], "id": "alice__shop__s1#1"},  # half A
+        {**ROWS[0], "id": "dave__web__s2#1"},  # half B
+        {**ROWS[1], "id": "dave__web__s2#2"},  # half B
+    ]
+    data = str(_write(tmp_path, rows))
+    out = tmp_path / "figures.json"
+    result = _run(data, "--half", "B", "--json", str(out))
+    assert result.returncode == 0, result.stdout
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert figures["prompts"] == 2
+    assert figures["positives"] == 0
+    assert {"precision", "recall", "false_alarm_rate", "rules"} <= set(figures)
+    assert "prompts          1" in _run(data, "--half", "A").stdout
