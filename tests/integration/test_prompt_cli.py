@@ -40,7 +40,7 @@ def test_score_prev_assistant_enables_live_context(tmp_path: Path) -> None:
 
 
 def test_score_human_report_is_compact_and_shows_questions(tmp_path: Path) -> None:
-    proc = _cli("score", "the tests fail sometimes in CI", cwd=tmp_path)
+    proc = _cli("score", "fix the bug", cwd=tmp_path)
     text = proc.stdout.decode()
     assert proc.returncode == 0
     assert text.startswith("reflection: prompt ")

@@ -80,7 +80,7 @@ def test_good_prompt_gets_one_line_and_no_context(git_repo: Path) -> None:
 
 
 def test_vague_prompt_hands_the_agent_concrete_questions(git_repo: Path) -> None:
-    out = _hook(_payload("the tests fail sometimes in CI", git_repo))
+    out = _hook(_payload("fix the bug", git_repo))
     context = out["hookSpecificOutput"]["additionalContext"]
     assert "To do this well I need" in context
     assert "1. " in context

