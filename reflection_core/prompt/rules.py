@@ -10,13 +10,20 @@ question costs a round trip, and the user who gets a few switches the hook off.
 
 from __future__ import annotations
 
-# gap -> asks. Figures (right/wrong flags, distinct users) in docs/prompt.md.
+# gap -> asks, from the per-rule table on the labelled real prompts (522 prompts, 57 users):
+# right flags / distinct users, wrong flags / distinct users. See docs/prompt.md.
 ASKS: dict[str, bool] = {
-    "referent_nowhere": True,  # "this file", "option 4", "go ahead": nothing it points at
-    "nothing_to_act_on": True,  # ".", a lone word naming nothing, "make it better" cold
-    "invited_questions": True,  # "ask clarifying questions if needed": the user wants them
-    "underspecified": False,  # a named target with a smell (no repro, no metric): guesses
-    "irreversible_step": False,  # a go-ahead to a plan that drops production data
+    # "this file" with none in sight, "option 4" of three, "go ahead" to no proposal:
+    # right 4 / 4 users, wrong 0.
+    "referent_nowhere": True,
+    # ".", a lone word, a cold request naming nothing: right 2 / 2 users, wrong 2 / 2.
+    "nothing_to_act_on": False,
+    # "ask clarifying questions if needed": right 2 / 2 users, wrong 1 / 1.
+    "invited_questions": False,
+    # a named target with a smell (no repro, no metric, "everything"): right 1, wrong 1.
+    "underspecified": False,
+    # a go-ahead to a plan that drops production data: right 1 / 1 user, wrong 0.
+    "irreversible_step": False,
 }
 
 

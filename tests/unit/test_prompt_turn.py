@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.prompt import phrases, turn
+from reflection_core.prompt import phrases, rules, turn
 from reflection_core.prompt.hook import build_response
 from reflection_core.prompt.score import score_prompt
 
@@ -106,12 +106,13 @@ def test_a_question_to_the_agent_is_not_a_task_to_clarify() -> None:
 
 
 def test_a_request_phrased_as_a_question_is_a_task() -> None:
-    assert score_prompt("can you make the dashboard faster?").needs_clarification
+    assert score_prompt("can you make the dashboard faster?").turn == "task"
+    assert score_prompt("can you make this file faster?").needs_clarification
 
 
-def test_a_vague_new_task_is_asked_about_only_on_a_cold_start() -> None:
-    assert score_prompt("add pagination to the API").needs_clarification
-    assert _quiet("add pagination to the API", STATUS)
+def test_a_referent_pointing_nowhere_is_asked_about_only_on_a_cold_start() -> None:
+    assert score_prompt("add pagination to this file").needs_clarification
+    assert _quiet("add pagination to this file", STATUS)
 
 
 def test_a_new_task_in_a_language_the_phrase_rules_cannot_read_is_not_judged_by_them() -> None:
@@ -119,12 +120,12 @@ def test_a_new_task_in_a_language_the_phrase_rules_cannot_read_is_not_judged_by_
     assert _quiet("在设置页面加一个导出按钮")
 
 
-def test_nothing_to_act_on_gets_one_question() -> None:
+def test_nothing_to_act_on_is_recorded_and_asks_only_if_the_gate_lets_it() -> None:
     for prompt in (".", "login"):
         result = score_prompt(prompt)
-        assert result.action == "ask", prompt
-        assert len(result.questions) == 1
-        assert result.rule == "nothing_to_act_on"
+        assert result.rule == "nothing_to_act_on", prompt
+        assert result.needs_clarification is rules.asks("nothing_to_act_on")
+        assert len(result.questions) == (1 if rules.asks("nothing_to_act_on") else 0)
     assert _quiet("https://example.invalid/team/repo")
     assert _quiet("~/deploy/releases/")  # a path alone is something to open, not to question
 
@@ -193,10 +194,10 @@ def test_every_analysis_opener_is_never_questioned(opener: str) -> None:
 
 
 @pytest.mark.parametrize("phrase", phrases.INVITED_QUESTIONS)
-def test_every_invitation_to_ask_gets_questions(phrase: str) -> None:
+def test_every_invitation_to_ask_is_read_as_one(phrase: str) -> None:
     result = score_prompt(f"add a retry to the upload client. {phrase}")
-    assert result.needs_clarification
     assert result.rule == "invited_questions"
+    assert result.needs_clarification is rules.asks("invited_questions")
 
 
 PROPOSAL = "I can move the retry logic into `http/client.py` and add a test for the backoff."
