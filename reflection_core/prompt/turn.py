@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from reflection_core.prompt import phrases
+from reflection_core.prompt import continuation, phrases
 from reflection_core.prompt.signals import LazyPattern
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
@@ -240,9 +240,7 @@ def is_shell_command(text: str) -> bool:
     words = text.strip().split()
     if not words or "\n" in text.strip() or len(words) > 12:
         return False
-    return words[0].lower() in _SHELL_PROGRAMS and not opens_with(
-        _normalized(" ".join(words[1:])), phrases.ANSWER_OPENERS
-    )
+    return words[0].lower() in _SHELL_PROGRAMS
 
 
 def is_pasted_output(text: str) -> bool:
@@ -256,8 +254,6 @@ def is_pasted_output(text: str) -> bool:
 
 def proposes(prev_assistant: str) -> bool:
     """Did the agent's message end by proposing, offering, listing options or asking?"""
-    from reflection_core.prompt import continuation
-
     tail = prev_assistant[-1200:]
     return (
         asks_back(prev_assistant)
@@ -338,10 +334,12 @@ def read(prompt: str, prev_assistant: str | None) -> Turn:
         return turn._replace(kind="output")
     if is_question(text) or asks_for_information(text):
         return turn._replace(kind="question")
-    if is_chat(text) or is_interjection(text):
+    if is_chat(text):
         return turn._replace(kind="chat")
     if live and (is_answer(text) or asks_back(prev_assistant or "")):
         return turn._replace(kind="reply")
+    if is_interjection(text):
+        return turn._replace(kind="chat")
     if is_short_reply(text, prev_assistant):
         return turn._replace(kind="reply")
     return turn
