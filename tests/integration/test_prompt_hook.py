@@ -233,3 +233,12 @@ def test_a_reply_to_the_agents_question_is_silent_and_touches_no_database(
         assert proc.stdout.strip() == b"", (reply, proc.stdout)
     after = sorted(state.rglob("*")) if state.exists() else []
     assert after == before
+
+
+def test_a_gap_the_gate_holds_back_shows_nothing_but_lands_in_stats(git_repo: Path) -> None:
+    payload = _payload("clean up utils.py, it has gotten really messy", git_repo)
+    proc = _run(json.dumps(payload).encode())
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == b""  # no line, no context: unsure, so silent
+    stats = subprocess.run([REFLECTION, "stats", "--json"], capture_output=True, timeout=60)
+    assert json.loads(stats.stdout)["total"] == 1
