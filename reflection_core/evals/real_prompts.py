@@ -9,8 +9,15 @@ prompt labelled as not needing clarification; its rate is over *all* prompts.
 
 The data path is an argument: the project never reads labelled transcripts at run time.
 
-    python -m reflection_core.evals.real_prompts DATA.jsonl [--max-false-alarm-rate 0.02]
-        [--max-continuation-false-alarms 0] [--min-recall 0.6] [--min-precision P]
+Rules must hold on users they were not written from: `--half A|B` keeps one half of the
+users (`evals.users`), and the per-rule table says, for each rule that asked (the
+`rule` of the score, `prompt.rules`), how many of its flags were right and from how
+many distinct users. A rule the gate keeps silent is measured too: its would-be
+flags are listed with `(silent)`, so the table is the evidence for the gate.
+
+    python -m reflection_core.evals.real_prompts DATA.jsonl [--half A|B] [--json OUT]
+        [--max-false-alarm-rate 0.02] [--max-continuation-false-alarms 0]
+        [--min-recall 0.6] [--min-precision P]
 """
 
 from __future__ import annotations
@@ -22,6 +29,8 @@ from collections import Counter
 from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
+
+from reflection_core.evals.users import HALVES, in_half
 
 CONTINUATION_KINDS = ("continuation",)
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
@@ -37,6 +46,7 @@ class Outcome(NamedTuple):
     score: float
     confidence: str
     prompt: str
+    rule: str = ""  # the rule that asked, or would have asked had the gate let it
 
 
 class Report(NamedTuple):
@@ -47,6 +57,7 @@ class Report(NamedTuple):
     false_alarms: tuple[Outcome, ...]
     misses: tuple[Outcome, ...]
     kinds: Counter[str]
+    outcomes: tuple[Outcome, ...] = ()
 
     @property
     def flag_rate(self) -> float:
@@ -101,15 +112,21 @@ def load(path: Path) -> list[dict[str, Any]]:
     return rows
 
 
-Scorer = Callable[[str, "str | None"], "tuple[bool, float]"]
+class Scored(NamedTuple):
+    flagged: bool
+    score: float
+    rule: str = ""  # the asking rule, also when the gate kept it silent
 
 
-def default_scorer(prompt: str, prev_assistant: str | None) -> tuple[bool, float]:
-    """(flagged, score) from the prompt hook's scorer with the default config."""
+Scorer = Callable[[str, "str | None"], "Scored | tuple[bool, float]"]
+
+
+def default_scorer(prompt: str, prev_assistant: str | None) -> Scored:
+    """Flagged, score and asking rule from the prompt hook's scorer with the default config."""
     from reflection_core.prompt.score import score_prompt
 
     result = score_prompt(prompt, prev_assistant)
-    return result.needs_clarification, result.score
+    return Scored(result.needs_clarification, result.score, result.rule)
 
 
 def evaluate(rows: Iterable[dict[str, Any]], scorer: Scorer = default_scorer) -> Report:
@@ -117,16 +134,17 @@ def evaluate(rows: Iterable[dict[str, Any]], scorer: Scorer = default_scorer) ->
     outcomes = []
     for index, row in enumerate(rows):
         prev = row.get("prev_assistant")
-        flagged, score = scorer(row["prompt"], prev if isinstance(prev, str) else None)
+        scored = Scored(*scorer(row["prompt"], prev if isinstance(prev, str) else None))
         outcomes.append(
             Outcome(
                 id=str(row.get("id", index)),
                 kind=kind_of(row),
                 expected=bool(row.get("needs_clarification")),
-                flagged=flagged,
-                score=score,
+                flagged=scored.flagged,
+                score=scored.score,
                 confidence=str(row.get("confidence") or "high"),
                 prompt=row["prompt"],
+                rule=scored.rule,
             )
         )
     return Report(
@@ -137,7 +155,80 @@ def evaluate(rows: Iterable[dict[str, Any]], scorer: Scorer = default_scorer) ->
         false_alarms=tuple(o for o in outcomes if o.flagged and not o.expected),
         misses=tuple(o for o in outcomes if o.expected and not o.flagged),
         kinds=Counter(o.kind for o in outcomes),
+        outcomes=tuple(outcomes),
     )
+
+
+class RuleFigures(NamedTuple):
+    """How one asking rule did: flags right and wrong, and from how many distinct users."""
+
+    rule: str
+    asks: bool  # False: the gate kept it silent; the figures are what it would have flagged
+    right: int
+    wrong: int
+    right_users: int
+    wrong_users: int
+    continuation_wrong: int
+
+    @property
+    def precision(self) -> float:
+        total = self.right + self.wrong
+        return self.right / total if total else 0.0
+
+
+def per_rule(report: Report) -> list[RuleFigures]:
+    """One line per rule that asked or would have asked, most flags first."""
+    from reflection_core.evals.users import user_of
+
+    by_rule: dict[str, list[Outcome]] = {}
+    for o in report.outcomes:
+        if o.rule:
+            by_rule.setdefault(o.rule, []).append(o)
+    figures = []
+    for rule, hits in by_rule.items():
+        right = [o for o in hits if o.expected]
+        wrong = [o for o in hits if not o.expected]
+        figures.append(
+            RuleFigures(
+                rule=rule,
+                asks=any(o.flagged for o in hits),
+                right=len(right),
+                wrong=len(wrong),
+                right_users=len({user_of(o.id) for o in right}),
+                wrong_users=len({user_of(o.id) for o in wrong}),
+                continuation_wrong=sum(1 for o in wrong if o.kind in CONTINUATION_KINDS),
+            )
+        )
+    return sorted(figures, key=lambda f: (-(f.right + f.wrong), f.rule))
+
+
+def render_rules(figures: list[RuleFigures]) -> list[str]:
+    lines = ["per rule (right/wrong flags, distinct users; (silent): kept quiet by the gate):"]
+    for f in figures:
+        state = "asks" if f.asks else "(silent)"
+        lines.append(
+            f"  {f.rule:<34} {state:<9} right {f.right:>2} from {f.right_users:>2} users  "
+            f"wrong {f.wrong:>2} from {f.wrong_users:>2} users ({f.continuation_wrong} on "
+            f"continuations)  precision {f.precision:.2f}"
+        )
+    return lines
+
+
+def to_json(report: Report) -> dict[str, Any]:
+    """The figures CI and the docs quote, and the per-rule table."""
+    return {
+        "prompts": report.total,
+        "positives": report.positives,
+        "flagged": report.flagged,
+        "true_positives": report.true_positives,
+        "false_alarms": len(report.false_alarms),
+        "false_alarm_rate": report.false_alarm_rate,
+        "continuation_false_alarms": report.continuation_false_alarms(),
+        "precision": report.precision,
+        "recall": report.recall,
+        "f1": report.f1,
+        "rules": [{**f._asdict(), "precision": f.precision} for f in per_rule(report)],
+    }
 
 
 def _worst(outcomes: Iterable[Outcome], key: Callable[[Outcome], Any], limit: int) -> list[str]:
@@ -166,6 +257,7 @@ def render(report: Report, worst: int = 10) -> str:
     ]
     for kind, count in sorted(report.kinds.items(), key=lambda kv: -kv[1]):
         lines.append(f"  {kind:<12} {by_kind.get(kind, 0):>3} of {count}")
+    lines.extend(render_rules(per_rule(report)))
     if report.misses:
         lines.append("worst misses (needs clarification, not flagged; most confident first):")
         lines.extend(_worst(report.misses, _most_confident, worst))
@@ -201,14 +293,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-recall", type=float)
     parser.add_argument("--min-precision", type=float)
     parser.add_argument("--worst", type=int, default=10, help="misses and false alarms listed")
+    parser.add_argument("--half", choices=HALVES, help="only the users of this half")
+    parser.add_argument("--json", type=Path, metavar="OUT", help="also write the figures here")
     args = parser.parse_args(argv)
     try:
-        rows = load(args.data)
+        rows = in_half(load(args.data), args.half)
     except (OSError, ValueError) as exc:
         print(f"cannot read {args.data}: {exc}", file=sys.stderr)
         return 2
     report = evaluate(rows)
     print(render(report, args.worst))
+    if args.json is not None:
+        args.json.write_text(json.dumps(to_json(report), indent=2) + "\n", encoding="utf-8")
     missed = failures(report, args)
     for line in missed:
         print(f"FAIL {line}")

@@ -106,6 +106,7 @@ class Continuation(NamedTuple):
     kind: str = ""  # "selection" | "approval" | "anaphoric"
     selected: tuple[str, ...] = ()
     unresolved: str | None = None  # a question to ask when the referent is unclear
+    rule: str = ""  # which check left the referent unclear (see prompt.rules)
 
 
 def _word_count(text: str) -> int:
@@ -165,6 +166,12 @@ def detect(prompt: str) -> Continuation:
     return Continuation(True, kind, selected)
 
 
+def proposes(prev_assistant: str) -> bool:
+    """Does the message propose a step or offer a choice ("I can ...", "options: ...")?"""
+    prev = prev_assistant.lower()
+    return _PROPOSAL.search(prev) is not None or _CHOICE.search(prev) is not None
+
+
 def offered_list(prev_assistant: str) -> list[tuple[str, str]]:
     """(marker, text) of each list item in the previous message, bullets numbered 1, 2, ..."""
     items: list[tuple[str, str]] = []
@@ -219,7 +226,7 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
                 else f"My last message had no numbered options: what does “{', '.join(missing)}” "
                 "refer to?"
             )
-            return Continuation(True, found.kind, found.selected, question)
+            return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
         return found
     if found.kind == "anaphoric":
         return found
@@ -230,11 +237,11 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
-        return Continuation(True, found.kind, found.selected, question)
+        return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
     if not has_proposal and not has_choice and _GO_AHEAD.search(text) is not None:
         question = (
             "Happy to continue, but my last message did not propose a specific change. "
             "What should I do next: a concrete fix for what I found, or first a short plan?"
         )
-        return Continuation(True, found.kind, found.selected, question)
+        return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
     return found

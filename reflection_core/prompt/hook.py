@@ -72,9 +72,11 @@ def build_response(
 
     Conversation (a reply, a go-ahead, a question to the agent, chat) gets no answer at
     all unless it leaves something to ask: the user is talking, not handing over a task.
+    Nor does a task whose gap the gate holds back (`rules.ASKS`): when unsure, silence.
     """
     conversation = result.skipped or result.classification == "conversational"
-    if conversation and not result.questions and not warning and lesson is None:
+    held_back = bool(result.rule) and not result.needs_clarification  # unsure: say nothing
+    if (conversation or held_back) and not result.questions and not warning and lesson is None:
         return SILENT
     line = render.status_line(result) + (f" ({warning})" if warning else "")
     blocks = (

@@ -487,3 +487,87 @@ COMMAND_WORDS = _table(
     revert
     """
 )
+
+# Programs whose command line a user types into the prompt: "git status", "claude doctor".
+SHELL_PROGRAMS = _table(
+    """
+    git
+    gh
+    claude
+    codex
+    npm
+    npx
+    yarn
+    pnpm
+    bun
+    node
+    deno
+    pip
+    pip3
+    uv
+    poetry
+    python
+    python3
+    pytest
+    cargo
+    docker
+    kubectl
+    helm
+    terraform
+    brew
+    apt
+    apt-get
+    sudo
+    ls
+    cd
+    cat
+    rm
+    mv
+    cp
+    mkdir
+    curl
+    ssh
+    """
+)
+
+# A request to look, read or explain: the repository fills what it names.
+ANALYSIS_OPENERS = _table(
+    """
+    scan
+    analyze
+    analyse
+    understand
+    review
+    explore
+    investigate
+    inspect
+    audit
+    study
+    read
+    look at
+    go through
+    familiarize
+    show
+    list
+    """
+)
+
+# The user asks to be asked: "ask clarifying questions if needed", "有什么不懂的可以询问我".
+INVITED_QUESTIONS = _table(
+    """
+    ask clarifying questions
+    ask me clarifying questions
+    ask any clarifying questions
+    ask me any questions
+    ask me questions
+    ask questions if
+    ask me if anything
+    ask me if something
+    ask me if you have questions
+    any clarifying questions
+    有什么不懂的可以
+    有不懂的可以
+    不清楚的可以问
+    有问题可以问我
+    """
+)

@@ -77,10 +77,6 @@ INTRO = "To do this well I need a bit more detail:"
 # Nothing to act on, or a step that cannot be undone: one question, then wait.
 GAP_QUESTIONS: dict[str, str] = {
     "empty": "What would you like me to do? One sentence about the goal is enough.",
-    "path": (
-        "What should I do with “{evidence}”: read it, change something in it, or use it "
-        "in another step?"
-    ),
     "fragment": "“{evidence}” on its own doesn't say what to do. What should I do with it?",
     "irreversible": (
         "Before I run this: the plan includes an irreversible step on production "

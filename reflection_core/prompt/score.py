@@ -16,6 +16,7 @@ from reflection_core.prompt import (
     dimensions,
     live_context,
     questions,
+    rules,
     scope,
     smells,
     turn,
@@ -71,6 +72,7 @@ class PromptScore(NamedTuple):
     truncated: bool = False
     question_keys: tuple[str, ...] = ()
     turn: str = "task"
+    rule: str = ""  # the rule that asks (see prompt.rules); empty when nothing is asked
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -107,7 +109,7 @@ class PromptScore(NamedTuple):
         )
         if not kept and self.action in ("ask", "reformulate"):
             note = "These points were already asked this session; proceed and state assumptions."
-            result = result._replace(action="note", note=note, reformulation=None)
+            result = result._replace(action="note", note=note, reformulation=None, rule="")
         return result
 
 
@@ -192,13 +194,32 @@ def score_prompt(
         cont = cont._replace(unresolved=None)  # "continue" resumes; it needs no referent
     bonus = live_context.applies(len(read.text.split()), prev_assistant)
     if cont.is_continuation or read.kind in turn.REPLY_KINDS:
-        return _continuation(read, cont, prev_assistant, bonus)._replace(truncated=truncated)
-    if read.quiet:
+        result = _continuation(read, cont, prev_assistant, bonus)
+        return _gated(result)._replace(truncated=truncated)
+    invited = read.kind in ("task", "question") and turn.invites_questions(read.text)
+    if read.quiet and not invited:
         note = _QUIET_NOTES[read.kind]
         return _skipped(read.text, "pass", bonus, note, "conversational")._replace(
             truncated=truncated, turn=read.kind, skipped=False
         )
-    return _scored_task(read, prev_assistant, settings, bonus)._replace(truncated=truncated)
+    if invited:
+        read = read._replace(kind="task")
+    result = _scored_task(read, prev_assistant, settings, bonus, invited)
+    return _gated(result)._replace(truncated=truncated)
+
+
+def _gated(result: PromptScore) -> PromptScore:
+    """Silent unless the gap behind the questions is one that asks (`rules.ASKS`).
+
+    The score and the rule stay, so history and the eval still see what was held back.
+    """
+    if not result.needs_clarification or rules.asks(result.rule):
+        return result
+    quiet = result._replace(action="pass", questions=(), question_keys=(), reformulation=None)
+    if result.skipped:
+        return quiet
+    found = list(result.smells)
+    return quiet._replace(action="note", note=questions.note_for(found, result.dimensions))
 
 
 _QUIET_NOTES = {
@@ -206,6 +227,8 @@ _QUIET_NOTES = {
     "reply": "A reply to the agent's previous message: not scored.",
     "question": "A question, not a task: not scored as one.",
     "chat": "Chat, not a task: not scored.",
+    "command": "A shell command, not a task: not scored.",
+    "output": "Pasted output, not a task: not scored.",
 }
 
 
@@ -225,19 +248,24 @@ def _continuation(
     )
     if cont.unresolved:
         return skipped._replace(
-            action="ask", questions=(cont.unresolved,), question_keys=("referent",)
+            action="ask", questions=(cont.unresolved,), question_keys=("referent",), rule=cont.rule
         )
     go_ahead = cont.kind in ("approval", "anaphoric") or turn.is_go_ahead(read.text)
     step = turn.irreversible_go_ahead(prev) if go_ahead and read.kind != "continuation" else None
     if step:
         question = questions.GAP_QUESTIONS["irreversible"].format(evidence=step)
         return skipped._replace(
-            action="ask", questions=(question,), question_keys=("irreversible",)
+            action="ask",
+            questions=(question,),
+            question_keys=("irreversible",),
+            rule="irreversible_step",
         )
     return skipped
 
 
-def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: bool) -> PromptScore:
+def _scored_task(
+    read: turn.Turn, prev: str | None, settings: Settings, bonus: bool, invited: bool = False
+) -> PromptScore:
     """A new task: rated on specificity; asked about only when a material gap is evident."""
     text = read.text
     sig = extract(text)
@@ -253,7 +281,7 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
     value = round(max(1.0, min(5.0, raw)), 1)
     bare = turn.bare_request(read, sig.anchors > 0, bool(sig.verbs))
     klass = classify_mod.classify(text, governed, task_smells=bool(smell_ids - {"magic_words"}))
-    if klass == "conversational" and bare is None and referent is None:
+    if klass == "conversational" and bare is None and referent is None and not invited:
         note = _QUIET_NOTES["question"]
         return _skipped(text, "pass", bonus, note, klass)._replace(turn="question", skipped=False)
     if klass == "conversational":
@@ -265,6 +293,8 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
         action = action if action in ("ask", "reformulate") and evident else "ask"
     elif action in ("ask", "reformulate") and not evident:
         action = "note"
+    if invited:  # the user asked to be asked before the agent starts
+        action = "ask"
     decomposition = (
         tuple(questions.decomposition(governed))
         if not governed.atomic and not governed.override
@@ -288,6 +318,8 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
         return result._replace(note=questions.note_for(found, dims))
     if action not in ("ask", "reformulate"):
         return result
+    rule = "invited_questions" if invited else _asking_rule(bare, referent, sig, found)
+    result = result._replace(rule=rule)
     if bare:
         evidence = " ".join(text.split())[:120]
         question = questions.GAP_QUESTIONS[bare].format(evidence=evidence)
@@ -304,6 +336,17 @@ def _scored_task(read: turn.Turn, prev: str | None, settings: Settings, bonus: b
     )
 
 
+def _asking_rule(
+    bare: str | None, referent: str | None, sig: Signals, found: list[smells.Smell]
+) -> str:
+    """The gap a new task is asked about (`rules.ASKS`), most specific first."""
+    if referent or any(s.id == "implicit_context" for s in found):
+        return "referent_nowhere"
+    if bare or _names_nothing(sig):
+        return "nothing_to_act_on"
+    return "underspecified"
+
+
 def _gap_is_evident(read: turn.Turn, sig: Signals, gaps: set[str]) -> bool:
     """Is a low score backed by evidence worth a round trip?
 
@@ -314,7 +357,7 @@ def _gap_is_evident(read: turn.Turn, sig: Signals, gaps: set[str]) -> bool:
     """
     if read.live or read.attached or turn.latin_share(read.text) < 0.6:
         return False
-    if turn.is_command(read.text):
+    if turn.is_command(read.text) or turn.is_analysis(read.text):
         return False
     return bool(gaps - {"scope_creep", "magic_words"}) or bool(sig.hedges) or _names_nothing(sig)
 

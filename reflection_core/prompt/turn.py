@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from reflection_core.prompt import phrases
+from reflection_core.prompt import continuation, phrases
 from reflection_core.prompt.signals import LazyPattern
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
@@ -58,6 +58,7 @@ _LOCAL_PATH_ONLY = LazyPattern(
     r"""^["'`]?(?:[a-zA-Z]:)?(?:~|\.{1,2})?[\\/][^\s"'`]*["'`]?$|^["'`]?[a-zA-Z]:[\\/][^\s"'`]*["'`]?$"""
 )
 _COMMAND_WORDS = frozenset(phrases.COMMAND_WORDS)
+_SHELL_PROGRAMS = frozenset(phrases.SHELL_PROGRAMS)
 _IRREVERSIBLE = LazyPattern(
     r"(?<![a-z])drop[_ ](?:\w+[_ ])?(?:tables?|database|columns?|schema)\b|\btruncate\b"
     r"|\bdelete from\b|\brm -rf\b|\bforce[- ]push|\bpush (?:-f|--force)\b|\breset --hard\b"
@@ -70,13 +71,22 @@ _REFUSAL = LazyPattern(
 _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re.IGNORECASE)
 
 REPLY_KINDS = ("continuation", "reply")
-QUIET_KINDS = ("continuation", "reply", "question", "chat")
+QUIET_KINDS = ("continuation", "reply", "question", "chat", "command", "output")
+_SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any language
+_NEW_TARGET = re.compile(
+    r"https?://|`|[\w-]+\.[a-z]{1,5}\b|[\\/]\w|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b"
+)
+_OUTPUT_LINE = re.compile(
+    r"^\s*(?:\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|at\s+\S+\s*\(|File \"|Traceback"
+    r"|[\w.]*(?:Error|Exception)\b|(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\b|[{}\[\]]|\"[\w-]+\":"
+    r"|\$ |> |\+\s|-\s{2}|npm (?:ERR|WARN))"
+)
 
 
 class Turn(NamedTuple):
     """The reader's verdict: `kind` is one of continuation, reply, question, chat, empty, task."""
 
-    kind: str
+    kind: str  # also "command" (a shell command line) and "output" (pasted logs, JSON)
     text: str  # the user's own words: host blocks and transcript labels removed
     attached: bool = False  # an image, a file mention or an IDE file came with the prompt
     live: bool = False  # the agent's previous message is known
@@ -200,7 +210,7 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
 
 
 def bare_request(read: Turn, names_something: bool, names_action: bool) -> str | None:
-    """Nothing to act on: "empty" (no words), "path" (a local path alone) or "fragment".
+    """Nothing to act on: "empty" (no words) or "fragment".
 
     A fragment is one or two words that name nothing concrete and no action or
     command ("login", "Observability"); a reply to a question is never one.
@@ -210,9 +220,11 @@ def bare_request(read: Turn, names_something: bool, names_action: bool) -> str |
     if read.kind != "task" or read.attached:
         return None
     text = read.text.strip()
-    if _LOCAL_PATH_ONLY.match(text):
-        return "path"
+    if _LOCAL_PATH_ONLY.match(text) or latin_share(text) < 0.6:
+        return None  # a path alone is something to open; a script no table reads, unread
     if word_count(text) > 2 or names_something or names_action or is_command(text):
+        return None
+    if is_analysis(text):
         return None
     return "fragment"
 
@@ -221,6 +233,69 @@ def is_command(text: str) -> bool:
     """One or two words holding a command word: "push it", "flow status", "init"."""
     words = {w.lower() for w in _WORD.findall(text)}
     return word_count(text) <= 2 and bool(words & _COMMAND_WORDS)
+
+
+def is_shell_command(text: str) -> bool:
+    """One line opening with a program's name: "git status", "claude doctor", "npm test"."""
+    words = text.strip().split()
+    if not words or "\n" in text.strip() or len(words) > 12:
+        return False
+    return words[0].lower() in _SHELL_PROGRAMS
+
+
+def is_pasted_output(text: str) -> bool:
+    """Logs, a traceback or JSON pasted alone: evidence to read, not a task to question."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    if len(lines) < 3:
+        return False
+    output = sum(1 for line in lines if _OUTPUT_LINE.match(line))
+    return output * 3 >= len(lines) * 2
+
+
+def proposes(prev_assistant: str) -> bool:
+    """Did the agent's message end by proposing, offering, listing options or asking?"""
+    tail = prev_assistant[-1200:]
+    return (
+        asks_back(prev_assistant)
+        or continuation.proposes(tail)
+        or len(continuation.offered_list(tail)) >= 2
+    )
+
+
+def names_new_target(text: str) -> bool:
+    """A path, a file name, an identifier, a URL or code: the message brings its own object."""
+    return _NEW_TARGET.search(text) is not None
+
+
+def is_short_reply(text: str, prev_assistant: str | None) -> bool:
+    """A few words right after an offer or a question answer it, whatever the language.
+
+    A short message in a script the phrase tables do not read is never taken for a
+    task either: it cannot be read well enough to question it.
+    """
+    if word_count(text) > _SHORT_REPLY_WORDS or names_new_target(text):
+        return False
+    if prev_assistant and proposes(prev_assistant):
+        return True
+    return bool(prev_assistant) and latin_share(text) < 0.6
+
+
+def is_interjection(text: str) -> bool:
+    """One word in capitals ("LISTEN", "STOP"): the user raising their voice, not a task."""
+    words = _WORD.findall(text)
+    return len(words) == 1 and len(words[0]) > 2 and words[0].isupper() and words[0].isalpha()
+
+
+def invites_questions(text: str) -> bool:
+    """The user asks to be asked: "ask clarifying questions if needed"."""
+    low = _normalized(text)
+    return _contains(low, phrases.INVITED_QUESTIONS)
+
+
+def is_analysis(text: str) -> bool:
+    """Scan, review, read, explain: the repository supplies what is looked at."""
+    low = _FILLER.sub("", _normalized(text))
+    return opens_with(low, phrases.ANALYSIS_OPENERS)
 
 
 def is_go_ahead(text: str) -> bool:
@@ -253,10 +328,18 @@ def read(prompt: str, prev_assistant: str | None) -> Turn:
         return turn._replace(kind="reply" if (attached or live or emoji) else "empty")
     if live and opens_with(_normalized(text), phrases.RESUME):
         return turn._replace(kind="continuation")
+    if is_shell_command(text):
+        return turn._replace(kind="command")
+    if is_pasted_output(text):
+        return turn._replace(kind="output")
     if is_question(text) or asks_for_information(text):
         return turn._replace(kind="question")
     if is_chat(text):
         return turn._replace(kind="chat")
     if live and (is_answer(text) or asks_back(prev_assistant or "")):
+        return turn._replace(kind="reply")
+    if is_interjection(text):
+        return turn._replace(kind="chat")
+    if is_short_reply(text, prev_assistant):
         return turn._replace(kind="reply")
     return turn

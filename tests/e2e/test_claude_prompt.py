@@ -13,7 +13,7 @@ from tests.e2e.model_server import bash, edit, read, say
 
 pytestmark = pytest.mark.e2e
 
-VAGUE_PROMPT = "make it better"
+VAGUE_PROMPT = "make this file better"
 GOOD_PROMPT = (
     "In calc.py, add a function sub(a, b) that returns a - b, next to add(). Do not change "
     "add(). Add test_sub to tests/test_x.py. Done when `python -m pytest -q` passes."

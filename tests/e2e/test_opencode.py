@@ -320,7 +320,7 @@ def test_a_vague_task_gets_questions_and_a_stop_that_asks_them_stands_quietly(
     opencode_project: OpenCodeProject,
 ) -> None:
     run = opencode_project.run(
-        "make everything better",
+        "make everything in this file better",
         [say("Which part should I start with: speed, tests or docs?")],
         stops=1,
     )

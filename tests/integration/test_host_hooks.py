@@ -109,7 +109,7 @@ def test_opencode_stop_blocks_in_the_plugins_terms(tmp_path: Path) -> None:
 
 def test_opencode_prompt_context_comes_back_as_context(tmp_path: Path) -> None:
     repo = _repo(tmp_path)
-    payload = {"session_id": "ses_1", "cwd": str(repo), "prompt": "make it better"}
+    payload = {"session_id": "ses_1", "cwd": str(repo), "prompt": "make this file better"}
     proc = run_hook("user-prompt-submit", payload, repo, host="opencode")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)

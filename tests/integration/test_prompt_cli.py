@@ -22,7 +22,7 @@ def _cli(
 
 
 def test_score_json_has_the_contract_fields(tmp_path: Path) -> None:
-    proc = _cli("score", "add pagination to the API", "--json", cwd=tmp_path)
+    proc = _cli("score", "add pagination to this file", "--json", cwd=tmp_path)
     assert proc.returncode == 0
     data = json.loads(proc.stdout)
     assert set(data) >= CONTRACT
@@ -30,7 +30,7 @@ def test_score_json_has_the_contract_fields(tmp_path: Path) -> None:
 
 
 def test_score_reads_stdin_when_prompt_is_omitted(tmp_path: Path) -> None:
-    proc = _cli("score", "--json", stdin=b"make everything better", cwd=tmp_path)
+    proc = _cli("score", "--json", stdin=b"make everything in this file better", cwd=tmp_path)
     assert json.loads(proc.stdout)["action"] == "reformulate"
 
 
@@ -41,7 +41,7 @@ def test_score_prev_assistant_enables_live_context(tmp_path: Path) -> None:
 
 
 def test_score_human_report_is_compact_and_shows_questions(tmp_path: Path) -> None:
-    proc = _cli("score", "the tests fail sometimes in CI", cwd=tmp_path)
+    proc = _cli("score", "fix the bug in this file", cwd=tmp_path)
     text = proc.stdout.decode()
     assert proc.returncode == 0
     assert text.startswith("reflection: prompt ")
@@ -52,7 +52,7 @@ def test_score_human_report_is_compact_and_shows_questions(tmp_path: Path) -> No
 def test_score_jsonl_yields_one_result_per_line_and_errors_for_bad_lines(tmp_path: Path) -> None:
     batch = tmp_path / "batch.jsonl"
     batch.write_bytes(
-        b'{"prompt": "add caching"}\n'
+        b'{"prompt": "add caching to this file"}\n'
         b"not json\n"
         b"\n"
         b'{"prompt": "1 and 3", "prev_assistant": "1. a\\n2. b\\n3. c", "id": "x"}\n'

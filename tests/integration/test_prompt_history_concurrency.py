@@ -55,7 +55,13 @@ def test_parallel_writers_lose_no_rows(isolated_state: Path) -> None:
 def test_parallel_hook_processes_all_record(isolated_state: Path, tmp_path: Path) -> None:
     reflection = Path(sys.executable).parent / "reflection"
     payloads = [
-        json.dumps({"prompt": f"add caching to service {n}", "session_id": f"s{n}", "cwd": "/"})
+        json.dumps(
+            {
+                "prompt": f"add caching to service {n} in api/cache.py",
+                "session_id": f"s{n}",
+                "cwd": "/",
+            }
+        )
         for n in range(8)
     ]
     procs = [

@@ -41,7 +41,7 @@ PROMPT_CASES = [
     {
         "id": "p-vague",
         "category": "needs_clarification/frontend",
-        "prompt": "make the app better",
+        "prompt": "make this file better",
         "expect": {"needs_clarification": True},
     },
     {

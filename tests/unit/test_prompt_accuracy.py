@@ -40,6 +40,7 @@ def _f1(predicted: list[bool], actual: list[bool]) -> float:
 def _metrics(rows: list[dict]) -> dict[str, float]:
     results = [score_prompt(r["prompt"], r["prev_assistant"]) for r in rows]
     asks = [res.needs_clarification for res in results]
+    gaps = [bool(res.rule) for res in results]  # the gap is named, asked or held back
     labels = [bool(r["needs_clarification"]) for r in rows]
     smell_hits = smell_total = 0
     for res, row in zip(results, rows, strict=True):
@@ -48,7 +49,8 @@ def _metrics(rows: list[dict]) -> dict[str, float]:
         smell_total += len(got | want)
     n = len(rows)
     return {
-        "f1": _f1(asks, labels),
+        "f1": _f1(gaps, labels),
+        "asks_wrongly": sum(a and not label for a, label in zip(asks, labels, strict=True)),
         "baseline_f1_always_ask": _f1([True] * n, labels),
         "baseline_f1_short": _f1([len(r["prompt"].split()) < 8 for r in rows], labels),
         "continuation": sum(
@@ -65,9 +67,12 @@ def _metrics(rows: list[dict]) -> dict[str, float]:
 
 
 @pytest.mark.parametrize("part", ["tuning", "held_out"])
-def test_needs_clarification_f1_beats_trivial_baselines(part: str) -> None:
+def test_gaps_are_found_as_labelled_and_never_asked_where_none_is_needed(part: str) -> None:
+    """The scorer names the gap of every vague prompt; the gate (prompt.rules) decides
+    which of them reach the user, so asking is pinned by the real-prompt eval instead."""
     m = _metrics(_rows(part))
     print(part, m)
+    assert m["asks_wrongly"] == 0
     assert m["f1"] >= 0.85
     assert m["f1"] >= m["baseline_f1_always_ask"] + 0.2
     assert m["f1"] >= m["baseline_f1_short"] + 0.1

@@ -44,7 +44,7 @@ def test_classification(prompt: str, expected: str) -> None:
 def test_question_that_complains_is_a_request_not_a_conversation() -> None:
     result = score_prompt("can the ETL be more efficient? it eats a lot of memory")
     assert result.classification != "conversational"
-    assert result.action in ("ask", "reformulate")
+    assert result.turn == "task"
 
 
 def test_question_asking_for_a_change_is_a_task() -> None:

@@ -42,7 +42,7 @@ def test_recorded_rows_round_trip_through_sqlite() -> None:
 
 
 def test_questions_already_asked_in_the_session_are_not_asked_again() -> None:
-    first = score_prompt("add caching")
+    first = score_prompt("add caching to this file")
     assert first.questions
     conn = history.connect()
     try:
@@ -51,7 +51,7 @@ def test_questions_already_asked_in_the_session_are_not_asked_again() -> None:
         assert history.asked_keys(conn, "other") == set()
     finally:
         conn.close()
-    again = score_prompt("add caching").without_questions(asked)
+    again = score_prompt("add caching to this file").without_questions(asked)
     assert again.questions == ()
     assert again.action == "note"
     assert "already asked" in (again.note or "")

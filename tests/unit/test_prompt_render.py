@@ -28,10 +28,15 @@ def test_good_prompt_gets_one_line_and_no_context() -> None:
 
 
 def test_only_a_flagged_prompt_adds_context_for_the_agent() -> None:
-    flagged = _rendered(score_prompt("make everything better")).output or {}
+    flagged = _rendered(score_prompt("make everything in this file better")).output or {}
     assert flagged["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     assert "ask the user" in flagged["hookSpecificOutput"]["additionalContext"]
-    for quiet in ("yes", "why does the cache miss so often?", "thanks!", "add caching"):
+    for quiet in (
+        "yes",
+        "why does the cache miss so often?",
+        "thanks!",
+        "add caching to this file",
+    ):
         out = _rendered(score_prompt(quiet, "Want me to add a cache in front of it?"))
         assert "hookSpecificOutput" not in (out.output or {}), quiet
 
@@ -42,7 +47,7 @@ def test_lesson_is_the_only_context_a_good_prompt_gets() -> None:
 
 
 def test_block_mode_blocks_only_below_the_threshold() -> None:
-    vague = score_prompt("make everything better")
+    vague = score_prompt("make everything in this file better")
     blocked = _rendered(vague, mode="block", block_below=2.0).output or {}
     assert blocked["decision"] == "block"
     assert "To do this well" in blocked["reason"]
@@ -53,7 +58,7 @@ def test_block_mode_blocks_only_below_the_threshold() -> None:
 
 
 def test_block_mode_never_blocks_plan_mode_continuations_or_questions() -> None:
-    vague = score_prompt("make everything better")
+    vague = score_prompt("make everything in this file better")
     assert "decision" not in (_rendered(vague, mode="block", plan_mode=True).output or {})
     for result in (score_prompt("go ahead"), score_prompt("why does the cache miss so often?")):
         out = _rendered(result, mode="block", block_below=5.0).output or {}

@@ -1,0 +1,38 @@
+"""The gate: a gap asks only if the table says it generalised; unknown gaps never ask."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.prompt import rules
+from reflection_core.prompt.hook import build_response
+from reflection_core.prompt.score import score_prompt
+
+# One synthetic prompt per gap the scorer names, with the previous agent message.
+EXAMPLES = {
+    "referent_nowhere": ("make slides from this file", None),
+    "nothing_to_act_on": ("make it better", None),
+    "underspecified": ("clean up utils.py, it has gotten really messy", None),
+    "irreversible_step": (
+        "yes do all of it",
+        "Plan:\n1. Run `DROP TABLE old_users;` on production.\n2. Restart the API.",
+    ),
+    "invited_questions": ("add a retry to the upload client; ask clarifying questions", None),
+}
+
+
+@pytest.mark.parametrize("rule", sorted(rules.ASKS))
+def test_every_gap_asks_exactly_when_the_table_says_so(rule: str) -> None:
+    prompt, prev = EXAMPLES[rule]
+    result = score_prompt(prompt, prev)
+    assert result.rule == rule
+    assert result.needs_clarification is rules.asks(rule)
+    reply = build_response(result)
+    if rules.asks(rule):
+        assert reply.context and result.questions
+    else:  # held back: recorded, but no context and no line
+        assert reply.context is None and not reply.message
+
+
+def test_an_unknown_gap_never_asks() -> None:
+    assert not rules.asks("a-gap-nobody-measured")
