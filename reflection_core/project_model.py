@@ -354,7 +354,7 @@ def script_command(manager: str, script: str) -> str:
     return f"{manager} run {script}"
 
 
-def _json_object(text: str | None) -> dict[str, Any]:
+def json_object(text: str | None) -> dict[str, Any]:
     try:
         data = json.loads(text or "")
     except ValueError:
@@ -366,7 +366,7 @@ def _node(files: RepoFiles, found: _Found) -> None:
     if "package.json" not in files:
         return
     found.mark(NODE)
-    manifest = _json_object(files["package.json"])
+    manifest = json_object(files["package.json"])
     raw = manifest.get("scripts")
     scripts = (
         {k: v for k, v in (raw or {}).items() if isinstance(v, str)}
@@ -471,7 +471,7 @@ def _php(files: RepoFiles, found: _Found) -> None:
     if "composer.json" not in files:
         return
     found.mark(PHP)
-    scripts = _json_object(files["composer.json"]).get("scripts")
+    scripts = json_object(files["composer.json"]).get("scripts")
     if isinstance(scripts, dict) and "test" in scripts:
         found.add(Command("composer test", "test", "php", "composer.json scripts.test"))
     elif "phpunit.xml" in files or "phpunit.xml.dist" in files:
