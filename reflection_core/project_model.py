@@ -251,7 +251,7 @@ TASK_TARGETS = (
     ("lint", ("lint",)),
     ("run", ("run", "start", "serve", "dev")),
 )
-# What a recipe line runs: (words it contains, the command it stands for), first match wins.
+# What a recipe runs: (the words in it, the command they stand for), first match wins.
 RECIPE_RUNNERS = (
     ("pytest", "python -m pytest"),
     ("go test", "go test ./..."),
@@ -399,7 +399,7 @@ def make_targets(text: str) -> dict[str, list[str]]:
             continue
         head, colon, rest = line.partition(":")
         words = head.split()
-        if not colon or rest.startswith("=") or not words or line[:1].isspace():
+        if not colon or rest.startswith("=") or "=" in head or not words or line[:1].isspace():
             current = None if line.strip() else current
             continue
         name = words[0]  # justfile: `test *args:` takes arguments after the name
@@ -407,15 +407,19 @@ def make_targets(text: str) -> dict[str, list[str]]:
             current = None
             continue
         current = targets.setdefault(name, [])
-        if rest.strip().startswith(("@", "python", "pytest")):
-            current.append(rest.strip())  # `test: ; pytest` style is rare; keep the text
+        if ";" in rest:  # `test: build ; pytest`: a recipe on the target's line
+            current.append(rest.split(";", 1)[1].strip())
     return targets
 
 
 def recipe_runs(recipe: Sequence[str]) -> str | None:
     """The test runner a target's recipe runs, when it shows one."""
-    text = " ".join(recipe)
-    return next((cmd for words, cmd in RECIPE_RUNNERS if words in text), None)
+    said = [word for line in recipe for word in line.split()]
+    for words, command in RECIPE_RUNNERS:
+        wanted = words.split()
+        if any(said[i : i + len(wanted)] == wanted for i in range(len(said))):
+            return command
+    return None
 
 
 def _task_runner(ecosystem: Ecosystem, tool: str, files: RepoFiles, found: _Found) -> None:
