@@ -17,7 +17,16 @@ from reflection_core.config import Config
 from reflection_core.project_model import ProjectModel, repo_model
 
 # The languages a model's ecosystems stand for, for the verdict record.
-_LANGUAGES = {"node": "javascript", "make": None, "just": None, "cmake": "c/c++"}
+_LANGUAGES = {
+    "node": "javascript",
+    "deno": "typescript",
+    "gradle": "java",
+    "maven": "java",
+    "cmake": "c/c++",
+    "dotnet": "c#",
+    "make": None,
+    "just": None,
+}
 
 
 @dataclass
@@ -43,7 +52,7 @@ def languages(model: ProjectModel) -> list[str]:
         language = _LANGUAGES.get(ecosystem, ecosystem)
         if language and language not in found:
             found.append(language)
-    if "node" in model.ecosystems and model.text("typecheck") == "npx tsc --noEmit":
+    if "tsconfig.json" in model.evidence and "typescript" not in found:
         found.append("typescript")
     return found
 

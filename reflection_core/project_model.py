@@ -245,7 +245,7 @@ NODE_FILE_RUNNERS = ("jest", "vitest", "mocha", "node --test", "ava", "tap")
 NODE_PLACEHOLDER_TEST = "no test specified"
 # Make/just target names per purpose, first found wins.
 TASK_TARGETS = (
-    ("test", ("test", "tests", "check")),
+    ("test", ("test", "tests")),  # `make check` is often lint + tests: it needs tests.command
     ("build", ("build", "all")),
     ("typecheck", ("typecheck", "type-check", "types", "mypy")),
     ("lint", ("lint",)),
@@ -385,6 +385,8 @@ def _node(files: RepoFiles, found: _Found) -> None:
             found.file_templates.append(
                 ("node", f"{script_command(manager, name)}{separator} {{path}}")
             )
+    if "tsconfig.json" in files:
+        found.evidence.append("tsconfig.json")
     if "tsconfig.json" in files and not found.has("typecheck", "node"):
         found.add(Command("npx tsc --noEmit", "typecheck", "node", "tsconfig.json"))
 
@@ -616,6 +618,8 @@ SESSION_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("vendor/bin/phpunit",), "php", "test"),
     (("composer", "test"), "php", "test"),
 )
+# Targets that ran as checks in a session though the repo's files alone do not name them so.
+SESSION_TASK_TARGETS = (("test", ("check",)),)
 _WRAPPERS = (
     ("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("bundle", "exec"),
     ("pnpm", "exec"), ("npx",), ("pnpx",), ("bunx",), ("time",), ("sudo",), ("exec",),
@@ -671,7 +675,8 @@ def classify_segment(words: Sequence[str]) -> tuple[str, str] | None:
         return ("node", purpose) if purpose else None
     if args[0] in ("make", "just") and len(args) > 1:
         target = next((a for a in args[1:] if not a.startswith("-") and "=" not in a), "")
-        purpose = next((p for p, names in TASK_TARGETS if target in names), None)
+        targets = (*TASK_TARGETS, *SESSION_TASK_TARGETS)
+        purpose = next((p for p, names in targets if target in names), None)
         return (args[0], purpose) if purpose else None
     for prefix, ecosystem, purpose in SESSION_COMMANDS:
         if tuple(args[: len(prefix)]) == prefix:

@@ -311,6 +311,7 @@ def test_each_session_command_is_a_check_of_its_ecosystem(
         ("bun run typecheck", ("node", "typecheck")),
         ("make test", ("make", "test")),
         ("make -j4 build", ("make", "build")),
+        ("make check", ("make", "test")),
         ("just lint", ("just", "lint")),
         ("python3 -m pytest -q", ("python", "test")),
         ("uv run pytest tests/test_a.py", ("python", "test")),
