@@ -9,12 +9,13 @@ test command.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from reflection_core import config
 from reflection_core.config import Config
-from reflection_core.project_model import ProjectModel, repo_model
+from reflection_core.project_model import ProjectModel, combine, repo_model, session_model
 
 # The languages a model's ecosystems stand for, for the verdict record.
 _LANGUAGES = {
@@ -90,3 +91,12 @@ def repo_signals(root: Path, cfg: Config | None = None) -> RepoSignals:
         signals.evidence.append("tests.command in the config")
         signals.has_tests = True
     return signals
+
+
+def project_for_session(
+    root: Path | None, commands: Iterable[tuple[str, bool]], touched: Iterable[str]
+) -> ProjectModel:
+    """The repository's model (when there is one) with what the session's commands
+    (`(command, succeeded)`) and touched paths add: the Stop decision's single question."""
+    repo = repo_model(root) if root is not None else ProjectModel()
+    return combine(repo, session_model(commands, touched))

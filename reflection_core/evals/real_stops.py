@@ -148,9 +148,7 @@ def repaired_transcript(path: Path, scratch: Path) -> Path:
     return target
 
 
-def replay_case(
-    case: dict[str, Any], data_dir: Path, repos: Path, scratch: Path
-) -> Replay:
+def replay_case(case: dict[str, Any], data_dir: Path, repos: Path, scratch: Path) -> Replay:
     """One labelled stop through the hook's gather-and-decide path, as a first stop."""
     base = Replay(
         case_id=str(case.get("id")),

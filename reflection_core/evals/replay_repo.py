@@ -49,7 +49,7 @@ KEPT_ROOT_FILES = frozenset(
         *(lock for lock, _ in NODE_PACKAGE_MANAGERS),
         *(name for name, _ in project_model.PYTHON_TEST_WRAPPERS),
         "tsconfig.json", "gradlew", "mvnw", ".rspec", "Rakefile", "phpunit.xml",
-        "phpunit.xml.dist", "manage.py", "conftest.py", ".reflection.yaml",
+        "phpunit.xml.dist", "manage.py", "conftest.py",
     }
 )  # fmt: skip
 # The smallest manifest that makes a check the project's, per (ecosystem, check words).

@@ -131,3 +131,15 @@ def test_a_pnpm_project_is_named_with_pnpm(tmp_path: Path) -> None:
     write(tmp_path, "package.json", json.dumps({"scripts": {"test": "vitest run"}}))
     write(tmp_path, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n")
     assert repo_signals(tmp_path).test_command == "pnpm test"
+
+
+def test_the_session_fills_what_the_repository_does_not_show(tmp_path: Path) -> None:
+    from reflection_core.project import project_for_session
+
+    write(tmp_path, "package.json", json.dumps({"scripts": {"test": "jest"}}))
+    model = project_for_session(
+        tmp_path, [("cd api && go build ./...", True), ("npm test", False)], ["api/x_test.go"]
+    )
+    assert model.text("test") == "npm test" and model.text("build") == "go build ./..."
+    assert model.ecosystems == ("node", "go") and model.test_files == ("api/x_test.go",)
+    assert project_for_session(None, [("cargo test", True)], []).text("test") == "cargo test"
