@@ -396,3 +396,23 @@ def test_files_the_readers_do_not_need_are_seen_not_read(tmp_path: Path) -> None
     files = read_repo(tmp_path)
     assert files["package-lock.json"] is None and files["tests/test_a.py"] is None
     assert files["tests/"] is None
+
+
+@pytest.mark.parametrize(
+    "ecosystem", [e for e in pm.ECOSYSTEMS if e.test_file or e.test_package], ids=lambda e: e.name
+)
+def test_each_narrower_run_template_is_offered_for_its_ecosystem(
+    tmp_path: Path, ecosystem: pm.Ecosystem
+) -> None:
+    marker = ecosystem.markers[0].replace("*", "app")
+    model = repo_model(write(tmp_path, {marker: "{}" if marker.endswith(".json") else ""}))
+    if ecosystem.test_file:
+        path = f"t/x{ecosystem.extensions[0]}" if ecosystem.extensions else "t/x.ts"
+        if ecosystem.extensions:
+            assert model.test_file_command(path) == ecosystem.test_file.format(path=path)
+        else:
+            assert (ecosystem.name, ecosystem.test_file) in model.test_file_templates
+    if ecosystem.test_package:
+        command = model.test_package_command("unit", ecosystem.name)
+        template = ecosystem.test_package.replace("{tool}", command.split()[0] if command else "")
+        assert command == template.format(package="unit")

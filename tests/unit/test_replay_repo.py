@@ -245,3 +245,21 @@ def test_a_transcript_file_stands_in_its_own_repository(tmp_path: Path) -> None:
     transcript.write_text("\n".join(Transcript().bash("go test ./...").lines()) + "\n{broken\n")
     root = make_stand_in_repo(tmp_path / "repos", transcript, with_tests=True)
     assert repo_signals(root).test_command == "go test ./..."
+
+
+@pytest.mark.parametrize("ecosystem", sorted(replay_repo.SYNTHESIZED))
+def test_each_synthesized_manifest_makes_the_check_the_projects(
+    tmp_path: Path, ecosystem: str
+) -> None:
+    from reflection_core.project_model import SESSION_COMMANDS
+
+    prefix = next(p for p, e, purpose in SESSION_COMMANDS if e == ecosystem and purpose == "test")
+    files = Transcript().bash(" ".join(prefix)).files()
+    model = repo_signals(write_repo(tmp_path, files)).model
+    assert ecosystem in model.ecosystems and model.text("test") is not None
+
+
+@pytest.mark.parametrize("ecosystem", sorted(replay_repo.FALLBACK_SUITES))
+def test_each_fallback_suite_has_a_test_command(tmp_path: Path, ecosystem: str) -> None:
+    signals = repo_signals(write_repo(tmp_path, replay_repo.FALLBACK_SUITES[ecosystem]))
+    assert signals.ecosystems[0] == ecosystem and signals.test_command and signals.has_tests
