@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 PURPOSES = ("test", "build", "typecheck", "lint", "run")
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
@@ -30,8 +30,7 @@ MAX_LISTING = 500
 RepoFiles = Mapping[str, "str | None"]
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One way to check or run the project, and where the model learned it."""
 
     text: str
@@ -81,8 +80,7 @@ class ProjectModel:
         return None
 
 
-@dataclass(frozen=True)
-class Ecosystem:
+class Ecosystem(NamedTuple):
     """One ecosystem's table row: what marks it and what its toolchain runs."""
 
     name: str
