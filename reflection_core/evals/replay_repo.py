@@ -41,6 +41,7 @@ MAX_FILES = 200
 MAX_DEPTH = 8
 _LINE_NUMBER = re.compile(r"^\s*\d+(?:→|\t)", re.MULTILINE)
 _DRIVE = re.compile(r"^[A-Za-z]:/")
+_REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.DOTALL)
 # Root files a rebuilt repo keeps: what the project model reads or looks for.
 KEPT_ROOT_FILES = frozenset(
     {
@@ -113,12 +114,13 @@ def relative_path(path: Any, cwd: str | None) -> str | None:
 
 
 def _read_text(result: Any, block_text: str) -> str:
-    """A Read result's file text: the structured copy, else the numbered lines unnumbered."""
+    """A Read result's file text: the structured copy, else the numbered lines unnumbered
+    (without the reminders the host appends to a Read result)."""
     if isinstance(result, dict) and isinstance(result.get("file"), dict):
         content = result["file"].get("content")
         if isinstance(content, str):
             return content
-    return _LINE_NUMBER.sub("", block_text)
+    return _LINE_NUMBER.sub("", _REMINDER.sub("\n", block_text))
 
 
 def _edited(before: str | None, tool_input: dict[str, Any], result: Any) -> str | None:

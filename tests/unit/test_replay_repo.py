@@ -93,6 +93,12 @@ def test_a_read_manifest_is_rebuilt_with_its_contents() -> None:
     assert json.loads(files["package.json"]) == json.loads(PACKAGE)
 
 
+def test_a_reminder_the_host_appends_to_a_read_is_not_file_text() -> None:
+    numbered = f"     1→{PACKAGE}\n\n<system-reminder>\nThink about it.\n</system-reminder>\n"
+    files = Transcript().call("Read", {"file_path": f"{CWD}/package.json"}, numbered).files()
+    assert json.loads(files["package.json"]) == json.loads(PACKAGE)
+
+
 def test_the_structured_read_result_wins_over_the_numbered_text() -> None:
     structured = {"type": "text", "file": {"filePath": f"{CWD}/go.mod", "content": "module x\n"}}
     files = (
