@@ -6,8 +6,10 @@
 DATA_DIR holds `cases.jsonl` (one labelled stop per line: `transcript`, `should_block`,
 `category`, `confidence`, `session_has_tests`) and the transcripts it names. Each stop goes
 through the stop hook's own path (read the transcript, gather the context from a repository,
-decide) as its first stop. `session_has_tests` picks the repository the replay stands in: one
-with a pytest suite or one without tests, since the user's own is not there.
+decide) as its first stop. The user's repository is not there: each case stands in one
+rebuilt from what its transcript shows (manifests and configs the agent read or wrote, test
+files it touched, checks that worked; see replay_repo.py). `session_has_tests` picks a suite
+only when the transcript shows none of that.
 
 Prints block precision and recall, false blocks by labelled category, the false-block rate
 among the stops that were fine, and the worst misses and false blocks with the decision's
@@ -21,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import re
-import subprocess
 import sys
 import tempfile
 from collections import Counter
@@ -30,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core import config
+from reflection_core.evals import replay_repo
 from reflection_core.session.analyze import gather_context, load_session
 from reflection_core.session.decide import Decision, decide
 
@@ -107,19 +109,13 @@ class Summary:
         }
 
 
-def make_stand_in_repo(base: Path, with_tests: bool) -> Path:
-    """A small git repository standing in for the user's: a pytest suite or no tests."""
-    root = base / ("repo-with-tests" if with_tests else "repo-without-tests")
-    root.mkdir(parents=True)
-    subprocess.run(["git", "init", "-q", str(root)], check=True)
-    (root / "README.md").write_text("sample\n", encoding="utf-8")
-    if with_tests:
-        (root / "pyproject.toml").write_text("[project]\nname = 'sample'\n", encoding="utf-8")
-        (root / "tests").mkdir()
-        (root / "tests" / "test_sample.py").write_text(
-            "def test_sample():\n    assert True\n", encoding="utf-8"
-        )
-    return root
+def make_stand_in_repo(base: Path, transcript: Path, with_tests: bool) -> Path:
+    """A git repository standing in for the user's, rebuilt from what the transcript shows
+    (replay_repo.py); `with_tests` (the label's session_has_tests) only when it shows
+    nothing. Cases that rebuild the same files share one repository under `base`."""
+    with transcript.open(encoding="utf-8", errors="replace") as handle:
+        facts = replay_repo.scan_transcript(handle)
+    return replay_repo.write_repo(base, replay_repo.rebuilt_files(facts, with_tests))
 
 
 _QUOTED = re.compile(r'"[^"\n]{0,400}"')
@@ -152,9 +148,7 @@ def repaired_transcript(path: Path, scratch: Path) -> Path:
     return target
 
 
-def replay_case(
-    case: dict[str, Any], data_dir: Path, repos: dict[bool, Path], scratch: Path
-) -> Replay:
+def replay_case(case: dict[str, Any], data_dir: Path, repos: Path, scratch: Path) -> Replay:
     """One labelled stop through the hook's gather-and-decide path, as a first stop."""
     base = Replay(
         case_id=str(case.get("id")),
@@ -165,8 +159,9 @@ def replay_case(
         evidence="",
     )
     try:
-        session = load_session(repaired_transcript(data_dir / str(case["transcript"]), scratch))
-        root = repos[bool(case.get("session_has_tests"))]
+        transcript = repaired_transcript(data_dir / str(case["transcript"]), scratch)
+        session = load_session(transcript)
+        root = make_stand_in_repo(repos, transcript, bool(case.get("session_has_tests")))
         ctx, _ = gather_context(root, config.Config(root=root), use_ledger=False)
         # Paths in the transcript are relative to the recorded working directory.
         ctx.root = session.cwd or str(root)
@@ -190,7 +185,7 @@ def run(data_dir: Path) -> Summary:
     cases = load_cases(data_dir)
     summary = Summary()
     with tempfile.TemporaryDirectory(prefix="real-stops-") as tmp:
-        repos = {flag: make_stand_in_repo(Path(tmp), flag) for flag in (True, False)}
+        repos = Path(tmp) / "repos"
         scratch = Path(tmp) / "transcripts"
         scratch.mkdir()
         for case in cases:

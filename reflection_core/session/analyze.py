@@ -33,6 +33,11 @@ def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:
         test_command=getattr(signals, "test_command", None),
         build_command=getattr(signals, "build_command", None),
         has_tests=getattr(signals, "has_tests", None),
+        typecheck_command=next(iter(signals.typecheck_commands), None),
+        lint_command=next(iter(signals.lint_commands), None),
+        run_command=signals.run_command,
+        test_runs=signals.test_runs,
+        ecosystems=tuple(signals.ecosystems),
     )
     return facts, {
         "available": True,
@@ -40,6 +45,7 @@ def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:
         "build_command": facts.build_command,
         "has_tests": facts.has_tests,
         "languages": list(getattr(signals, "languages", []) or []),
+        "ecosystems": list(facts.ecosystems),
     }
 
 

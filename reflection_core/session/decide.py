@@ -71,6 +71,12 @@ class RepoFacts:
     test_command: str | None = None
     build_command: str | None = None
     has_tests: bool | None = None
+    # From the project model (project_model.py): the rest of what the repo says.
+    typecheck_command: str | None = None
+    lint_command: str | None = None
+    run_command: str | None = None
+    test_runs: str | None = None  # what the test command runs when it wraps one (make test)
+    ecosystems: tuple[str, ...] = ()
 
 
 @dataclass

@@ -99,3 +99,47 @@ def test_config_overrides_the_test_command(tmp_path: Path) -> None:
 def test_an_empty_repo_has_no_signals(tmp_path: Path) -> None:
     signals = repo_signals(tmp_path)
     assert signals.test_command is None and not signals.has_tests and signals.languages == []
+
+
+def test_a_typescript_node_project_names_both_languages(tmp_path: Path) -> None:
+    write(tmp_path, "package.json", json.dumps({"scripts": {"typecheck": "tsc -b"}}))
+    write(tmp_path, "tsconfig.json", "{}")
+    signals = repo_signals(tmp_path)
+    assert signals.languages == ["javascript", "typescript"]
+    assert signals.typecheck_commands == ["npm run typecheck"]
+
+
+def test_the_stop_hooks_repo_facts_come_from_the_project_model(tmp_path: Path) -> None:
+    from reflection_core.session.analyze import repo_facts
+
+    write(tmp_path, "Makefile", "test:\n\tpython -m pytest -q\nlint:\n\truff check .\n")
+    write(tmp_path, "Cargo.toml", "[package]\nname = 'x'\n")
+    facts, note = repo_facts(tmp_path)
+    assert facts.test_command == "cargo test" and facts.build_command == "cargo build"
+    assert facts.typecheck_command == "cargo check" and facts.lint_command == "cargo clippy"
+    assert facts.run_command == "cargo run" and facts.ecosystems == ("rust", "make")
+    assert note["ecosystems"] == ["rust", "make"]
+
+
+def test_a_make_test_that_wraps_pytest_says_so(tmp_path: Path) -> None:
+    write(tmp_path, "Makefile", "test:\n\tuv run pytest -q\n")
+    signals = repo_signals(tmp_path)
+    assert signals.test_command == "make test" and signals.test_runs == "python -m pytest"
+
+
+def test_a_pnpm_project_is_named_with_pnpm(tmp_path: Path) -> None:
+    write(tmp_path, "package.json", json.dumps({"scripts": {"test": "vitest run"}}))
+    write(tmp_path, "pnpm-lock.yaml", "lockfileVersion: '9.0'\n")
+    assert repo_signals(tmp_path).test_command == "pnpm test"
+
+
+def test_the_session_fills_what_the_repository_does_not_show(tmp_path: Path) -> None:
+    from reflection_core.project import project_for_session
+
+    write(tmp_path, "package.json", json.dumps({"scripts": {"test": "jest"}}))
+    model = project_for_session(
+        tmp_path, [("cd api && go build ./...", True), ("npm test", False)], ["api/x_test.go"]
+    )
+    assert model.text("test") == "npm test" and model.text("build") == "go build ./..."
+    assert model.ecosystems == ("node", "go") and model.test_files == ("api/x_test.go",)
+    assert project_for_session(None, [("cargo test", True)], []).text("test") == "cargo test"

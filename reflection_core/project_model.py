@@ -1,0 +1,784 @@
+"""The project model: a repository's ecosystems and how to test, build, typecheck, lint and
+run it, from its own files and from the commands a session ran.
+
+`read_repo` is the only edge: a fixed list of small files at the root, one listing of the
+root and of each test directory, nothing executed. Everything else is pure over what it
+read (`RepoFiles`: relative path -> text, or None for a file seen but not read), so the
+Stop hook, the git guards and the replay of real stops all answer from the same tables.
+One table per ecosystem below, as data; `model_from_files` walks them in precedence order
+(the first test command found is the project's: a configured pytest before `npm test`
+before `go test` ... before `make test`, as the guards have always named it).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from fnmatch import fnmatch
+from itertools import islice
+from pathlib import Path
+from typing import Any, NamedTuple
+
+PURPOSES = ("test", "build", "typecheck", "lint", "run")
+TEST_DIRS = ("tests", "test", "spec", "__tests__")
+MAX_FILE_BYTES = 256 * 1024
+MAX_LISTING = 500
+
+RepoFiles = Mapping[str, "str | None"]
+
+
+class Command(NamedTuple):
+    """One way to check or run the project, and where the model learned it."""
+
+    text: str
+    purpose: str  # one of PURPOSES
+    ecosystem: str
+    source: str  # "package.json scripts.test", "Makefile target test", "the session"
+    runs: str | None = None  # what a wrapper runs, when its recipe shows it ("python -m pytest")
+
+
+@dataclass(frozen=True)
+class ProjectModel:
+    """What the model knows: commands in precedence order, templates for narrower runs."""
+
+    ecosystems: tuple[str, ...] = ()
+    commands: tuple[Command, ...] = ()
+    test_file_templates: tuple[tuple[str, str], ...] = ()  # (ecosystem, "... {path}")
+    test_package_templates: tuple[tuple[str, str], ...] = ()  # (ecosystem, "... {package}")
+    has_tests: bool = False
+    test_files: tuple[str, ...] = ()  # test files the session touched
+    evidence: tuple[str, ...] = ()
+
+    def all(self, purpose: str) -> list[Command]:
+        return [c for c in self.commands if c.purpose == purpose]
+
+    def command(self, purpose: str) -> Command | None:
+        """The project's command for `purpose`: the first one found."""
+        found = self.all(purpose)
+        return found[0] if found else None
+
+    def text(self, purpose: str) -> str | None:
+        found = self.command(purpose)
+        return found.text if found else None
+
+    def test_file_command(self, path: str) -> str | None:
+        """The command that runs one test file, when its ecosystem's runner takes a path."""
+        ecosystem = ecosystem_of_path(path)
+        for name, template in self.test_file_templates:
+            if name == ecosystem:
+                return template.format(path=shlex.quote(path))
+        return None
+
+    def test_package_command(self, package: str, ecosystem: str | None = None) -> str | None:
+        """The command that runs one package's tests (Go, Rust, Gradle, Maven)."""
+        for name, template in self.test_package_templates:
+            if ecosystem in (None, name):
+                return template.format(package=shlex.quote(package))
+        return None
+
+
+class Ecosystem(NamedTuple):
+    """One ecosystem's table row: what marks it and what its toolchain runs."""
+
+    name: str
+    markers: tuple[str, ...]  # root file names (globs allowed) that mean this ecosystem
+    commands: tuple[tuple[str, str], ...] = ()  # (purpose, command) offered whenever marked
+    test_file: str | None = None  # a runner that takes one test file: "... {path}"
+    test_package: str | None = None  # a runner that takes one package: "... {package}"
+    test_globs: tuple[str, ...] = ()  # what a test file of this ecosystem looks like
+    extensions: tuple[str, ...] = ()  # source files of this ecosystem
+
+
+# ---------------------------------------------------------------- tables, one per ecosystem
+
+GO = Ecosystem(
+    "go",
+    ("go.mod", "go.work"),
+    (
+        ("test", "go test ./..."),
+        ("build", "go build ./..."),
+        ("lint", "go vet ./..."),
+        ("run", "go run ."),
+    ),
+    test_package="go test ./{package}/...",
+    test_globs=("*_test.go",),
+    extensions=(".go",),
+)
+RUST = Ecosystem(
+    "rust",
+    ("Cargo.toml",),
+    (
+        ("test", "cargo test"),
+        ("build", "cargo build"),
+        ("typecheck", "cargo check"),
+        ("lint", "cargo clippy"),
+        ("run", "cargo run"),
+    ),
+    test_package="cargo test -p {package}",
+    test_globs=("tests/*.rs",),
+    extensions=(".rs",),
+)
+DENO = Ecosystem(
+    "deno",
+    ("deno.json", "deno.jsonc"),
+    (("test", "deno test"), ("typecheck", "deno check ."), ("lint", "deno lint")),
+    test_file="deno test {path}",
+)
+DOTNET = Ecosystem(
+    "dotnet",
+    ("*.sln", "*.csproj", "*.fsproj"),
+    (("test", "dotnet test"), ("build", "dotnet build"), ("run", "dotnet run")),
+    test_globs=("*Tests.cs", "*Test.cs"),
+    extensions=(".cs", ".fs"),
+)
+SWIFT = Ecosystem(
+    "swift",
+    ("Package.swift",),
+    (("test", "swift test"), ("build", "swift build"), ("run", "swift run")),
+    test_globs=("Tests/*",),
+    extensions=(".swift",),
+)
+ELIXIR = Ecosystem(
+    "elixir",
+    ("mix.exs",),
+    (("test", "mix test"), ("build", "mix compile"), ("run", "mix run")),
+    test_file="mix test {path}",
+    test_globs=("*_test.exs",),
+    extensions=(".ex", ".exs"),
+)
+# Ecosystems whose commands depend on what their files say: the rows name the markers,
+# test file shapes and narrower-run templates; the readers below add the commands.
+PYTHON = Ecosystem(
+    "python",
+    ("pyproject.toml", "setup.py", "setup.cfg", "tox.ini", "pytest.ini", "noxfile.py"),
+    test_file="python -m pytest {path}",
+    test_globs=("test_*.py", "*_test.py", "conftest.py"),
+    extensions=(".py",),
+)
+NODE = Ecosystem(
+    "node",
+    ("package.json",),
+    test_globs=("*.test.*", "*.spec.*", "__tests__/*"),
+    extensions=(".js", ".jsx", ".ts", ".tsx", ".mjs", ".cjs", ".vue", ".svelte"),
+)
+GRADLE = Ecosystem(
+    "gradle",
+    ("build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"),
+    test_package="{tool} test --tests {package}",
+    test_globs=("src/test/*",),
+    extensions=(".java", ".kt", ".kts"),
+)
+MAVEN = Ecosystem(
+    "maven",
+    ("pom.xml",),
+    test_package="{tool} test -Dtest={package}",
+    test_globs=("src/test/*",),
+    extensions=(".java",),
+)
+CMAKE = Ecosystem(
+    "cmake",
+    ("CMakeLists.txt",),
+    (("build", "cmake -S . -B build && cmake --build build"),),
+    extensions=(".c", ".cc", ".cpp", ".cxx", ".h", ".hpp"),
+)
+RUBY = Ecosystem(
+    "ruby",
+    ("Gemfile",),
+    test_file="bundle exec rspec {path}",
+    test_globs=("*_spec.rb", "test_*.rb", "*_test.rb"),
+    extensions=(".rb",),
+)
+PHP = Ecosystem(
+    "php",
+    ("composer.json",),
+    test_file="vendor/bin/phpunit {path}",
+    test_globs=("*Test.php",),
+    extensions=(".php",),
+)
+MAKE = Ecosystem("make", ("Makefile", "makefile", "GNUmakefile"))
+JUST = Ecosystem("just", ("justfile", "Justfile", ".justfile"))
+
+ECOSYSTEMS = (
+    PYTHON, NODE, GO, RUST, MAKE, JUST, GRADLE, MAVEN, CMAKE, DENO, DOTNET, SWIFT, ELIXIR,
+    RUBY, PHP,
+)  # fmt: skip
+
+# Python tools a config file names: (purpose, command, any of these in the config text).
+PYTHON_TOOLS = (
+    ("test", "python -m pytest", ("[tool.pytest", "[pytest]", "[tool:pytest]", "pytest")),
+    ("lint", "ruff check .", ("[tool.ruff", "ruff")),
+    ("lint", "flake8", ("[flake8]",)),
+    ("typecheck", "mypy", ("[tool.mypy", "[mypy")),
+    ("typecheck", "pyright", ("[tool.pyright",)),
+    ("build", "python -m build", ("[build-system]",)),
+)
+# Python files that name another way to run the same tests: (file, command).
+PYTHON_TEST_WRAPPERS = (
+    ("tox.ini", "tox"),
+    ("noxfile.py", "nox"),
+    ("uv.lock", "uv run pytest"),
+    ("poetry.lock", "poetry run pytest"),
+)
+# Lock file -> the package manager that wrote it, in the order a repo with several is read.
+NODE_PACKAGE_MANAGERS = (
+    ("pnpm-lock.yaml", "pnpm"),
+    ("yarn.lock", "yarn"),
+    ("bun.lockb", "bun"),
+    ("bun.lock", "bun"),
+    ("package-lock.json", "npm"),
+)
+# package.json script names per purpose, first found wins.
+NODE_SCRIPTS = (
+    ("test", ("test", "test:unit", "test:ci")),
+    ("build", ("build", "compile")),
+    ("typecheck", ("typecheck", "type-check", "check-types", "tsc", "types")),
+    ("lint", ("lint",)),
+    ("run", ("start", "dev", "serve")),
+)
+# Test runners whose script passes a file path through: `npm test -- path/to.test.ts`.
+NODE_FILE_RUNNERS = ("jest", "vitest", "mocha", "node --test", "ava", "tap")
+NODE_PLACEHOLDER_TEST = "no test specified"
+# Make/just target names per purpose, first found wins.
+TASK_TARGETS = (
+    ("test", ("test", "tests")),  # `make check` is often lint + tests: it needs tests.command
+    ("build", ("build", "all")),
+    ("typecheck", ("typecheck", "type-check", "types", "mypy")),
+    ("lint", ("lint",)),
+    ("run", ("run", "start", "serve", "dev")),
+)
+# What a recipe runs: (the words in it, the command they stand for), first match wins.
+RECIPE_RUNNERS = (
+    ("pytest", "python -m pytest"),
+    ("go test", "go test ./..."),
+    ("cargo test", "cargo test"),
+    ("npm test", "npm test"),
+    ("npm run test", "npm test"),
+    ("pnpm test", "pnpm test"),
+    ("yarn test", "yarn test"),
+    ("jest", "npx jest"),
+    ("vitest", "npx vitest run"),
+    ("tox", "tox"),
+    ("ctest", "ctest --test-dir build"),
+    ("unittest", "python -m unittest"),
+)
+
+
+# ---------------------------------------------------------------- readers (pure)
+
+
+@dataclass
+class _Found:
+    """What the readers collect while walking the tables."""
+
+    ecosystems: list[str] = field(default_factory=list)
+    commands: list[Command] = field(default_factory=list)
+    file_templates: list[tuple[str, str]] = field(default_factory=list)
+    package_templates: list[tuple[str, str]] = field(default_factory=list)
+    evidence: list[str] = field(default_factory=list)
+
+    def mark(self, ecosystem: Ecosystem, tool: str = "") -> None:
+        if ecosystem.name in self.ecosystems:
+            return
+        self.ecosystems.append(ecosystem.name)
+        if ecosystem.test_file:
+            self.file_templates.append((ecosystem.name, ecosystem.test_file))
+        if ecosystem.test_package:
+            template = ecosystem.test_package.replace("{tool}", tool)
+            self.package_templates.append((ecosystem.name, template))
+
+    def has(self, purpose: str, ecosystem: str | None = None) -> bool:
+        return any(c.purpose == purpose and ecosystem in (None, c.ecosystem) for c in self.commands)
+
+    def text_for(self, purpose: str) -> str | None:
+        return next((c.text for c in self.commands if c.purpose == purpose), None)
+
+    def add(self, command: Command) -> None:
+        if not any(c.text == command.text and c.purpose == command.purpose for c in self.commands):
+            self.commands.append(command)
+            if command.source not in self.evidence:
+                self.evidence.append(command.source)
+
+
+def marked_by(ecosystem: Ecosystem, files: RepoFiles) -> str | None:
+    """The root file that marks `ecosystem`, or None."""
+    for name in files:
+        if "/" not in name and any(fnmatch(name, m) for m in ecosystem.markers):
+            return name
+    return None
+
+
+def _table_commands(ecosystem: Ecosystem, files: RepoFiles, found: _Found) -> None:
+    marker = marked_by(ecosystem, files)
+    if marker is None:
+        return
+    found.mark(ecosystem)
+    for purpose, text in ecosystem.commands:
+        found.add(Command(text, purpose, ecosystem.name, marker))
+
+
+def _python(files: RepoFiles, found: _Found, has_test_dir: bool) -> None:
+    present = {n: files[n] or "" for n in PYTHON.markers if n in files}
+    if not present:
+        return
+    found.mark(PYTHON)
+    for purpose, text, needles in PYTHON_TOOLS:
+        where = next((n for n, t in present.items() if any(x in t for x in needles)), None)
+        if where is None and text == "python -m pytest" and has_test_dir:
+            where = "a tests directory"
+        if where is not None:
+            tool = text.removeprefix("python -m ").split()[0]
+            found.add(Command(text, purpose, "python", f"{tool} configured in {where}"))
+    if found.text_for("test") == "python -m pytest":
+        for name, text in PYTHON_TEST_WRAPPERS:
+            if name in files:
+                found.add(Command(text, "test", "python", name, runs="python -m pytest"))
+
+
+def package_manager(files: RepoFiles, manifest: dict[str, Any]) -> str:
+    """npm, pnpm, yarn or bun: `packageManager` in package.json, else the lock file."""
+    declared = manifest.get("packageManager")
+    if isinstance(declared, str) and declared.split("@")[0] in ("npm", "pnpm", "yarn", "bun"):
+        return declared.split("@")[0]
+    return next((pm for lock, pm in NODE_PACKAGE_MANAGERS if lock in files), "npm")
+
+
+def script_command(manager: str, script: str) -> str:
+    """How `manager` runs `script` (`bun test` is bun's own runner, not the script)."""
+    if script in ("test", "start") and manager != "bun":
+        return f"{manager} {script}"
+    return f"{manager} run {script}"
+
+
+def json_object(text: str | None) -> dict[str, Any]:
+    try:
+        data = json.loads(text or "")
+    except ValueError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _node(files: RepoFiles, found: _Found) -> None:
+    if "package.json" not in files:
+        return
+    found.mark(NODE)
+    manifest = json_object(files["package.json"])
+    raw = manifest.get("scripts")
+    scripts = (
+        {k: v for k, v in (raw or {}).items() if isinstance(v, str)}
+        if isinstance(raw, dict)
+        else {}
+    )
+    manager = package_manager(files, manifest)
+    for purpose, names in NODE_SCRIPTS:
+        name = next((n for n in names if n in scripts), None)
+        if name is None or (purpose == "test" and NODE_PLACEHOLDER_TEST in scripts[name]):
+            continue
+        found.add(Command(script_command(manager, name), purpose, "node",
+                          f"package.json scripts.{name}", runs=scripts[name]))  # fmt: skip
+        if purpose == "test" and any(r in scripts[name] for r in NODE_FILE_RUNNERS):
+            separator = " --" if manager == "npm" else ""
+            found.file_templates.append(
+                ("node", f"{script_command(manager, name)}{separator} {{path}}")
+            )
+    if "tsconfig.json" in files:
+        found.evidence.append("tsconfig.json")
+    if "tsconfig.json" in files and not found.has("typecheck", "node"):
+        found.add(Command("npx tsc --noEmit", "typecheck", "node", "tsconfig.json"))
+
+
+def make_targets(text: str) -> dict[str, list[str]]:
+    """Makefile (or justfile) targets and their recipe lines; variables are not targets."""
+    targets: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for line in text.splitlines():
+        if line.startswith(("\t", "    ")) and current is not None:
+            current.append(line.strip())
+            continue
+        head, colon, rest = line.partition(":")
+        words = head.split()
+        if not colon or rest.startswith("=") or "=" in head or not words or line[:1].isspace():
+            current = None if line.strip() else current
+            continue
+        name = words[0]  # justfile: `test *args:` takes arguments after the name
+        if not all(ch.isalnum() or ch in "_.-" for ch in name) or name.startswith("."):
+            current = None
+            continue
+        current = targets.setdefault(name, [])
+        if ";" in rest:  # `test: build ; pytest`: a recipe on the target's line
+            current.append(rest.split(";", 1)[1].strip())
+    return targets
+
+
+def recipe_runs(recipe: Sequence[str]) -> str | None:
+    """The test runner a target's recipe runs, when it shows one."""
+    said = [word for line in recipe for word in line.split()]
+    for words, command in RECIPE_RUNNERS:
+        wanted = words.split()
+        if any(said[i : i + len(wanted)] == wanted for i in range(len(said))):
+            return command
+    return None
+
+
+def _task_runner(ecosystem: Ecosystem, tool: str, files: RepoFiles, found: _Found) -> None:
+    marker = marked_by(ecosystem, files)
+    if marker is None:
+        return
+    found.mark(ecosystem)
+    targets = make_targets(files[marker] or "")
+    for purpose, names in TASK_TARGETS:
+        name = next((n for n in names if n in targets), None)
+        if name is None:
+            continue
+        runs = recipe_runs(targets[name]) if purpose == "test" else None
+        found.add(Command(f"{tool} {name}", purpose, ecosystem.name,
+                          f"{marker} target {name}", runs=runs))  # fmt: skip
+
+
+def _jvm(files: RepoFiles, found: _Found) -> None:
+    """Gradle and Maven, through their wrapper script when the repo has one."""
+    for ecosystem, wrapper, tool, commands in (
+        (GRADLE, "gradlew", "gradle", (("test", "test"), ("build", "build"))),
+        (MAVEN, "mvnw", "mvn", (("test", "test"), ("build", "package"), ("typecheck", "compile"))),
+    ):
+        marker = marked_by(ecosystem, files)
+        if marker is None:
+            continue
+        runner = f"./{wrapper}" if wrapper in files else tool
+        found.mark(ecosystem, runner)
+        for purpose, task in commands:
+            found.add(Command(f"{runner} {task}", purpose, ecosystem.name, marker))
+
+
+def _cmake(files: RepoFiles, found: _Found) -> None:
+    if "CMakeLists.txt" not in files:
+        return
+    _table_commands(CMAKE, files, found)
+    text = files["CMakeLists.txt"] or ""
+    if "enable_testing" in text or "add_test" in text:
+        found.add(Command("ctest --test-dir build", "test", "cmake", "CMakeLists.txt add_test"))
+
+
+def _ruby(files: RepoFiles, found: _Found) -> None:
+    if "Gemfile" not in files:
+        return
+    found.mark(RUBY)
+    if ".rspec" in files or "spec/" in files:
+        found.add(Command("bundle exec rspec", "test", "ruby", ".rspec or spec/"))
+    elif "Rakefile" in files:
+        found.add(Command("bundle exec rake test", "test", "ruby", "Rakefile"))
+
+
+def _php(files: RepoFiles, found: _Found) -> None:
+    if "composer.json" not in files:
+        return
+    found.mark(PHP)
+    scripts = json_object(files["composer.json"]).get("scripts")
+    if isinstance(scripts, dict) and "test" in scripts:
+        found.add(Command("composer test", "test", "php", "composer.json scripts.test"))
+    elif "phpunit.xml" in files or "phpunit.xml.dist" in files:
+        found.add(Command("vendor/bin/phpunit", "test", "php", "phpunit.xml"))
+
+
+def _is_python_test(name: str) -> bool:
+    return name.endswith(".py") and (name.startswith("test_") or name.endswith("_test.py"))
+
+
+def python_test_files(files: RepoFiles) -> str | None:
+    """Where pytest would find tests in a repo with no project file: a root conftest.py,
+    test_*.py / *_test.py at the root, or in a tests directory."""
+    if "conftest.py" in files:
+        return "conftest.py"
+    if any("/" not in n and _is_python_test(n) for n in files):
+        return "test_*.py files"
+    for directory in TEST_DIRS:
+        prefix = f"{directory}/"
+        if any(n.startswith(prefix) and _is_python_test(n[len(prefix) :]) for n in files):
+            return f"test_*.py files in {prefix}"
+    return None
+
+
+def _bare_python(files: RepoFiles, found: _Found) -> None:
+    """pytest for Python test files, Django's runner for manage.py, when nothing else tests."""
+    if found.has("test"):
+        return
+    where = python_test_files(files)
+    if where is not None:
+        found.mark(PYTHON)
+        found.add(Command("python -m pytest", "test", "python", f"pytest: {where}"))
+    elif "manage.py" in files:
+        found.mark(PYTHON)
+        found.add(Command("python manage.py test", "test", "python", "manage.py"))
+
+
+def has_test_dir(files: RepoFiles) -> bool:
+    return any(f"{d}/" in files for d in TEST_DIRS)
+
+
+def model_from_files(files: RepoFiles) -> ProjectModel:
+    """The model of a repository from what `read_repo` read (pure)."""
+    found = _Found()
+    test_dir = has_test_dir(files)
+    readers: list[Callable[[], None]] = [
+        lambda: _python(files, found, test_dir),
+        lambda: _node(files, found),
+        lambda: _table_commands(GO, files, found),
+        lambda: _table_commands(RUST, files, found),
+        lambda: _task_runner(MAKE, "make", files, found),
+        lambda: _task_runner(JUST, "just", files, found),
+        lambda: _jvm(files, found),
+        lambda: _cmake(files, found),
+        *[lambda e=e: _table_commands(e, files, found) for e in (DENO, DOTNET, SWIFT, ELIXIR)],
+        lambda: _ruby(files, found),
+        lambda: _php(files, found),
+        lambda: _bare_python(files, found),
+    ]
+    for read in readers:
+        read()
+    if test_dir:
+        found.evidence.insert(0, "a tests directory")
+    return ProjectModel(
+        ecosystems=tuple(found.ecosystems),
+        commands=tuple(found.commands),
+        test_file_templates=tuple(found.file_templates),
+        test_package_templates=tuple(found.package_templates),
+        has_tests=test_dir or found.has("test"),
+        evidence=tuple(found.evidence),
+    )
+
+
+def ecosystem_of_path(path: str) -> str | None:
+    """The ecosystem a source or test file belongs to, by its extension."""
+    suffix = os.path.splitext(path)[1].lower()
+    return next((e.name for e in ECOSYSTEMS if suffix and suffix in e.extensions), None)
+
+
+def is_test_file(path: str) -> bool:
+    """A test file by any ecosystem's shape (`test_x.py`, `x.test.ts`, `x_test.go`, ...)."""
+    name = path.replace("\\", "/")
+    base = name.rsplit("/", 1)[-1]
+    in_test_dir = any(f"/{d}/" in f"/{name}" for d in TEST_DIRS)
+    shaped = any(
+        fnmatch(base, g) or fnmatch(name, f"*{g}") for e in ECOSYSTEMS for g in e.test_globs
+    )
+    return shaped or (in_test_dir and ecosystem_of_path(name) is not None)
+
+
+# ---------------------------------------------------------------- the session's commands
+
+# Normalized program words -> (ecosystem, purpose). Wrappers are stripped first
+# (`python -m`, `uv run`, `npx`, `bundle exec`, env assignments, `cd dir &&`).
+SESSION_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
+    (("pytest",), "python", "test"),
+    (("unittest",), "python", "test"),
+    (("tox",), "python", "test"),
+    (("nox",), "python", "test"),
+    (("mypy",), "python", "typecheck"),
+    (("pyright",), "python", "typecheck"),
+    (("ruff", "check"), "python", "lint"),
+    (("flake8",), "python", "lint"),
+    (("jest",), "node", "test"),
+    (("vitest",), "node", "test"),
+    (("mocha",), "node", "test"),
+    (("tsc",), "node", "typecheck"),
+    (("eslint",), "node", "lint"),
+    (("go", "test"), "go", "test"),
+    (("go", "build"), "go", "build"),
+    (("go", "vet"), "go", "lint"),
+    (("go", "run"), "go", "run"),
+    (("cargo", "test"), "rust", "test"),
+    (("cargo", "nextest"), "rust", "test"),
+    (("cargo", "build"), "rust", "build"),
+    (("cargo", "check"), "rust", "typecheck"),
+    (("cargo", "clippy"), "rust", "lint"),
+    (("cargo", "run"), "rust", "run"),
+    (("gradle", "test"), "gradle", "test"),
+    (("./gradlew", "test"), "gradle", "test"),
+    (("gradle", "build"), "gradle", "build"),
+    (("./gradlew", "build"), "gradle", "build"),
+    (("mvn", "test"), "maven", "test"),
+    (("./mvnw", "test"), "maven", "test"),
+    (("mvn", "package"), "maven", "build"),
+    (("mvn", "compile"), "maven", "typecheck"),
+    (("ctest",), "cmake", "test"),
+    (("cmake", "--build"), "cmake", "build"),
+    (("dotnet", "test"), "dotnet", "test"),
+    (("dotnet", "build"), "dotnet", "build"),
+    (("swift", "test"), "swift", "test"),
+    (("swift", "build"), "swift", "build"),
+    (("mix", "test"), "elixir", "test"),
+    (("deno", "test"), "deno", "test"),
+    (("rspec",), "ruby", "test"),
+    (("rake", "test"), "ruby", "test"),
+    (("phpunit",), "php", "test"),
+    (("vendor/bin/phpunit",), "php", "test"),
+    (("composer", "test"), "php", "test"),
+)
+# Targets that ran as checks in a session though the repo's files alone do not name them so.
+SESSION_TASK_TARGETS = (("test", ("check",)),)
+_WRAPPERS = (
+    ("uv", "run"), ("poetry", "run"), ("pdm", "run"), ("hatch", "run"), ("bundle", "exec"),
+    ("pnpm", "exec"), ("npx",), ("pnpx",), ("bunx",), ("time",), ("sudo",), ("exec",),
+)  # fmt: skip
+_SEPARATORS = ("&&", "||", ";", "|", "&")
+
+
+def command_segments(command: str) -> list[list[str]]:
+    """The simple commands of a shell line, as words (no expansion, nothing run)."""
+    try:
+        lexer = shlex.shlex(command, posix=True, punctuation_chars=";&|")
+        lexer.whitespace_split = True
+        words = list(lexer)
+    except ValueError:
+        words = command.split()
+    segments: list[list[str]] = [[]]
+    for word in words:
+        if word in _SEPARATORS or word in (";;", "|&"):
+            segments.append([])
+        else:
+            segments[-1].append(word)
+    return [s for s in segments if s]
+
+
+def program_words(words: Sequence[str]) -> list[str]:
+    """A segment's words with env assignments, `python -m` and runner wrappers dropped."""
+    args = list(words)
+    while args:
+        head = os.path.basename(args[0]) if args[0].startswith("/") else args[0]
+        if "=" in head and not head.startswith("-"):
+            args = args[1:]
+        elif (head.startswith("python") and args[1:2] == ["-m"]) or (
+            head == "timeout" and len(args) > 2
+        ):
+            args = args[2:]
+        else:
+            wrapper = next((w for w in _WRAPPERS if tuple(args[: len(w)]) == w), None)
+            if wrapper is None:
+                args[0] = head
+                return args
+            args = args[len(wrapper) :]
+    return args
+
+
+def classify_segment(words: Sequence[str]) -> tuple[str, str] | None:
+    """(ecosystem, purpose) of one simple command, or None when it is no known check."""
+    args = program_words(words)
+    if not args:
+        return None
+    if args[0] in ("npm", "pnpm", "yarn", "bun") and len(args) > 1:
+        script = args[2] if args[1] in ("run", "run-script") and len(args) > 2 else args[1]
+        purpose = next((p for p, names in NODE_SCRIPTS if script in names), None)
+        return ("node", purpose) if purpose else None
+    if args[0] in ("make", "just") and len(args) > 1:
+        target = next((a for a in args[1:] if not a.startswith("-") and "=" not in a), "")
+        targets = (*TASK_TARGETS, *SESSION_TASK_TARGETS)
+        purpose = next((p for p, names in targets if target in names), None)
+        return (args[0], purpose) if purpose else None
+    for prefix, ecosystem, purpose in SESSION_COMMANDS:
+        if tuple(args[: len(prefix)]) == prefix:
+            return ecosystem, purpose
+    return None
+
+
+def session_model(commands: Iterable[tuple[str, bool]], touched: Iterable[str]) -> ProjectModel:
+    """What the session shows: checks that ran and succeeded (in order), the ecosystems of
+    those and of the files it touched, and the test files among them (pure)."""
+    found = _Found()
+    by_name = {e.name: e for e in ECOSYSTEMS}
+    for command, succeeded in commands:
+        for words in command_segments(command):
+            kind = classify_segment(words)
+            if kind is None or not succeeded:
+                continue
+            found.mark(by_name[kind[0]])
+            found.add(Command(shlex.join(words), kind[1], kind[0], "the session"))
+    paths = list(touched)
+    for path in paths:
+        name = ecosystem_of_path(path)
+        if name is not None:
+            found.mark(by_name[name])
+    test_files = tuple(dict.fromkeys(p for p in paths if is_test_file(p)))
+    return ProjectModel(
+        ecosystems=tuple(found.ecosystems),
+        commands=tuple(found.commands),
+        test_file_templates=tuple(found.file_templates),
+        test_package_templates=tuple(found.package_templates),
+        has_tests=bool(test_files) or found.has("test"),
+        test_files=test_files,
+        evidence=tuple(found.evidence),
+    )
+
+
+def combine(repo: ProjectModel, session: ProjectModel) -> ProjectModel:
+    """The repository's model with what the session adds: the repo's commands come first
+    (they are the project's), the session's fill purposes and ecosystems the files miss."""
+    known = {(c.text, c.purpose) for c in repo.commands}
+    extra = tuple(c for c in session.commands if (c.text, c.purpose) not in known)
+    templates = {name for name, _ in repo.test_file_templates}
+    packages = {name for name, _ in repo.test_package_templates}
+    return replace(
+        repo,
+        ecosystems=tuple(dict.fromkeys(repo.ecosystems + session.ecosystems)),
+        commands=repo.commands + extra,
+        test_file_templates=repo.test_file_templates
+        + tuple(t for t in session.test_file_templates if t[0] not in templates),
+        test_package_templates=repo.test_package_templates
+        + tuple(t for t in session.test_package_templates if t[0] not in packages),
+        has_tests=repo.has_tests or session.has_tests,
+        test_files=tuple(dict.fromkeys(repo.test_files + session.test_files)),
+        evidence=repo.evidence + session.evidence,
+    )
+
+
+# ---------------------------------------------------------------- the edge: reading a repo
+
+# Root files whose text the readers need; every other root name is only seen, not read.
+CONTENT_FILES = (
+    "pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "package.json",
+    "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile",
+    "CMakeLists.txt", "composer.json",
+)  # fmt: skip
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        with path.open("rb") as handle:
+            return handle.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _listing(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as entries:
+            return list(islice(entries, MAX_LISTING))
+    except OSError:
+        return []
+
+
+def read_repo(root: Path) -> dict[str, str | None]:
+    """What the model reads: the root listing (directories as `name/`), the text of the
+    files in CONTENT_FILES (capped), and the listing of each test directory."""
+    files: dict[str, str | None] = {}
+    for entry in _listing(root):
+        try:
+            is_dir = entry.is_dir()
+        except OSError:
+            continue
+        if is_dir:
+            files[f"{entry.name}/"] = None
+        else:
+            text = _read_text(Path(entry.path)) if entry.name in CONTENT_FILES else None
+            files[entry.name] = text
+    for directory in TEST_DIRS:
+        if f"{directory}/" in files:
+            for entry in _listing(root / directory):
+                files[f"{directory}/{entry.name}"] = None
+    return files
+
+
+def repo_model(root: Path) -> ProjectModel:
+    """The model of the repository at `root` (bounded reads, nothing executed)."""
+    return model_from_files(read_repo(root))

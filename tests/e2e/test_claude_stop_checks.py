@@ -1,0 +1,153 @@
+"""The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
+an npm project, a `make test` that wraps pytest, a stash baseline, a comment-only edit,
+and a human-only request written as a numbered list. Each stop here should stand."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import (
+    SAMPLE_FILES,
+    TEST_COMMAND,
+    Project,
+    install_claude_hooks,
+    scenario_env,
+)
+from tests.e2e.model_server import bash, edit, say
+from tests.gitutil import git, make_repo
+
+pytestmark = pytest.mark.e2e
+
+NPM_FILES = {
+    "package.json": json.dumps(
+        {"name": "sample", "version": "0.1.0", "scripts": {"test": "node --test"}}, indent=2
+    )
+    + "\n",
+    "calc.js": "function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };\n",
+    "test/calc.test.js": (
+        "const test = require('node:test');\nconst assert = require('node:assert');\n"
+        "const { add } = require('../calc.js');\n\n"
+        "test('add', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n"
+    ),
+}
+# A Python project whose only test command is the Makefile's, which runs pytest.
+MAKE_FILES = {
+    "Makefile": "test:\n\tpython -m pytest -q -p no:hypothesispytest tests\n",
+    "calc.py": SAMPLE_FILES["calc.py"],
+    "tests/__init__.py": "",
+    "tests/test_x.py": SAMPLE_FILES["tests/test_x.py"],
+}
+ADD_SUB_JS = (
+    "module.exports = { add };\n",
+    "function sub(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add, sub };\n",
+)
+ADD_SUB = ("    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
+COMMENT_SUB = ("def sub(a, b):\n", "def sub(a, b):\n    # The billing report subtracts refunds.\n")
+
+
+def _project(tmp_path: Path, claude: Path, state: Path, files: dict[str, str]) -> Project:
+    """A throwaway repo holding `files`, hooks installed by `reflection init --claude`."""
+    root = make_repo(tmp_path / "sample", files=files)
+    home = tmp_path / "home"
+    home.mkdir()
+    env = scenario_env(home)
+    env["REFLECTION_STATE_DIR"] = str(state)
+    project = Project(root=root, home=home, claude=claude, env=env)
+    install_claude_hooks(root, env)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "install reflection hooks")
+    return project
+
+
+@pytest.fixture
+def npm_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    return _project(tmp_path, claude_bin, isolated_state, NPM_FILES)
+
+
+@pytest.fixture
+def make_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    return _project(tmp_path, claude_bin, isolated_state, MAKE_FILES)
+
+
+def test_a_passing_npm_test_lets_the_stop_stand_without_a_ledger(npm_project: Project) -> None:
+    project = npm_project
+    run = project.run(
+        "Add a function sub(a, b) to calc.js that returns a - b and export it. "
+        "Done when `npm test` passes.",
+        [
+            edit(project.path("calc.js"), *ADD_SUB_JS),
+            bash("npm test"),
+            say("Added and exported sub(); `npm test` passes. Done."),
+        ],
+    )
+    assert any("pass 1" in r for r in run.tool_results()), run.tool_results()
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_passing_make_test_that_runs_pytest_lets_the_stop_stand(make_project: Project) -> None:
+    project = make_project
+    run = project.run(
+        "Add a function sub(a, b) to calc.py that returns a - b. Done when `make test` passes.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash("make test"),
+            say("Added sub(); `make test` passes (1 passed). Done."),
+        ],
+    )
+    assert any("1 passed" in r for r in run.tool_results()), run.tool_results()
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_human_only_request_as_a_numbered_list_is_held_not_pushed(project: Project) -> None:
+    run = project.run(
+        "Set up the payment webhook for the checkout.",
+        [
+            bash("ls"),
+            say(
+                "Only someone with access to your dashboard can create it:\n"
+                "1. Open the dashboard's Developers page and add a webhook endpoint for "
+                "`/hooks/payments`.\n"
+                "2. Copy its signing secret into `.env` as WEBHOOK_SECRET."
+            ),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    verdict = run.verdict()
+    assert verdict["requires_human_action"] is True, verdict
+    assert verdict["status"] == "waiting_for_user", verdict
+
+
+def test_a_stash_baseline_after_passing_tests_is_not_a_new_change(project: Project) -> None:
+    run = project.run(
+        "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
+        "Done when `python -m pytest -q` passes.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            bash(f"git stash && {TEST_COMMAND} && git stash pop"),
+            say("Added sub(); the tests pass with the change and without it. Done."),
+        ],
+    )
+    assert "def sub" in (project.root / "calc.py").read_text(encoding="utf-8")
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_comment_only_edit_after_a_passing_run_is_not_pushed(project: Project) -> None:
+    run = project.run(
+        "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
+        "Done when `python -m pytest -q` passes.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            edit(project.path("calc.py"), *COMMENT_SUB),
+            say("Added sub() with a comment on its use; the tests pass. Done."),
+        ],
+    )
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()

@@ -1,0 +1,418 @@
+"""The project model: every ecosystem table entry on a synthetic repository, the session's
+commands, and the bounds of what the model reads."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from reflection_core import project_model as pm
+from reflection_core.project_model import (
+    Command,
+    ProjectModel,
+    combine,
+    read_repo,
+    repo_model,
+    session_model,
+)
+
+
+def write(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    return root
+
+
+def commands(model: ProjectModel, purpose: str) -> list[str]:
+    return [c.text for c in model.all(purpose)]
+
+
+# ---------------------------------------------------------------- ecosystems with fixed commands
+
+
+@pytest.mark.parametrize(
+    "ecosystem",
+    [e for e in pm.ECOSYSTEMS if e.commands],
+    ids=lambda e: e.name,
+)
+def test_a_marker_file_gives_its_ecosystems_commands(
+    tmp_path: Path, ecosystem: pm.Ecosystem
+) -> None:
+    marker = ecosystem.markers[0].replace("*", "app")
+    model = repo_model(write(tmp_path, {marker: ""}))
+    assert ecosystem.name in model.ecosystems
+    for purpose, text in ecosystem.commands:
+        assert text in commands(model, purpose), (purpose, text, model.commands)
+
+
+@pytest.mark.parametrize(
+    ("marker", "expected"),
+    [(m, e.name) for e in pm.ECOSYSTEMS for m in e.markers],
+)
+def test_every_marker_names_its_ecosystem(tmp_path: Path, marker: str, expected: str) -> None:
+    name = marker.replace("*", "app")
+    assert expected in repo_model(write(tmp_path, {name: ""})).ecosystems
+
+
+def test_go_runs_one_package_and_rust_one_crate(tmp_path: Path) -> None:
+    go = repo_model(write(tmp_path / "go", {"go.mod": "module x\n"}))
+    assert go.test_package_command("internal/api") == "go test ./internal/api/..."
+    rust = repo_model(write(tmp_path / "rust", {"Cargo.toml": "[package]\n"}))
+    assert rust.test_package_command("core") == "cargo test -p core"
+
+
+# ---------------------------------------------------------------- python
+
+
+@pytest.mark.parametrize(
+    ("purpose", "command", "config"),
+    [
+        ("test", "python -m pytest", "[tool.pytest.ini_options]\n"),
+        ("lint", "ruff check .", "[tool.ruff]\nline-length = 100\n"),
+        ("lint", "flake8", "[flake8]\nmax-line-length = 100\n"),
+        ("typecheck", "mypy", "[tool.mypy]\nstrict = true\n"),
+        ("typecheck", "pyright", "[tool.pyright]\n"),
+        ("build", "python -m build", "[build-system]\nrequires = ['setuptools']\n"),
+    ],
+)
+def test_python_tools_a_config_names(
+    tmp_path: Path, purpose: str, command: str, config: str
+) -> None:
+    model = repo_model(write(tmp_path, {"pyproject.toml": config}))
+    assert command in commands(model, purpose)
+    assert model.ecosystems == ("python",)
+
+
+@pytest.mark.parametrize(("file", "wrapper"), pm.PYTHON_TEST_WRAPPERS)
+def test_python_wrappers_run_the_same_pytest(tmp_path: Path, file: str, wrapper: str) -> None:
+    model = repo_model(write(tmp_path, {"pyproject.toml": "[tool.pytest.ini_options]\n", file: ""}))
+    assert model.text("test") == "python -m pytest"
+    found = next(c for c in model.all("test") if c.text == wrapper)
+    assert found.runs == "python -m pytest"
+
+
+@pytest.mark.parametrize(
+    ("files", "source"),
+    [
+        ({"test_calc.py": ""}, "pytest: test_*.py files"),
+        ({"calc_test.py": ""}, "pytest: test_*.py files"),
+        ({"conftest.py": ""}, "pytest: conftest.py"),
+        ({"tests/test_calc.py": ""}, "pytest: test_*.py files in tests/"),
+        ({"spec/test_calc.py": ""}, "pytest: test_*.py files in spec/"),
+    ],
+)
+def test_bare_python_test_files_mean_pytest(
+    tmp_path: Path, files: dict[str, str], source: str
+) -> None:
+    model = repo_model(write(tmp_path, files))
+    test = model.command("test")
+    assert test is not None and test.text == "python -m pytest" and test.source == source
+
+
+def test_django_without_pytest_uses_its_own_runner(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"manage.py": "", "app/models.py": ""}))
+    assert model.text("test") == "python manage.py test"
+
+
+def test_one_python_test_file_runs_through_pytest(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"pyproject.toml": "[tool.pytest.ini_options]\n"}))
+    assert model.test_file_command("tests/test_a b.py") == "python -m pytest 'tests/test_a b.py'"
+
+
+# ---------------------------------------------------------------- node
+
+
+@pytest.mark.parametrize(("lock", "manager"), pm.NODE_PACKAGE_MANAGERS)
+def test_the_lock_file_names_the_package_manager(tmp_path: Path, lock: str, manager: str) -> None:
+    package = json.dumps({"scripts": {"test": "vitest run", "build": "vite build"}})
+    model = repo_model(write(tmp_path, {"package.json": package, lock: ""}))
+    assert model.text("test") == pm.script_command(manager, "test")
+    assert model.text("build") == f"{manager} run build"
+
+
+def test_bun_runs_the_test_script_not_its_own_runner() -> None:
+    assert pm.script_command("bun", "test") == "bun run test"
+    assert pm.script_command("npm", "test") == "npm test"
+
+
+def test_package_manager_field_wins_over_the_lock_file(tmp_path: Path) -> None:
+    package = json.dumps({"packageManager": "pnpm@9.1.0", "scripts": {"test": "jest"}})
+    model = repo_model(write(tmp_path, {"package.json": package, "package-lock.json": "{}"}))
+    assert model.text("test") == "pnpm test"
+
+
+@pytest.mark.parametrize(
+    ("purpose", "script"), [(p, name) for p, names in pm.NODE_SCRIPTS for name in names]
+)
+def test_each_script_name_gives_its_purpose(tmp_path: Path, purpose: str, script: str) -> None:
+    model = repo_model(write(tmp_path, {"package.json": json.dumps({"scripts": {script: "x"}})}))
+    assert model.text(purpose) == pm.script_command("npm", script)
+    command = model.command(purpose)
+    assert command is not None and command.runs == "x"
+
+
+def test_the_npm_placeholder_test_script_is_no_test_command(tmp_path: Path) -> None:
+    package = {"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}
+    model = repo_model(write(tmp_path, {"package.json": json.dumps(package)}))
+    assert model.text("test") is None and not model.has_tests
+
+
+def test_tsconfig_without_a_typecheck_script_means_tsc(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"package.json": "{}", "tsconfig.json": "{}"}))
+    assert model.text("typecheck") == "npx tsc --noEmit"
+
+
+@pytest.mark.parametrize("runner", pm.NODE_FILE_RUNNERS)
+def test_file_taking_runners_run_one_test_file(tmp_path: Path, runner: str) -> None:
+    package = json.dumps({"scripts": {"test": f"{runner} --color"}})
+    model = repo_model(write(tmp_path, {"package.json": package}))
+    assert model.test_file_command("src/a.test.ts") == "npm test -- src/a.test.ts"
+
+
+def test_an_unparsable_package_json_is_node_without_commands(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"package.json": "{ not json"}))
+    assert model.ecosystems == ("node",) and model.commands == ()
+
+
+# ---------------------------------------------------------------- make and just
+
+
+@pytest.mark.parametrize(
+    ("purpose", "target"), [(p, name) for p, names in pm.TASK_TARGETS for name in names]
+)
+@pytest.mark.parametrize(("file", "tool"), [("Makefile", "make"), ("justfile", "just")])
+def test_each_task_target_gives_its_purpose(
+    tmp_path: Path, purpose: str, target: str, file: str, tool: str
+) -> None:
+    text = f"VAR := 1\n.PHONY: {target}\n{target}:\n\techo {target}\n"
+    model = repo_model(write(tmp_path, {file: text}))
+    assert model.text(purpose) == f"{tool} {target}"
+
+
+@pytest.mark.parametrize(("words", "runs"), pm.RECIPE_RUNNERS)
+def test_a_test_target_knows_what_its_recipe_runs(tmp_path: Path, words: str, runs: str) -> None:
+    model = repo_model(
+        write(tmp_path, {"Makefile": f"test: build\n\t{words} -q\nbuild:\n\ttrue\n"})
+    )
+    test = model.command("test")
+    assert test is not None and test.text == "make test" and test.runs == runs
+
+
+def test_make_variables_and_special_targets_are_not_targets() -> None:
+    targets = pm.make_targets("CC := gcc\nX = a:b\n.PHONY: test\ntest:\n\tpytest\n")
+    assert list(targets) == ["test"] and targets["test"] == ["pytest"]
+
+
+def test_a_recipe_on_the_targets_line_is_its_recipe() -> None:
+    assert pm.make_targets("test: build ; pytest -q\n")["test"] == ["pytest -q"]
+
+
+def test_a_justfile_recipe_with_arguments_is_a_target() -> None:
+    assert "test" in pm.make_targets("test *args:\n    cargo test {{args}}\n")
+
+
+# ---------------------------------------------------------------- jvm, cmake, ruby, php
+
+
+@pytest.mark.parametrize(
+    ("files", "test", "build"),
+    [
+        ({"build.gradle": ""}, "gradle test", "gradle build"),
+        ({"build.gradle.kts": "", "gradlew": ""}, "./gradlew test", "./gradlew build"),
+        ({"pom.xml": "<project/>"}, "mvn test", "mvn package"),
+        ({"pom.xml": "<project/>", "mvnw": ""}, "./mvnw test", "./mvnw package"),
+    ],
+)
+def test_gradle_and_maven_use_their_wrapper_when_present(
+    tmp_path: Path, files: dict[str, str], test: str, build: str
+) -> None:
+    model = repo_model(write(tmp_path, files))
+    assert model.text("test") == test and model.text("build") == build
+
+
+def test_a_single_test_class_runs_through_the_jvm_tool(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"pom.xml": "<project/>", "mvnw": ""}))
+    assert model.test_package_command("CalcTest") == "./mvnw test -Dtest=CalcTest"
+
+
+def test_cmake_tests_only_when_the_lists_add_them(tmp_path: Path) -> None:
+    plain = repo_model(write(tmp_path / "a", {"CMakeLists.txt": "project(x)\n"}))
+    assert plain.text("test") is None and plain.text("build") is not None
+    tested = repo_model(write(tmp_path / "b", {"CMakeLists.txt": "enable_testing()\n"}))
+    assert tested.text("test") == "ctest --test-dir build"
+
+
+@pytest.mark.parametrize(
+    ("files", "test"),
+    [
+        ({"Gemfile": "", ".rspec": ""}, "bundle exec rspec"),
+        ({"Gemfile": "", "spec/calc_spec.rb": ""}, "bundle exec rspec"),
+        ({"Gemfile": "", "Rakefile": ""}, "bundle exec rake test"),
+        ({"composer.json": json.dumps({"scripts": {"test": "phpunit"}})}, "composer test"),
+        ({"composer.json": "{}", "phpunit.xml": ""}, "vendor/bin/phpunit"),
+    ],
+)
+def test_ruby_and_php_test_runners(tmp_path: Path, files: dict[str, str], test: str) -> None:
+    assert repo_model(write(tmp_path, files)).text("test") == test
+
+
+# ---------------------------------------------------------------- precedence
+
+
+@pytest.mark.parametrize(
+    ("files", "test"),
+    [
+        (
+            {
+                "pyproject.toml": "[tool.pytest.ini_options]\n",
+                "package.json": '{"scripts":{"test":"jest"}}',
+            },
+            "python -m pytest",
+        ),
+        ({"package.json": '{"scripts":{"test":"jest"}}', "go.mod": ""}, "npm test"),
+        ({"go.mod": "", "Makefile": "test:\n\tgo test ./...\n"}, "go test ./..."),
+        ({"Makefile": "test:\n\tpytest\n", "test_x.py": ""}, "make test"),
+    ],
+)
+def test_the_first_ecosystem_in_table_order_names_the_test_command(
+    tmp_path: Path, files: dict[str, str], test: str
+) -> None:
+    model = repo_model(write(tmp_path, files))
+    assert model.text("test") == test
+
+
+def test_an_empty_repository_knows_nothing(tmp_path: Path) -> None:
+    model = repo_model(tmp_path)
+    assert model == ProjectModel()
+
+
+# ---------------------------------------------------------------- the session
+
+
+@pytest.mark.parametrize(("prefix", "ecosystem", "purpose"), pm.SESSION_COMMANDS)
+def test_each_session_command_is_a_check_of_its_ecosystem(
+    prefix: tuple[str, ...], ecosystem: str, purpose: str
+) -> None:
+    model = session_model([(" ".join(prefix), True)], [])
+    assert model.ecosystems == (ecosystem,)
+    assert model.text(purpose) == " ".join(prefix)
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("npm test", ("node", "test")),
+        ("pnpm run build", ("node", "build")),
+        ("yarn lint", ("node", "lint")),
+        ("bun run typecheck", ("node", "typecheck")),
+        ("make test", ("make", "test")),
+        ("make -j4 build", ("make", "build")),
+        ("make check", ("make", "test")),
+        ("just lint", ("just", "lint")),
+        ("python3 -m pytest -q", ("python", "test")),
+        ("uv run pytest tests/test_a.py", ("python", "test")),
+        ("CI=1 npx vitest run", ("node", "test")),
+        ("timeout 60 go test ./...", ("go", "test")),
+        ("bundle exec rspec", ("ruby", "test")),
+        ("/usr/bin/cargo build", ("rust", "build")),
+        ("npm install", None),
+        ("make clean", None),
+        ("ls -la", None),
+    ],
+)
+def test_session_commands_are_classified_through_their_wrappers(
+    command: str, expected: tuple[str, str] | None
+) -> None:
+    segments = pm.command_segments(command)
+    assert pm.classify_segment(segments[0]) == expected
+
+
+def test_only_succeeded_commands_become_the_sessions_checks() -> None:
+    model = session_model(
+        [("cargo test", False), ("cd web && npm test && npm run build", True)], []
+    )
+    assert commands(model, "test") == ["npm test"]
+    assert commands(model, "build") == ["npm run build"]
+    assert model.ecosystems == ("node",)
+
+
+def test_touched_files_give_ecosystems_and_test_files() -> None:
+    model = session_model(
+        [], ["src/lib.rs", "pkg/api/handler_test.go", "web/a.test.tsx", "README.md"]
+    )
+    assert set(model.ecosystems) == {"rust", "go", "node"}
+    assert model.test_files == ("pkg/api/handler_test.go", "web/a.test.tsx")
+    assert model.has_tests
+
+
+def test_the_repositorys_commands_come_before_the_sessions() -> None:
+    repo = ProjectModel(
+        ecosystems=("node",),
+        commands=(Command("npm test", "test", "node", "package.json scripts.test"),),
+    )
+    session = session_model([("go build ./...", True), ("npm test", True)], ["x_test.go"])
+    merged = combine(repo, session)
+    assert merged.text("test") == "npm test" and merged.text("build") == "go build ./..."
+    assert merged.ecosystems == ("node", "go") and merged.test_files == ("x_test.go",)
+    assert [c.text for c in merged.commands].count("npm test") == 1
+
+
+@pytest.mark.parametrize(
+    ("path", "is_test"),
+    [
+        ("tests/test_api.py", True),
+        ("src/calc_test.go", True),
+        ("web/src/a.spec.ts", True),
+        ("web/__tests__/a.js", True),
+        ("spec/models/user_spec.rb", True),
+        ("tests/helpers.rs", True),
+        ("src/test/java/CalcTest.java", True),
+        ("src/calc.py", False),
+        ("docs/testing.md", False),
+    ],
+)
+def test_test_files_by_any_ecosystems_shape(path: str, is_test: bool) -> None:
+    assert pm.is_test_file(path) is is_test
+
+
+# ---------------------------------------------------------------- what the edge reads
+
+
+def test_reading_is_capped_and_stays_at_the_root(tmp_path: Path) -> None:
+    big = "test:\n\tpytest\n" + "# padding\n" * (pm.MAX_FILE_BYTES // 5)
+    write(tmp_path, {"Makefile": big, "src/pyproject.toml": "[tool.pytest.ini_options]\n"})
+    files = read_repo(tmp_path)
+    assert len(files["Makefile"] or "") == pm.MAX_FILE_BYTES
+    assert "src/" in files and "src/pyproject.toml" not in files
+    assert repo_model(tmp_path).text("test") == "make test"
+
+
+def test_files_the_readers_do_not_need_are_seen_not_read(tmp_path: Path) -> None:
+    write(tmp_path, {"package-lock.json": "{}", "tests/test_a.py": "x = 1\n"})
+    files = read_repo(tmp_path)
+    assert files["package-lock.json"] is None and files["tests/test_a.py"] is None
+    assert files["tests/"] is None
+
+
+@pytest.mark.parametrize(
+    "ecosystem", [e for e in pm.ECOSYSTEMS if e.test_file or e.test_package], ids=lambda e: e.name
+)
+def test_each_narrower_run_template_is_offered_for_its_ecosystem(
+    tmp_path: Path, ecosystem: pm.Ecosystem
+) -> None:
+    marker = ecosystem.markers[0].replace("*", "app")
+    model = repo_model(write(tmp_path, {marker: "{}" if marker.endswith(".json") else ""}))
+    if ecosystem.test_file:
+        path = f"t/x{ecosystem.extensions[0]}" if ecosystem.extensions else "t/x.ts"
+        if ecosystem.extensions:
+            assert model.test_file_command(path) == ecosystem.test_file.format(path=path)
+        else:
+            assert (ecosystem.name, ecosystem.test_file) in model.test_file_templates
+    if ecosystem.test_package:
+        command = model.test_package_command("unit", ecosystem.name)
+        template = ecosystem.test_package.replace("{tool}", command.split()[0] if command else "")
+        assert command == template.format(package="unit")
