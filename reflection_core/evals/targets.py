@@ -124,8 +124,12 @@ def run_prompt_case(case: Case, workdir: Path, suite_dir: Path) -> dict[str, Any
     result = score_prompt(prompt, case.inputs.get("prev_assistant"), case_config(case))
     data = result.to_dict()
     scope = data.get("scope") or {}
+    asks = data.get("action") in NEEDS_CLARIFICATION
     return {
-        "needs_clarification": data.get("action") in NEEDS_CLARIFICATION,
+        # The suite labels the scorer's reading: a gap found, whether the gate lets it ask
+        # (prompt.rules, measured on real prompts) or holds it back; `asks` is what is shown.
+        "needs_clarification": asks or bool(result.rule),
+        "asks": asks,
         "continuation": bool(data.get("skipped")),
         "smells": sorted(s.get("id") for s in data.get("smells") or []),
         "atomic": scope.get("atomic"),
