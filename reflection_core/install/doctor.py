@@ -481,7 +481,12 @@ def run_checks(start: Path | None = None, home: Path | None = None) -> list[Find
     root = paths.find_repo_root(start)
     if root is None:
         findings.append(
-            Finding("warn", "repository", "not inside a git repository", "cd into your repo")
+            Finding(
+                "problem",
+                "repository",
+                "not inside a git repository: nothing here is protected",
+                "cd into your repository (or `git init` one), then `reflection init`",
+            )
         )
         return findings + check_storage(None)
     findings.append(Finding("ok", "repository", str(root)))
