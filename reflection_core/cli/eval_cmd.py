@@ -17,7 +17,6 @@ from reflection_core import paths
 from reflection_core.atomic import write_text_atomic
 from reflection_core.cli.common import echo_json
 
-
 NO_SUITES_HERE = (
     "reflection eval: no eval suites in {directory}. The labelled suites (judge, stop, "
     "post-compaction, agent, prompts) measure reflection itself and live in reflection's "

@@ -8,7 +8,6 @@ import sys
 
 import click
 
-
 # The package is not on a public registry under its name: install the SDK itself into
 # the interpreter reflection runs in (the `mcp` extra pins the same requirement).
 MCP_MISSING = (
