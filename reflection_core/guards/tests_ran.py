@@ -307,6 +307,7 @@ def refusal_text(
     untracked: Sequence[str] = (),
     unstaged: Sequence[str] = (),
     exclude_file: str = ".git/info/exclude",
+    verb: str = "commit",
 ) -> str:
     """The message for a refused commit or push: why, what changed, what to do.
 
@@ -356,7 +357,7 @@ def refusal_text(
             ]
     if skip_hint:
         lines.append(
-            "  Skip once: SKIP=reflection-tests-ran git commit ...  (or git commit/push "
+            f"  Skip once: SKIP=reflection-tests-ran git {verb} ...  (or git {verb} "
             "--no-verify, which skips every check)."
         )
     return "\n".join(lines)
@@ -481,7 +482,7 @@ def skipped_commit_advice(
 def _report(evidence: TreeEvidence, headline: str) -> int:
     if evidence.passed:
         return 0
-    sys.stderr.write(refusal_text(evidence, headline) + "\n")
+    sys.stderr.write(refusal_text(evidence, headline, verb="push") + "\n")
     return 1
 
 
