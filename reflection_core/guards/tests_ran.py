@@ -23,7 +23,7 @@ from pathlib import Path
 
 from reflection_core import config
 from reflection_core.globs import path_matches
-from reflection_core.guards import fingerprint, gitcmd, ledger
+from reflection_core.guards import fingerprint, gitcmd, ledger, runner_ready
 from reflection_core.guards.evidence import (
     is_pytest_command,
     not_the_suite,
@@ -346,6 +346,9 @@ def refusal_text(
             f"    git stash push --keep-index, then {run}, then commit, then git stash pop",
         ]
     if others or not aside:
+        lacking = runner_ready.missing(evidence.command_hint)
+        if lacking:
+            lines.append(f"  First install what the test command needs: {lacking}")
         if evidence.command_hint:
             lines.append(f"  Run the full test suite, then try again:  {evidence.command_hint}")
         else:

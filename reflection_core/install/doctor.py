@@ -411,6 +411,38 @@ def check_launcher(root: Path) -> list[Finding]:
     ]
 
 
+def check_test_runner(root: Path) -> list[Finding]:
+    """The project's test command must be able to run where the hooks run (issue: a
+    refusal that says `python -m pytest` in a project without pytest)."""
+    from reflection_core.guards import runner_ready
+    from reflection_core.project import repo_signals
+
+    try:
+        cfg = config_mod.load(root)
+    except config_mod.ConfigError:
+        return []  # check_config reports it
+    if not cfg.get("tests.ledger"):
+        return []
+    command = repo_signals(root, cfg).test_command
+    if command is None:
+        return [
+            Finding(
+                "info",
+                "tests",
+                "no test command configured or detected: commits are refused until one runs",
+                "name it in .reflection.yaml, e.g. `tests: {command: make check}` "
+                "(or `tests: {ledger: false}` for a repository without tests)",
+            )
+        ]
+    lacking = runner_ready.missing(command)
+    if lacking:
+        fix = lacking.split(": ", 1)[1] if lacking.startswith("pytest") else lacking
+        return [
+            Finding("problem", "tests", f"the test command `{command}` cannot run: {lacking}", fix)
+        ]
+    return [Finding("ok", "tests", f"test command `{command}` can run here")]
+
+
 def check_codex(root: Path, home: Path) -> list[Finding]:
     """Codex runs project hooks only with the feature on (older Codex) and the project trusted."""
     hooks_file = root / ".codex" / "hooks.json"
@@ -545,6 +577,7 @@ def run_checks(start: Path | None = None, home: Path | None = None) -> list[Find
     findings += check_config(root)
     findings += check_trust(root)
     findings += check_git_hooks(root)
+    findings += check_test_runner(root)
     findings += check_claude(root, home)
     findings += check_launcher(root)
     findings += check_codex(root, home)
