@@ -244,6 +244,9 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             )
     for hook_type in options.native_hook_types():
         _plan_native_hook(plan, hook_type)
+    lacking = _test_runner_missing(root) if options.native_hook_types() else None
+    if lacking:
+        plan.notes.append(f"commits need a passing test run, and {lacking}")
     untrusted = _untrusted_commands(root)
     if untrusted:
         plan.notes.append(
@@ -286,6 +289,18 @@ def _plan_personal_cleanup(plan: InitPlan, path: Path) -> None:
             f"{_rel(path, plan.root)}: its reflection hooks were dropped "
             "(the shared settings run them through .reflection-hook)"
         )
+
+
+def _test_runner_missing(root: Path) -> str | None:
+    """What the project's test command lacks here (pytest, npm, ...), for a note."""
+    from reflection_core import config
+    from reflection_core.guards import runner_ready
+    from reflection_core.project import repo_signals
+
+    try:
+        return runner_ready.missing(repo_signals(root, config.load(root)).test_command)
+    except config.ConfigError:
+        return None
 
 
 def _untrusted_commands(root: Path) -> list[str]:

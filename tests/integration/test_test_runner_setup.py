@@ -56,7 +56,9 @@ def test_a_python_project_without_pytest_is_reported_with_the_install_command(
     run = lambda *args: subprocess.run(  # noqa: E731
         [python, "-m", "reflection_core", *args], cwd=repo, env=env, capture_output=True, text=True
     )
-    assert run("init").returncode == 0
+    init = run("init")
+    assert init.returncode == 0
+    assert f"pytest is not installed for {python}: {python} -m pip install pytest" in init.stdout
     report = run("doctor", "--json")
     assert report.returncode == 1
     tests = [f for f in json.loads(report.stdout)["findings"] if f["topic"] == "tests"]
