@@ -265,6 +265,7 @@ SCHEMA: dict[str, Any] = {
                 ".codex/**",
                 ".gemini/**",
                 ".opencode/**",
+                ".reflection-hook",
             ],
             "Changes to these paths need no new test run: docs, CI pipeline files and coding "
             "agents' settings, which the test suite does not exercise (dependency manifests, "

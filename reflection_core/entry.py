@@ -13,7 +13,8 @@ from collections.abc import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-"):
+    wants_help = "--help" in args[2:] or "-h" in args[2:]  # click prints it; no hook runs
+    if len(args) >= 2 and args[0] == "hook" and not args[1].startswith("-") and not wants_help:
         from reflection_core.hook_dispatch import run_hook
 
         return run_hook(args[1], args[2:])

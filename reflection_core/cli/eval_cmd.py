@@ -17,6 +17,15 @@ from reflection_core import paths
 from reflection_core.atomic import write_text_atomic
 from reflection_core.cli.common import echo_json
 
+NO_SUITES_HERE = (
+    "reflection eval: no eval suites in {directory}. The labelled suites (judge, stop, "
+    "post-compaction, agent, prompts) measure reflection itself and live in reflection's "
+    "own repository, not in the installed package. Run it there: "
+    '`cd "$REFLECTION_SOURCE" && reflection eval`, or point at them: '
+    "`reflection eval --dir PATH/TO/reflection/evals`; a suite file of your own: "
+    "`reflection eval my-suite.yaml`."
+)
+
 
 def _evals_dir(option: str | None) -> Path:
     if option:
@@ -93,6 +102,9 @@ def command(
     from reflection_core.evals.suite import SuiteError, find_suites, load_suite
 
     directory = _evals_dir(evals_dir)
+    if not suites and not evals_dir and not (directory / "judge.yaml").exists():
+        click.echo(NO_SUITES_HERE.format(directory=directory), err=True)
+        raise SystemExit(2)
     try:
         loaded = [load_suite(path) for path in find_suites(directory, suites)]
     except SuiteError as exc:

@@ -11,7 +11,11 @@ from reflection_core import __version__
 
 # command name -> module under reflection_core.cli exposing `command`
 COMMANDS: dict[str, tuple[str, str]] = {
-    "init": ("init_cmd", "Set up this repo: pre-commit, Claude Code, Codex, CLAUDE.md."),
+    "init": (
+        "init_cmd",
+        "Set up this repo: native git hooks and Claude Code hooks (the default), "
+        "or the hosts and hooks its flags name.",
+    ),
     "doctor": ("doctor_cmd", "Show what is installed and misconfigured, with fixes."),
     "hook": ("hook_cmd", "Run a host hook: JSON on stdin, host JSON/exit code out."),
     "score": ("score_cmd", "Score a prompt (five dimensions, smells, questions)."),

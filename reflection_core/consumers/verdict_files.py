@@ -202,14 +202,16 @@ def check_verdict(session: str | None, ci: bool) -> int:
     if root is None:
         return _fail("not inside a git repository; run this from the repo the agent worked in", ci)
     try:
-        verdict = latest_verdict(root, session)
+        verdict = latest_verdict(root, session) or (_noted(root) if ci and not session else None)
     except VerdictError as exc:
         return _fail(f"the verdict file is unusable: {exc}", ci)
     if verdict is None:
         which = f"for session {session!r} " if session else ""
         return _fail(
-            f"no verdict {which}under {paths.reflection_dir(root)}; the stop hook writes one "
-            "when the agent stops (`reflection init --claude` registers it)",
+            f"no verdict {which}under {paths.reflection_dir(root)}"
+            + (" nor as a git note (refs/notes/reflection) on this commit" if ci else "")
+            + "; the stop hook writes one when the agent stops (`reflection init --claude` "
+            "registers it) and the pre-push hook `reflection init` installs sends it with a push",
             ci,
         )
     if verdict.complete:
@@ -221,6 +223,18 @@ def check_verdict(session: str | None, ci: bool) -> int:
     if steps:
         message += f". Next: {steps}"
     return _fail(message, ci)
+
+
+def _noted(root: Path) -> Verdict | None:
+    """In CI there are no verdict files: the verdict came as a git note (verdict_notes.py)."""
+    from reflection_core.consumers import verdict_notes
+
+    verdict_notes.fetch(root)
+    found = verdict_notes.noted_verdict(root)
+    if found is None:
+        return None
+    commit, raw = found
+    return parse_verdict(raw, Path(f"{verdict_notes.NOTES_REF}:{commit[:12]}"))
 
 
 def _fail(message: str, ci: bool) -> int:

@@ -131,10 +131,11 @@ def refusal_message(
                 f"    gh pr create --base {branch} --head {local}"
             )
         else:
+            change = f"change-{ref.local_sha[:8]}"  # named for the commit: not taken yet
             way = (
                 "  Push a branch and open a pull request instead:\n"
-                f"    git switch -c my-change && git push -u {remote} my-change\n"
-                f"    gh pr create --base {branch}"
+                f"    git switch -c {change} && git push -u {remote} {change}\n"
+                f"    gh pr create --base {branch} --head {change}"
             )
     return (
         f"reflection: {head}.\n"
@@ -145,17 +146,23 @@ def refusal_message(
 
 
 def decide_push(
-    refs: Sequence[PushedRef], cfg: Config, identity: Sequence[str], remote: str = "origin"
+    refs: Sequence[PushedRef],
+    cfg: Config,
+    identity: Sequence[str],
+    remote: str = "origin",
+    remote_empty: bool = False,
 ) -> list[Refusal]:
     """Refusals for every ref that targets (or deletes) a protected branch.
 
-    An identity on the `guards.allow_push` list may push anywhere.
+    An identity on the `guards.allow_push` list may push anywhere. A remote with no
+    branches at all (a new repository) has no protected branch yet: creating one
+    there is its first push, not an update of a protected branch.
     """
     patterns = cfg.get("protected_branches")
     refusals = []
     for ref in refs:
         branch = ref.branch
-        if branch is None:
+        if branch is None or (remote_empty and ref.is_new and not ref.is_delete):
             continue
         rule = protected_rule(branch, patterns)
         if rule is not None:

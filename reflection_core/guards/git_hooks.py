@@ -109,4 +109,12 @@ def pre_push_main(argv: Sequence[str] | None = None) -> int:
         status = run_guards("pre-push", root, cfg, PushContext(remote, refs))
     except Exception as exc:  # fail closed on our own bugs too
         return fail_closed(f"internal error in the push guards: {type(exc).__name__}: {exc}")
-    return status or run_chained(root, "pre-push", args, stdin)
+    if status:
+        return status
+    chained = run_chained(root, "pre-push", args, stdin)
+    if chained == 0:
+        from reflection_core.consumers.verdict_notes import attach_and_push
+
+        tips = [r.local_sha for r in refs if not r.is_delete and r.branch is not None]
+        attach_and_push(root, remote, tips)  # the verdict travels with the push, for CI
+    return chained

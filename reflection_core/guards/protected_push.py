@@ -63,9 +63,30 @@ def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote
                 for r in refs
             ]
     refusals = decide_push(refs, cfg, who, remote)
+    if any(r.ref.is_new and not r.ref.is_delete for r in refusals) and remote_is_empty(
+        root, remote
+    ):
+        created = ", ".join(sorted({str(r.ref.branch) for r in refusals}))
+        sys.stderr.write(
+            f"reflection: {remote} has no branches yet, so creating {created} there is the "
+            "repository's first push: allowed (protection applies from the next push).\n"
+        )
+        refusals = decide_push(refs, cfg, who, remote, remote_empty=True)
     for refusal in refusals:
         sys.stderr.write(refusal.message + "\n")
     return 1 if refusals else 0
+
+
+def remote_is_empty(root: Path, remote: str) -> bool:
+    """True only when git can list the remote and it has no branches (a new repository).
+
+    Asked only when a push would create a protected branch; an unreachable remote is
+    not empty (the push stays refused: this guard fails closed).
+    """
+    try:
+        return not gitcmd.run(root, ["ls-remote", "--heads", remote]).strip()
+    except gitcmd.GitError:
+        return False
 
 
 def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:

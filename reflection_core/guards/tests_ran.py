@@ -23,7 +23,7 @@ from pathlib import Path
 
 from reflection_core import config
 from reflection_core.globs import path_matches
-from reflection_core.guards import fingerprint, gitcmd, ledger
+from reflection_core.guards import fingerprint, gitcmd, ledger, runner_ready
 from reflection_core.guards.evidence import (
     is_pytest_command,
     not_the_suite,
@@ -307,6 +307,7 @@ def refusal_text(
     untracked: Sequence[str] = (),
     unstaged: Sequence[str] = (),
     exclude_file: str = ".git/info/exclude",
+    verb: str = "commit",
 ) -> str:
     """The message for a refused commit or push: why, what changed, what to do.
 
@@ -345,6 +346,9 @@ def refusal_text(
             f"    git stash push --keep-index, then {run}, then commit, then git stash pop",
         ]
     if others or not aside:
+        lacking = runner_ready.missing(evidence.command_hint)
+        if lacking:
+            lines.append(f"  First install what the test command needs: {lacking}")
         if evidence.command_hint:
             lines.append(f"  Run the full test suite, then try again:  {evidence.command_hint}")
         else:
@@ -356,7 +360,7 @@ def refusal_text(
             ]
     if skip_hint:
         lines.append(
-            "  Skip once: SKIP=reflection-tests-ran git commit ...  (or git commit/push "
+            f"  Skip once: SKIP=reflection-tests-ran git {verb} ...  (or git {verb} "
             "--no-verify, which skips every check)."
         )
     return "\n".join(lines)
@@ -481,7 +485,7 @@ def skipped_commit_advice(
 def _report(evidence: TreeEvidence, headline: str) -> int:
     if evidence.passed:
         return 0
-    sys.stderr.write(refusal_text(evidence, headline) + "\n")
+    sys.stderr.write(refusal_text(evidence, headline, verb="push") + "\n")
     return 1
 
 

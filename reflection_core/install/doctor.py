@@ -20,6 +20,7 @@ from reflection_core import __version__, paths
 from reflection_core import config as config_mod
 from reflection_core.guards import registry
 from reflection_core.install import merge
+from reflection_core.install.launcher import hook_words, is_shared_form
 
 Level = Literal["ok", "info", "warn", "problem"]
 CONSOLE_SCRIPTS = ("reflection", *registry.hook_ids())
@@ -264,7 +265,7 @@ def _read_text(path: Path) -> str | None:
 
 def check_claude(root: Path, home: Path) -> list[Finding]:
     findings: list[Finding] = []
-    wanted = {(e.event, " ".join(e.command.split()[1:])) for e in merge.claude_hook_entries()}
+    wanted = {(e.event, " ".join(hook_words(e.command) or [])) for e in merge.claude_hook_entries()}
     found: set[tuple[str, str]] = set()
     candidates = (
         root / ".claude" / "settings.json",
@@ -293,30 +294,9 @@ def check_claude(root: Path, home: Path) -> list[Finding]:
             for group in groups if isinstance(groups, list) else []:
                 for hook in (group or {}).get("hooks") or [] if isinstance(group, dict) else []:
                     command = hook.get("command") if isinstance(hook, dict) else None
-                    if isinstance(command, str) and "reflection" in command:
-                        found.add((event, " ".join(command.split()[1:])))
-                        exe = command.split()[0].strip("'\"")
-                        if not Path(exe).is_absolute():
-                            findings.append(
-                                Finding(
-                                    "problem",
-                                    "claude code",
-                                    f"{path}: {event} runs `{exe}` looked up on PATH; Claude "
-                                    "Code's PATH often lacks the virtualenv ('reflection: not "
-                                    "found', status 127)",
-                                    "remove the reflection entries and run `reflection init "
-                                    "--claude` (absolute paths)",
-                                )
-                            )
-                        elif not os.access(exe, os.X_OK):
-                            findings.append(
-                                Finding(
-                                    "problem",
-                                    "claude code",
-                                    f"{path}: {event} runs {exe}, which does not exist",
-                                    "reflection init --claude (from where reflection is installed)",
-                                )
-                            )
+                    if isinstance(command, str) and hook_words(command) is not None:
+                        found.add((event, " ".join(hook_words(command) or [])))
+                        findings += _claude_command_findings(root, path, event, command)
     missing = sorted(event for event, cmd in wanted - found)
     from reflection_core.install.init import enabled_claude_plugins
 
@@ -357,6 +337,110 @@ def check_claude(root: Path, home: Path) -> list[Finding]:
     else:
         findings.append(Finding("ok", "claude code", "all reflection hooks registered"))
     return findings
+
+
+def _claude_command_findings(root: Path, path: Path, event: str, command: str) -> list[Finding]:
+    """A shared settings file must run the launcher; a personal one a program that exists."""
+    if path == root / ".claude" / "settings.json":
+        if is_shared_form(command):
+            return []
+        return [
+            Finding(
+                "problem",
+                "claude code",
+                f"{path}: {event} runs `{command.split()[0]}`: this file is shared through git, "
+                "and that path or PATH lookup is one person's environment (a teammate's clone "
+                "fails with 'not found', status 127)",
+                "reflection init --claude",
+            )
+        ]
+    exe = command.split()[0].strip("'\"")
+    fix = (
+        "reflection init --claude"
+        if path.parent == root / ".claude"
+        else f"remove the reflection entries from {path}, then `reflection init --claude`"
+    )
+    if not Path(exe).is_absolute():
+        return [
+            Finding(
+                "problem",
+                "claude code",
+                f"{path}: {event} runs `{exe}` looked up on PATH; Claude Code's PATH often lacks "
+                "the virtualenv ('reflection: not found', status 127)",
+                fix,
+            )
+        ]
+    if not os.access(exe, os.X_OK):
+        return [
+            Finding("problem", "claude code", f"{path}: {event} runs {exe}, which is gone", fix)
+        ]
+    return []
+
+
+def check_launcher(root: Path) -> list[Finding]:
+    """The shared launcher agent hooks run, and which reflection it finds for this user."""
+    from reflection_core.install import launcher
+
+    text = _read_text(root / launcher.LAUNCHER)
+    if text is None:
+        return []
+    if not launcher.is_ours(text) or text != launcher.launcher_script():
+        return [
+            Finding(
+                "problem",
+                "launcher",
+                f"{launcher.LAUNCHER} is not this version's launcher",
+                "reflection init --claude",
+            )
+        ]
+    record = launcher.record_path(root)
+    recorded = (_read_text(record) or "").strip() if record else ""
+    if recorded and os.access(recorded, os.X_OK):
+        return [
+            Finding("ok", "launcher", f"{launcher.LAUNCHER} runs {recorded} -m reflection_core")
+        ]
+    where = f"{recorded}, which is gone" if recorded else "no installation recorded for this clone"
+    return [
+        Finding(
+            "problem",
+            "launcher",
+            f"agent hooks run {launcher.LAUNCHER}: {where}, so it falls back to whatever "
+            "`reflection` is on the agent's PATH",
+            "reflection init --claude (from the environment reflection is installed in)",
+        )
+    ]
+
+
+def check_test_runner(root: Path) -> list[Finding]:
+    """The project's test command must be able to run where the hooks run (issue: a
+    refusal that says `python -m pytest` in a project without pytest)."""
+    from reflection_core.guards import runner_ready
+    from reflection_core.project import repo_signals
+
+    try:
+        cfg = config_mod.load(root)
+    except config_mod.ConfigError:
+        return []  # check_config reports it
+    if not cfg.get("tests.ledger"):
+        return []
+    command = repo_signals(root, cfg).test_command
+    if command is None:
+        return [
+            Finding(
+                "info",
+                "tests",
+                "no test command configured or detected: commits are refused until one runs",
+                "name it in .reflection.yaml, e.g. `tests: {command: make check}` "
+                "(or `tests: {ledger: false}` for a repository without tests)",
+            )
+        ]
+    lacking = runner_ready.missing(command)
+    if lacking:
+        fix = lacking.split(": ", 1)[1] if lacking.startswith("pytest") else lacking
+        return [
+            Finding("problem", "tests", f"the test command `{command}` cannot run: {lacking}", fix)
+        ]
+    return [Finding("ok", "tests", f"test command `{command}` can run here")]
 
 
 def check_codex(root: Path, home: Path) -> list[Finding]:
@@ -481,14 +565,21 @@ def run_checks(start: Path | None = None, home: Path | None = None) -> list[Find
     root = paths.find_repo_root(start)
     if root is None:
         findings.append(
-            Finding("warn", "repository", "not inside a git repository", "cd into your repo")
+            Finding(
+                "problem",
+                "repository",
+                "not inside a git repository: nothing here is protected",
+                "cd into your repository (or `git init` one), then `reflection init`",
+            )
         )
         return findings + check_storage(None)
     findings.append(Finding("ok", "repository", str(root)))
     findings += check_config(root)
     findings += check_trust(root)
     findings += check_git_hooks(root)
+    findings += check_test_runner(root)
     findings += check_claude(root, home)
+    findings += check_launcher(root)
     findings += check_codex(root, home)
     from reflection_core.install.hosts import check_hosts
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from reflection_core.install import merge
 from reflection_core.install.doctor import Finding
+from reflection_core.install.launcher import SHARED_ARGV, SHARED_COMMAND
 
 Merge = Callable[[str | None], str]
 OPENCODE_PLUGIN = Path(".opencode") / "plugins" / "reflection.js"
@@ -39,22 +40,25 @@ def gemini_hook_entries(command: str = "reflection") -> list[merge.HookEntry]:
     ]
 
 
-def opencode_plugin(command: str = "reflection") -> str:
+def opencode_plugin(argv: list[str] | None = None) -> str:
+    """The plugin, spawning `argv` + the hook's words (default: the shared launcher)."""
     template = (
         resources.files("reflection_core.data")
         .joinpath("opencode_plugin.js")
         .read_text(encoding="utf-8")
     )
-    return template.replace("__REFLECTION_COMMAND__", json.dumps(shlex.split(command)))
+    return template.replace("__REFLECTION_COMMAND__", json.dumps(argv or SHARED_ARGV))
 
 
 def _merge_opencode_plugin(command: str) -> Merge:
+    argv = SHARED_ARGV if command == SHARED_COMMAND else shlex.split(command)
+
     def merge_fn(text: str | None) -> str:
         if text is not None and not text.startswith(OPENCODE_MARKER):
             raise merge.MergeError(
                 f"{OPENCODE_PLUGIN} exists and was not written by reflection; move it aside"
             )
-        return opencode_plugin(command)
+        return opencode_plugin(argv)
 
     return merge_fn
 
@@ -139,9 +143,7 @@ def check_opencode(root: Path, home: Path) -> list[Finding]:
         return [Finding("problem", "opencode", f"{path} unreadable: {exc}", None)]
     if not text.startswith(OPENCODE_MARKER):
         return [Finding("warn", "opencode", f"{path} was not written by reflection", None)]
-    from reflection_core.install.init import reflection_command
-
-    if text != opencode_plugin(reflection_command()):
+    if text != opencode_plugin():
         return [
             Finding(
                 "warn",

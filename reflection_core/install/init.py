@@ -29,7 +29,7 @@ from pathlib import Path
 
 from reflection_core.atomic import write_text_atomic
 from reflection_core.guards import registry
-from reflection_core.install import merge
+from reflection_core.install import launcher, merge
 
 NATIVE_HOOK_MARKER = "# reflection-native-hook"
 OLD_NATIVE_MARKERS = ("# reflection-native-pre-push",)  # written by earlier versions
@@ -183,7 +183,7 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
     .gitignore entry is always planned.
     """
     plan = InitPlan(root=root)
-    command = reflection_command()
+    command = launcher.SHARED_COMMAND  # shared files name no one's path (install/launcher.py)
     _plan_file(plan, root / ".gitignore", merge.ensure_gitignore)
     if options.pre_commit:
         stages = ("pre-commit",)
@@ -209,7 +209,11 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
                 root / ".claude" / "settings.json",
                 lambda text: merge.merge_hook_settings(text, entries, ".claude/settings.json"),
             )
+            _plan_personal_cleanup(plan, root / ".claude" / "settings.local.json")
+            _plan_launcher(plan)
     _plan_hosts(plan, root, options.hosts, command)
+    if options.codex or options.hosts:
+        _plan_launcher(plan)
     if options.codex:
         entries = merge.codex_hook_entries(command)
         _plan_file(
@@ -217,7 +221,7 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             root / ".codex" / "hooks.json",
             lambda text: merge.merge_hook_settings(text, entries, ".codex/hooks.json"),
         )
-        notify = json.dumps([*shlex.split(command), "hook", "codex-notify"])
+        notify = json.dumps([*shlex.split(reflection_command()), "hook", "codex-notify"])
         plan.notes.append(
             "Codex: hooks need `[features] codex_hooks = true` in ~/.codex/config.toml on "
             "Codex versions that still gate them, and Codex runs a project's hooks only once "
@@ -240,6 +244,9 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             )
     for hook_type in options.native_hook_types():
         _plan_native_hook(plan, hook_type)
+    lacking = _test_runner_missing(root) if options.native_hook_types() else None
+    if lacking:
+        plan.notes.append(f"commits need a passing test run, and {lacking}")
     untrusted = _untrusted_commands(root)
     if untrusted:
         plan.notes.append(
@@ -248,6 +255,52 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             "`reflection trust --show` and run `reflection trust`"
         )
     return plan
+
+
+def _plan_launcher(plan: InitPlan) -> None:
+    """The shared launcher at the root and this clone's per-user record of the interpreter."""
+    if any(change.path == plan.root / launcher.LAUNCHER for change in plan.changes):
+        return
+
+    def write_launcher(text: str | None) -> str:
+        if text is not None and not launcher.is_ours(text):
+            raise merge.MergeError(f"{launcher.LAUNCHER} exists and is not reflection's")
+        return launcher.launcher_script()
+
+    _plan_file(plan, plan.root / launcher.LAUNCHER, write_launcher, executable=True)
+    record = launcher.record_path(plan.root)
+    if record is None:
+        plan.errors.append("cannot locate the git dir to record this installation")
+        return
+    _plan_file(plan, record, lambda _old: sys.executable + "\n")
+
+
+def _plan_personal_cleanup(plan: InitPlan, path: Path) -> None:
+    """Reflection entries in a personal settings file would run every hook twice: drop them."""
+    old = _read(path)
+    try:
+        new = merge.remove_reflection_hooks(old, path.name)
+    except merge.MergeError as exc:
+        plan.errors.append(f"{exc}; left untouched")
+        return
+    if new is not None and new != old:
+        plan.changes.append(FileChange(path, old, new))
+        plan.notes.append(
+            f"{_rel(path, plan.root)}: its reflection hooks were dropped "
+            "(the shared settings run them through .reflection-hook)"
+        )
+
+
+def _test_runner_missing(root: Path) -> str | None:
+    """What the project's test command lacks here (pytest, npm, ...), for a note."""
+    from reflection_core import config
+    from reflection_core.guards import runner_ready
+    from reflection_core.project import repo_signals
+
+    try:
+        return runner_ready.missing(repo_signals(root, config.load(root)).test_command)
+    except config.ConfigError:
+        return None
 
 
 def _untrusted_commands(root: Path) -> list[str]:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core.guards import registry
+from reflection_core.install.launcher import hook_words
 
 GITIGNORE_ENTRY = ".reflection/"
 SNIPPET_START = "<!-- reflection:prompt-protocol:start -->"
@@ -90,7 +91,11 @@ def merge_hook_settings(text: str | None, entries: Iterable[HookEntry], filename
         groups = hooks.setdefault(entry.event, [])
         if not isinstance(groups, list):
             raise MergeError(f"{filename}: hooks.{entry.event} must be a list")
-        if _has_command(groups, entry.command):
+        existing = _reflection_hook(groups, entry.command)
+        if existing is not None:
+            if existing["command"] != entry.command:  # another install's path, or PATH lookup
+                existing["command"] = entry.command
+                changed = True
             continue
         hook: dict[str, Any] = {"type": "command", "command": entry.command}
         if entry.timeout is not None:
@@ -110,29 +115,53 @@ def merge_hook_settings(text: str | None, entries: Iterable[HookEntry], filename
     return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
 
 
-def _has_command(groups: list[Any], command: str) -> bool:
+def _reflection_hook(groups: list[Any], command: str) -> dict[str, Any] | None:
+    """The registered hook running the same reflection words as `command`, in any form."""
+    wanted = hook_words(command)
     for group in groups:
         if not isinstance(group, dict):
             continue
         for hook in group.get("hooks") or []:
-            if isinstance(hook, dict) and _same_command(hook.get("command"), command):
-                return True
-    return False
+            have = hook.get("command") if isinstance(hook, dict) else None
+            if not isinstance(have, str):
+                continue
+            if have == command or (wanted is not None and hook_words(have) == wanted):
+                return hook
+    return None
 
 
-def _same_command(existing: object, wanted: str) -> bool:
-    """`reflection hook stop` matches `/abs/bin/reflection hook stop` too."""
-    if not isinstance(existing, str):
-        return False
-    have = existing.split()
-    want = wanted.split()
-    if have == want:
-        return True
-    return (
-        len(have) == len(want)
-        and have[1:] == want[1:]
-        and have[0].rsplit("/", 1)[-1] == want[0].rsplit("/", 1)[-1]
-    )
+def remove_reflection_hooks(text: str | None, filename: str) -> str | None:
+    """Drop reflection's hooks from a personal settings file the shared launcher now covers.
+
+    Returns the text unchanged when there is nothing to drop (or no file)."""
+    if text is None or not text.strip():
+        return text
+    try:
+        settings = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise MergeError(f"{filename} is not valid JSON ({exc.msg} at line {exc.lineno})") from None
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    if not isinstance(hooks, dict):
+        return text
+    changed = False
+    for event in list(hooks):
+        groups = hooks[event] if isinstance(hooks[event], list) else []
+        for group in (g for g in groups if isinstance(g, dict)):
+            kept = [h for h in group.get("hooks") or [] if not _is_reflection(h)]
+            if kept != group.get("hooks"):
+                group["hooks"], changed = kept, True
+        hooks[event] = [g for g in groups if not isinstance(g, dict) or g.get("hooks")]
+        if not hooks[event]:
+            del hooks[event]
+    if not changed:
+        return text
+    return json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
+
+
+def _is_reflection(hook: object) -> bool:
+    command = hook.get("command") if isinstance(hook, dict) else None
+    words = hook_words(command) if isinstance(command, str) else None
+    return bool(words) and words[0] in ("hook", "notify")  # type: ignore[index]
 
 
 def _group_for(groups: list[Any], matcher: str | None) -> dict[str, Any] | None:

@@ -133,3 +133,102 @@ def test_no_test_command_advice_names_the_config(tmp_path: Path, env: dict[str, 
     assert sh(repo, env, "reflection run -- make check").returncode == 0
     done = sh(repo, env, "git commit -q -m c")
     assert done.returncode == 0, done.stderr
+
+
+# ------------------------------------------------------------------ pushes
+
+
+def new_project_with_empty_remote(tmp_path: Path, env: dict[str, str]) -> Path:
+    """A new repository as a newcomer has it: reflection set up, tests passing, a fresh remote."""
+    repo = make_repo(tmp_path / "fresh", files=PROJECT)
+    make_bare_remote(tmp_path / "fresh-remote.git", repo)
+    init = sh(repo, env, "reflection init")
+    assert init.returncode == 0, init.stderr
+    assert sh(repo, env, "python -m pytest -q").returncode == 0
+    return repo
+
+
+def test_the_first_push_of_a_new_repository_to_an_empty_remote_is_allowed(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    repo = new_project_with_empty_remote(tmp_path, env)
+    first = sh(repo, env, "git push -u origin main")
+    assert first.returncode == 0, first.stderr
+    assert "has no branches yet" in first.stderr
+    assert git(tmp_path / "fresh-remote.git", "rev-parse", "main").strip()
+    # From now on main exists there and is protected.
+    (repo / "CHANGELOG.md").write_text("first\n")
+    git(repo, "add", "CHANGELOG.md")
+    git(repo, "commit", "-q", "--no-verify", "-m", "docs")
+    second = sh(repo, env, "git push origin main")
+    assert second.returncode != 0
+    assert "refusing to push to protected branch 'main'" in second.stderr
+
+
+def test_creating_main_on_a_remote_that_has_branches_is_still_refused(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    remote = tmp_path / "other.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    git(project, "remote", "add", "other", str(remote))
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    assert sh(project, env, "git push -q other feature").returncode == 0
+    refused = sh(project, env, "git push other feature:main")
+    assert refused.returncode != 0
+    assert "refusing to push to protected branch 'main'" in refused.stderr
+
+
+def test_push_to_main_advice_works_when_followed_literally(
+    project: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    git(project, "switch", "-q", "main")
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "commit", "-q", "--no-verify", "-am", "straight on main")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    for attempt in range(2):  # the advice still works after it was followed once
+        refused = sh(project, env, "git push origin main")
+        assert refused.returncode != 0
+        line = advice_line(refused.stderr, "git switch -c")
+        followed = sh(project, env, line)
+        assert followed.returncode == 0, followed.stderr
+        pr = advice_line(refused.stderr, "gh pr create")
+        head = pr.split("--head ")[1].split()[0]
+        base = pr.split("--base ")[1].split()[0]
+        remote = tmp_path / "remote.git"
+        assert git(remote, "rev-parse", head).strip() == git(project, "rev-parse", "HEAD").strip()
+        assert git(remote, "rev-parse", "--verify", base).strip()  # the PR's base exists there
+        git(project, "switch", "-q", "main")
+        if attempt == 0:
+            (project / "src" / "more.py").write_text("Y = 2\n")
+            git(project, "add", "-A")
+            git(project, "commit", "-q", "--no-verify", "-m", "more on main")
+            assert sh(project, env, "python -m pytest -q").returncode == 0
+
+
+def test_push_of_a_feature_to_main_advice_pushes_the_feature(
+    project: Path, env: dict[str, str]
+) -> None:
+    (project / "src" / "more.py").write_text("Z = 3\n")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    git(project, "add", "-A")
+    assert sh(project, env, "git commit -q -m more").returncode == 0
+    refused = sh(project, env, "git push origin HEAD:main")
+    assert refused.returncode != 0
+    pushed = sh(project, env, advice_line(refused.stderr, "git push -u"))
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_push_after_a_no_verify_commit_gives_push_advice_that_works(
+    project: Path, env: dict[str, str]
+) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "git commit -q --no-verify -m untested").returncode == 0
+    refused = sh(project, env, "git push -q origin feature")
+    assert refused.returncode != 0
+    assert "git commit" not in refused.stderr
+    assert "SKIP=reflection-tests-ran git push" in refused.stderr
+    rerun = refused.stderr.split("Run the full test suite, then try again:")[1].splitlines()[0]
+    assert sh(project, env, rerun.strip()).returncode == 0
+    pushed = sh(project, env, "git push -q origin feature")
+    assert pushed.returncode == 0, pushed.stderr

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from reflection_core.install.launcher import SHARED_COMMAND
 from tests.gitutil import git
 
 BIN = Path(sys.executable).parent
@@ -271,20 +272,23 @@ def test_doctor_finds_double_registration_and_path_dependent_entries(
     bare = {"type": "command", "command": "reflection hook stop"}
     settings.write_text(json.dumps({"hooks": {"Stop": [{"hooks": [bare]}]}}))
     report = reflection(git_repo, "doctor", home=home).stdout
-    assert "runs `reflection` looked up on PATH" in report
+    assert "runs `reflection`: this file is shared through git" in report
     enable_plugin(home)
     doubled = reflection(git_repo, "doctor", home=home)
     assert doubled.returncode == 1
     assert "every hook runs twice" in doubled.stdout
 
 
-def test_claude_settings_use_absolute_paths(git_repo: Path) -> None:
+def test_claude_settings_run_the_shared_launcher(git_repo: Path) -> None:
+    """The shared settings name no path; this clone's record names this interpreter."""
     assert reflection(git_repo, "init", "--claude").returncode == 0
     settings = json.loads((git_repo / ".claude" / "settings.json").read_text())
     for groups in settings["hooks"].values():
         for group in groups:
             for hook in group["hooks"]:
-                assert Path(hook["command"].split()[0]).is_absolute(), hook["command"]
+                assert hook["command"].startswith(SHARED_COMMAND + " "), hook["command"]
+    record = git_repo / ".git" / "reflection" / "python"
+    assert Path(record.read_text().strip()).is_absolute()
 
 
 def test_doctor_checks_the_codex_feature_flag_and_trust(git_repo: Path, tmp_path: Path) -> None:
