@@ -118,6 +118,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("security:secret_file_added", "hard"),
     ("security:rm_rf_important", "hard"),
     ("security:chmod_777", "hard"),
+    ("reading:", "hard"),  # an open item read from the final message
     ("loop:action", "once"),
     # On the real dev stops "no file changed" came with 10 fine stops for 1 that should
     # have been pushed on: an answer or a question looks the same. Recorded, not said.
@@ -128,6 +129,21 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
 def gap_weight(pattern: str) -> str:
     """hard | once | soft for an open item's pattern."""
     return next((w for prefix, w in GAP_WEIGHTS if pattern.startswith(prefix)), "soft")
+
+
+# Patterns that carry a command, a gate or a path after the prefix: the rule is the prefix.
+_RULE_PREFIXES = ("requested:", "gate_run:", "coverage:", "pending:")
+
+
+def rule_id(pattern: str) -> str:
+    """The rule an open item's pattern comes from (`requested:pytest` -> `requested`)."""
+    prefix = next((p for p in _RULE_PREFIXES if pattern.startswith(p)), None)
+    return prefix[:-1] if prefix else pattern
+
+
+def rule_pushes(rule: str) -> bool:
+    """Whether a rule's open item may push the agent on by itself (GAP_WEIGHTS)."""
+    return gap_weight(rule + ":" if rule + ":" in _RULE_PREFIXES else rule) in ("hard", "once")
 
 
 # Lines announcing work still to do, one phrase family a line (a test per entry). A line

@@ -121,6 +121,7 @@ class Decision:
     attempt: int
     max_attempts: int
     patterns: list[str] = field(default_factory=list)
+    open_patterns: list[str] = field(default_factory=list)  # every open item, pushed or not
     security: list[SecurityFinding] = field(default_factory=list)
     assessment: StopAssessment | None = None
     human_actions: list[str] = field(default_factory=list)
@@ -510,7 +511,7 @@ def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool) -> bool:
     """Hard evidence blocks; a check the tree lacks is the agent's only if it changed it."""
     if gap.pattern.startswith("tests:") and not changed:
         return False
-    weight = "hard" if gap.pattern.startswith("reading:") else gap_weight(gap.pattern)
+    weight = gap_weight(gap.pattern)
     return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
 
 
@@ -682,6 +683,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         attempt=attempt,
         max_attempts=max_attempts,
         patterns=[g.pattern for g in (hard if should_block else gaps)],
+        open_patterns=[g.pattern for g in gaps],
         security=findings,
         assessment=assessment,
         human_actions=human_only,
