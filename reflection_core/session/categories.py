@@ -118,7 +118,15 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("security:secret_file_added", "hard"),
     ("security:rm_rf_important", "hard"),
     ("security:chmod_777", "hard"),
-    ("reading:", "hard"),  # an open item read from the final message
+    # Open work read from the words: it pushes only when hard evidence agrees (an unchecked
+    # change, a failed last check, another hard item, the agent's own open todo items).
+    ("reading:remaining_work", "evidence"),
+    ("reading:punt_to_user", "evidence"),
+    ("reading:reported_failure", "evidence"),
+    ("reading:claim_contradicted", "evidence"),
+    ("todos:open", "evidence"),
+    ("claims:unsupported", "evidence"),
+    ("drift:remaining", "evidence"),
     ("loop:action", "once"),
     # On the real dev stops "no file changed" came with 10 fine stops for 1 that should
     # have been pushed on: an answer or a question looks the same. Recorded, not said.
@@ -127,7 +135,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
 
 
 def gap_weight(pattern: str) -> str:
-    """hard | once | soft for an open item's pattern."""
+    """hard | once | evidence | soft | record for an open item's pattern (GAP_WEIGHTS)."""
     return next((w for prefix, w in GAP_WEIGHTS if pattern.startswith(prefix)), "soft")
 
 
@@ -141,9 +149,10 @@ def rule_id(pattern: str) -> str:
     return prefix[:-1] if prefix else pattern
 
 
-def rule_pushes(rule: str) -> bool:
-    """Whether a rule's open item may push the agent on by itself (GAP_WEIGHTS)."""
-    return gap_weight(rule + ":" if rule + ":" in _RULE_PREFIXES else rule) in ("hard", "once")
+def rule_pushes(rule: str) -> str:
+    """Whether a rule's open item may push the agent on: `alone`, `with evidence` or `no`."""
+    weight = gap_weight(rule + ":" if rule + ":" in _RULE_PREFIXES else rule)
+    return {"hard": "alone", "once": "alone", "evidence": "with evidence"}.get(weight, "no")
 
 
 # Lines announcing work still to do, one phrase family a line (a test per entry). A line

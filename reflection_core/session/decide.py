@@ -507,12 +507,59 @@ def unchecked_code_change(digest: dict[str, Any]) -> bool:
     return bool(code) and digest.get("last_check_after_change") is None
 
 
-def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool) -> bool:
+# A configured reader's fact this sure may push alone, unless the evidence says the work
+# is checked (a passing check after the latest change).
+READER_PUSHES = 0.9
+
+
+def evidence_agrees(gaps: list[Gap], digest: dict[str, Any], sent: frozenset[str]) -> bool:
+    """Hard evidence a reading of the words may push with: another hard item, an unchecked
+    code change, a failed last check or command, a change that failed to apply, or an open
+    item on the agent's own todo list."""
+    last_check = digest.get("last_check_after_change") or {}
+    last_command = digest.get("last_command") or {}
+    return (
+        any(gap_weight(g.pattern) in ("hard", "once") and _is_hard(g, sent) for g in gaps)
+        or unchecked_code_change(digest)
+        or last_check.get("passed") is False
+        or last_command.get("ok") is False
+        or bool(digest.get("failed_changes"))
+        or any(g.pattern == "todos:open" for g in gaps)
+    )
+
+
+def reader_insists(gap: Gap, reading: Reading, digest: dict[str, Any]) -> bool:
+    """A configured reader (not the built-in one) is sure of this open work and no passing
+    check after the latest change speaks against it."""
+    kind = gap.pattern.removeprefix("reading:")
+    sure = any(
+        f.kind == kind and f.source != "builtin" and f.confidence >= READER_PUSHES
+        for f in reading.facts
+    )
+    last_check = digest.get("last_check_after_change") or {}
+    return sure and last_check.get("passed") is not True
+
+
+def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool = True) -> bool:
     """Hard evidence blocks; a check the tree lacks is the agent's only if it changed it."""
     if gap.pattern.startswith("tests:") and not changed:
         return False
     weight = gap_weight(gap.pattern)
     return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
+
+
+def pushing_gaps(
+    gaps: list[Gap], digest: dict[str, Any], reading: Reading, sent: frozenset[str], changed: bool
+) -> list[Gap]:
+    """The open items that push the agent on: hard evidence, and the readings of words that
+    hard evidence agrees with (or a configured reader insists on)."""
+    agrees = evidence_agrees(gaps, digest, sent)
+    return [
+        g
+        for g in gaps
+        if _is_hard(g, sent, changed=changed)
+        or (gap_weight(g.pattern) == "evidence" and (agrees or reader_insists(g, reading, digest)))
+    ]
 
 
 def stop_note(category: str, gaps: list[Gap]) -> str:
@@ -623,7 +670,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # The words were read as open work, and nothing the user must answer holds it.
         status = "incomplete"
     changed = bool(task.changed_paths) or unnamed_changes(session)
-    hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns, changed=changed)]
+    hard = pushing_gaps(gaps, digest, reading, ctx.attempts.sent_patterns, changed)
     soft = [g for g in gaps if g not in hard]
 
     max_attempts = int(cfg["stop"]["max_attempts"])
@@ -638,8 +685,10 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # did nothing (the transcript file can lag the hook); the budget and the
         # host's own cap on consecutive blocks already bound a stubborn agent.
         attempt = used + 1
+        # Readings of the words that did not push join the pushed items as context.
+        said_too = [g for g in soft if g.pattern.startswith("reading:")]
         feedback = compose_feedback(
-            hard,
+            hard + said_too,
             attempt=attempt,
             max_attempts=max_attempts,
             sent_patterns=ctx.attempts.sent_patterns,

@@ -58,9 +58,15 @@ def test_hedged_claim_is_not_a_claim() -> None:
         "Parser fixed.\nTODO: handle unicode input",
     ],
 )
-def test_remaining_work_is_summary_drift(final: str) -> None:
+def test_remaining_work_after_checked_work_is_a_note_not_a_push(final: str) -> None:
     d = run(final)
-    assert d.stop_category == "summary_drift_stop" and d.should_block
+    assert d.stop_category == "summary_drift_stop" and not d.should_block
+    assert d.note is not None
+
+
+def test_remaining_work_with_an_unchecked_change_is_pushed() -> None:
+    d = run("Done with the parser.\n\nNext steps:\n- update the CLI\n- add docs", UNTESTED)
+    assert d.should_block and "drift:remaining" in d.patterns
 
 
 def test_optional_suggestions_are_not_drift() -> None:

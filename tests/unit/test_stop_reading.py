@@ -245,7 +245,8 @@ def test_each_task_kind_phrase_matches_its_example(entry: int, case: tuple[str, 
 
 
 def test_every_gap_weight_is_known_and_unlisted_is_soft() -> None:
-    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "record"}
+    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "evidence", "record"}
+    assert gap_weight("reading:remaining_work") == "evidence"
     assert gap_weight("tests:failing") == "hard" and gap_weight("loop:action") == "once"
     assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "record"
 
@@ -321,15 +322,20 @@ def test_a_read_only_search_is_not_pushed_for_changing_nothing() -> None:
     assert not d.should_block
 
 
-def test_announcing_the_next_step_and_stopping_is_pushed_with_the_quote() -> None:
+def test_announcing_the_next_step_after_an_unchecked_change_is_pushed_with_the_quote() -> None:
+    d = decide(untested_change().build("The parser is fixed. Now let me update the CLI:"), CTX)
+    assert d.should_block and d.feedback is not None
+    assert "Now let me update the CLI" in d.feedback
+
+
+def test_announcing_the_next_step_after_a_passing_check_is_a_note_not_a_push() -> None:
     d = decide(
         untested_change()
         .bash("python -m pytest -q", output="4 passed")
         .build("The parser is fixed. Now let me update the CLI:"),
         CTX,
     )
-    assert d.should_block and d.feedback is not None
-    assert "Now let me update the CLI" in d.feedback
+    assert not d.should_block and d.note is not None and "work announced" in d.note
 
 
 def test_a_failed_last_command_contradicts_a_done_claim() -> None:
