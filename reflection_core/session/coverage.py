@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from reflection_core.session.commands import CHECK_KINDS, classify_command
+from reflection_core.session.commands import classify_command
+from reflection_core.session.evidence import is_check
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
@@ -309,8 +310,10 @@ def open_todos(session: Session) -> list[Gap]:
 
 def checked_since_last_change(session: Session) -> bool:
     """A test, build, typecheck or lint ran after the latest file change."""
-    after = session.tool_calls[last_change_index(session) + 1 :]
-    return any(call.command is not None and call.command.kinds & CHECK_KINDS for call in after)
+    latest = last_change_index(session)
+    if latest < 0:
+        return True  # nothing but comments or whitespace changed: nothing new to check
+    return any(is_check(call) for call in session.tool_calls[latest + 1 :])
 
 
 def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:

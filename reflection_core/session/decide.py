@@ -589,6 +589,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         test_command=tests_cfg["command"] or ctx.repo.test_command,
         build_command=ctx.repo.build_command,
         ledger=ctx.ledger if tests_cfg["ledger"] else None,
+        require=str(cfg["stop"]["require"]),
     )
     gates = evaluate_gates(session, inputs)
     loops = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reflection_core import config
-from reflection_core.session.decide import Decision, DecisionContext, decide
+from reflection_core.session.decide import Decision, DecisionContext, decide, with_defaults
 from reflection_core.session.human_action import assess_requests
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -172,7 +172,8 @@ def test_a_human_only_blocker_ends_a_coding_task_waiting_even_with_tests_not_run
             "authenticator app before it accepts the upload. Please send me the current code."
         )
     )
-    d = decide(session, DecisionContext(config=config.defaults()))
+    strict = with_defaults({"stop": {"require": "tests"}})
+    d = decide(session, DecisionContext(config=strict))
     assert (d.status, d.requires_human_action, d.should_block) == ("waiting_for_user", True, False)
     assert d.gates["tests"].failing, "the open check is still reported"
 
@@ -259,7 +260,7 @@ def test_a_claim_backed_by_the_transcript_is_not_false_when_the_ledger_lacks_the
     session = DONE.build("Fixed. All tests pass.")
     ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
     d = decide(session, DecisionContext(config=config.defaults(), ledger=ledger))
-    assert d.gates["tests"].failing and d.severity == "MEDIUM"
+    assert not d.gates["tests"].failing and not d.should_block
     assert not any("claimed" in m for m in d.missing)
 
 
@@ -268,8 +269,9 @@ def test_claim_about_the_tests_that_ran_is_not_false_after_a_partial_run() -> No
         "src/serializers.py"
     )
     partial.bash("python -m pytest tests/test_serializers.py -q", output="8 passed")
-    d = run("The serializer tests pass.", partial)
+    strict = DecisionContext(config=with_defaults({"stop": {"require": "tests"}}))
+    d = decide(partial.build("The serializer tests pass."), strict)
     assert not d.complete and d.severity == "MEDIUM"
     assert d.assessment is not None and not d.assessment.unsupported_claims
-    d = run("All tests pass.", partial)
+    d = decide(partial.build("All tests pass."), strict)
     assert d.severity == "HIGH"
