@@ -101,6 +101,7 @@ CATEGORIES = tuple(dict.fromkeys(c.record_as for c in STOP_CATEGORIES))
 GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:failing", "hard"),  # a failed check after the latest change
     ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
+    ("check:not_run", "once"),  # code changed, nothing checked it; the project has a check
     ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
     ("build:failing", "hard"),
     ("build:not_run", "hard"),  # compiled source changed and nothing compiled it since
@@ -121,7 +122,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     # Open work read from the words: it pushes only when hard evidence agrees (an unchecked
     # change, a failed last check, another hard item, the agent's own open todo items).
     ("reading:remaining_work", "evidence"),
-    ("reading:punt_to_user", "evidence"),
+    ("reading:punt_to_user", "hard"),  # read only while the change is unchecked
     ("reading:reported_failure", "evidence"),
     ("reading:claim_contradicted", "evidence"),
     ("todos:open", "evidence"),

@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from reflection_core.session.commands import classify_command
-from reflection_core.session.evidence import is_check
+from reflection_core.session.evidence import is_check, last_code_change
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
@@ -310,9 +310,9 @@ def open_todos(session: Session) -> list[Gap]:
 
 def checked_since_last_change(session: Session) -> bool:
     """A test, build, typecheck or lint ran after the latest file change."""
-    latest = last_change_index(session)
+    latest = last_code_change(session.tool_calls)
     if latest < 0:
-        return True  # nothing but comments or whitespace changed: nothing new to check
+        return True  # only comments, whitespace or docs changed: nothing new to check
     return any(is_check(call) for call in session.tool_calls[latest + 1 :])
 
 
@@ -331,6 +331,34 @@ def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
             f"compiled source changed ({sources[0]}{more}) and nothing compiled it after "
             "the latest change",
             "Build it with the project's compile command and fix what it reports",
+            "MEDIUM",
+        )
+    ]
+
+
+def known_checks(session: Session, repo_commands: list[str | None]) -> list[str]:
+    """The checks this project is known to have: the repository's own test and build
+    commands, then the checks that passed earlier in this task."""
+    latest = last_change_index(session)
+    seen = [c for c in repo_commands if c]
+    for call in session.tool_calls[: max(latest, 0)]:
+        if call.command is not None and is_check(call) and run_passed(call):
+            seen.append(call.command.raw.strip().splitlines()[0][:120])
+    return list(dict.fromkeys(seen))
+
+
+def unchecked_change(session: Session, changed: list[str], known: list[str]) -> list[Gap]:
+    """Code changed, nothing checked it after the latest change, and the project has a
+    check to run: ask once, naming the command."""
+    code = [p for p in changed if not is_doc_path(p)]
+    if not code or not known or checked_since_last_change(session):
+        return []
+    return [
+        Gap(
+            "check:not_run",
+            f"nothing checked the latest change ({code[0]}); this project checks with `{known[0]}`",
+            f"Run `{known[0]}` (or another check that exercises the change) and fix what it "
+            "reports",
             "MEDIUM",
         )
     ]

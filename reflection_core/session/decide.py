@@ -24,8 +24,10 @@ from reflection_core.session.categories import (
     gap_weight,
 )
 from reflection_core.session.coverage import (
+    known_checks,
     open_todos,
     requested_commands,
+    unchecked_change,
     unchecked_error_fix,
     uncompiled_sources,
     unrun_requested,
@@ -341,7 +343,11 @@ def agent_score(
 
 
 def task_coverage(
-    session: Session, task: TaskContext, message: str, requests: HumanActionAssessment
+    session: Session,
+    task: TaskContext,
+    message: str,
+    requests: HumanActionAssessment,
+    known: list[str] | None = None,
 ) -> list[Gap]:
     """What the work does not show: a push/commit claimed although it failed, requested
     check commands not run, listed paths left unchanged, and the agent's own open todo
@@ -360,6 +366,8 @@ def task_coverage(
     if task.changed_paths:
         gaps += unrun_requested(session, requested_commands(prompt))
         gaps += uncompiled_sources(session, task.changed_paths)
+        if known and not any(g.pattern == "build:not_run" for g in gaps):
+            gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
@@ -520,7 +528,6 @@ def evidence_agrees(gaps: list[Gap], digest: dict[str, Any], sent: frozenset[str
     last_command = digest.get("last_command") or {}
     return (
         any(gap_weight(g.pattern) in ("hard", "once") and _is_hard(g, sent) for g in gaps)
-        or unchecked_code_change(digest)
         or last_check.get("passed") is False
         or last_command.get("ok") is False
         or bool(digest.get("failed_changes"))
@@ -612,7 +619,12 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         and not requests.human_only  # the agent says what it needs: a human-only item
         and not shipped(session)  # a push or a PR that went through proves a change
     )
-    coverage = [] if planning else task_coverage(session, task, message, requests)
+    known = (
+        []
+        if gates["tests"].failing
+        else known_checks(session, [inputs.test_command, ctx.repo.build_command])
+    )
+    coverage = [] if planning else task_coverage(session, task, message, requests, known)
     other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
     if transcript_tests is not None and transcript_tests.pattern == "tests:no_result":

@@ -16,6 +16,7 @@ from functools import cache
 
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.model import ToolCall
+from reflection_core.session.task import is_doc_path
 
 # How each language writes comments, by file extension: (line comment markers, block
 # comment delimiters). One language family a line (a test per entry).
@@ -112,3 +113,25 @@ def is_check(call: ToolCall) -> bool:
         return True
     raw = call.command.raw.rstrip() if call.command is not None else ""
     return bool(kinds) and call.ok is True and not call.background and not raw.endswith("&")
+
+
+def is_doc_file(path: str) -> bool:
+    """Documentation by name or by folder, for an absolute path too (`/repo/docs/x.json`)."""
+    parts = path.replace("\\", "/").split("/")
+    return any(is_doc_path("/".join(parts[i:])) for i in range(len(parts)))
+
+
+def is_code_change(call: ToolCall) -> bool:
+    """A change to code or config: not comments only, not documentation only. A command
+    that modifies files it does not name counts."""
+    if not is_change(call):
+        return False
+    files = list(call.files) if call.kind in ("edit", "write") else []
+    if call.command is not None:
+        files = list(call.command.modified_files)
+    return not files or not all(is_doc_file(f) for f in files)
+
+
+def last_code_change(calls: list[ToolCall]) -> int:
+    """Position of the latest change to code or config, or -1."""
+    return next((pos for pos in range(len(calls) - 1, -1, -1) if is_code_change(calls[pos])), -1)

@@ -31,7 +31,7 @@ def test_an_edit_of_comments_only_is_no_change(path: str, old: str, new: str) ->
     ("path", "old", "new"),
     [
         ("app.py", "x = 1  # old", "x = 2  # old"),
-        ("main.go", "url := \"a\"", "url := \"http://b\""),
+        ("main.go", 'url := "a"', 'url := "http://b"'),
         ("notes.txt", "a", "a "),  # an unknown language is always a change
     ],
 )
