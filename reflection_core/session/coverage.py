@@ -13,11 +13,16 @@ import re
 from collections.abc import Iterable
 
 from reflection_core.session.commands import classify_command
-from reflection_core.session.evidence import is_check, last_code_change
+from reflection_core.session.evidence import (
+    checkable,
+    is_check,
+    is_doc_file,
+    last_code_change,
+    runs_only_in_ci,
+)
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
-from reflection_core.session.task import is_doc_path
 from reflection_core.session.todos import parse_todos
 
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+|\n+")
@@ -350,7 +355,7 @@ def known_checks(session: Session, repo_commands: list[str | None]) -> list[str]
 def unchecked_change(session: Session, changed: list[str], known: list[str]) -> list[Gap]:
     """Code changed, nothing checked it after the latest change, and the project has a
     check to run: ask once, naming the command."""
-    code = [p for p in changed if not is_doc_path(p)]
+    code = [p for p in changed if checkable(p)]
     if not code or not known or checked_since_last_change(session):
         return []
     return [
@@ -378,7 +383,7 @@ def reported_error(prompt: str) -> str | None:
 def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
     """The task pastes an error, code changed, and no check ran after the latest change:
     nothing shows the error is gone."""
-    if not any(not is_doc_path(p) for p in changed):
+    if not any(not is_doc_file(p) and not runs_only_in_ci(p) for p in changed):
         return []
     error = reported_error(session.task_prompt)
     if error is None or checked_since_last_change(session):

@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from reflection_core.globs import path_matches
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.model import ToolCall
 from reflection_core.session.task import is_doc_path
@@ -56,6 +57,49 @@ def code_text(text: str, path: str) -> str | None:
     if pattern is None:
         return None
     return re.sub(r"\s+", "", pattern.sub("", text))
+
+
+# Repository housekeeping files no test run checks, whatever the configured globs say.
+NEVER_TESTED = (".gitignore", ".gitattributes", ".dockerignore", ".editorconfig")
+# Files the project's test suite does not exercise: container, CI and dev-environment
+# definitions are checked by building or running them, not by the tests. One glob a line.
+SUITE_BLIND: tuple[str, ...] = (
+    "Dockerfile",
+    "*.Dockerfile",
+    "*.dockerfile",
+    "docker-compose*.yml",
+    "docker-compose*.yaml",
+    "compose.yml",
+    "compose.yaml",
+    ".github/**",
+    ".gitlab-ci.yml",
+    ".devcontainer/**",
+)
+
+
+def ignored_by_tests(path: str, ignore_globs: list[str]) -> bool:
+    """Ignored by a glob, matched against the path and against each of its tails (the
+    transcript's paths are absolute, the globs repo-relative)."""
+    parts = path.split("/")
+    if parts[-1] in NEVER_TESTED:
+        return True
+    globs = [*ignore_globs, *SUITE_BLIND]
+    return any(path_matches("/".join(parts[i:]), globs) for i in range(len(parts)))
+
+
+# CI definitions: only the CI service runs them, so no local check exercises a change.
+CI_ONLY: tuple[str, ...] = (".github/workflows/**", ".gitlab-ci.yml", ".circleci/**")
+
+
+def runs_only_in_ci(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return any(path_matches("/".join(parts[i:]), list(CI_ONLY)) for i in range(len(parts)))
+
+
+def checkable(path: str) -> bool:
+    """A file a local check could exercise: not documentation, not a container, CI or
+    dev-environment definition, not repository housekeeping."""
+    return not is_doc_file(path) and not ignored_by_tests(path, [])
 
 
 def _replacements(call: ToolCall) -> list[tuple[str, str]]:

@@ -12,8 +12,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 
-from reflection_core.globs import matching_branch_rule, path_matches
-from reflection_core.session.evidence import is_baseline, is_change, is_check
+from reflection_core.globs import matching_branch_rule
+from reflection_core.session.evidence import ignored_by_tests, is_baseline, is_change, is_check
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
@@ -118,23 +118,10 @@ def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
         if call.command is not None:
             paths = [p.replace("\\", "/") for p in call.command.modified_files]
         if not paths or any(
-            is_dependency_manifest(p) or not _ignored(p, ignore_globs) for p in paths
+            is_dependency_manifest(p) or not ignored_by_tests(p, ignore_globs) for p in paths
         ):
             return pos
     return -1
-
-
-# Repository housekeeping files no test run checks, whatever the configured globs say.
-NEVER_TESTED = (".gitignore", ".gitattributes", ".dockerignore", ".editorconfig")
-
-
-def _ignored(path: str, ignore_globs: list[str]) -> bool:
-    """Ignored by a glob, matched against the path and against each of its tails (the
-    transcript's paths are absolute, the globs repo-relative)."""
-    parts = path.split("/")
-    if parts[-1] in NEVER_TESTED:
-        return True
-    return any(path_matches("/".join(parts[i:]), ignore_globs) for i in range(len(parts)))
 
 
 def ran_nothing(call: ToolCall) -> bool:
@@ -185,7 +172,9 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
             return from_ledger
     changed = inputs.task.changed_paths
     needs_tests = [
-        p for p in changed if is_dependency_manifest(p) or not path_matches(p, inputs.ignore_globs)
+        p
+        for p in changed
+        if is_dependency_manifest(p) or not ignored_by_tests(p, inputs.ignore_globs)
     ]
     if not changed:
         return GateResult("tests", required, True, "no file changed in this task")
