@@ -191,6 +191,9 @@ DRIFT_PHRASES: tuple[str, ...] = (
 _DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
 _OPTIONAL = re.compile(
     r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b"
+    # Work that waits on the user's answer is not announced as the agent's to do now.
+    r"|\b(as soon as|once|when|after|if) you('ve| have)? (tell|told|answer|decide|choose|"
+    r"confirm|pick|let me know)"
     # The same in Korean, Chinese, Japanese, German, French, Spanish, Portuguese, Russian.
     r"|필요하시면|원하시면|如果需要|如需|可选|必要であれば|必要に応じて|\bbei bedarf\b|"
     r"\bfalls gewünscht\b|\bsi (vous le souhaitez|besoin)\b|\bsi (lo deseas|quieres)\b|"

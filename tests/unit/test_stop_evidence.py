@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.session.evidence import COMMENT_SYNTAX, comment_only_edit, is_baseline
+from reflection_core.session.evidence import (
+    COMMENT_SYNTAX,
+    SUITE_BLIND,
+    checkable,
+    comment_only_edit,
+    ignored_by_tests,
+    is_baseline,
+    runs_only_in_ci,
+)
 from tests.unit.sessionbuild import SessionBuilder
 
 # One sample per COMMENT_SYNTAX entry: (file, old, new with only a comment changed).
@@ -58,3 +66,39 @@ def test_a_run_between_stash_and_pop_is_a_baseline() -> None:
         False,
         False,
     ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/repo/Dockerfile",
+        "/repo/api.Dockerfile",
+        "/repo/build/app.dockerfile",
+        "/repo/docker-compose.yml",
+        "/repo/docker-compose.dev.yaml",
+        "/repo/compose.yml",
+        "/repo/compose.yaml",
+        "/repo/.github/workflows/ci.yml",
+        "/repo/.gitlab-ci.yml",
+        "/repo/.devcontainer/devcontainer.json",
+    ],
+)
+def test_container_ci_and_dev_environment_files_are_not_exercised_by_the_tests(path: str) -> None:
+    assert ignored_by_tests(path, []) and not checkable(path)
+
+
+@pytest.mark.parametrize(
+    ("path", "ci_only"),
+    [
+        ("/repo/.github/workflows/deploy.yml", True),
+        ("/repo/.gitlab-ci.yml", True),
+        ("/repo/.circleci/config.yml", True),
+        ("/repo/Dockerfile", False),
+    ],
+)
+def test_only_ci_definitions_run_only_in_ci(path: str, ci_only: bool) -> None:
+    assert runs_only_in_ci(path) == ci_only
+
+
+def test_every_suite_blind_glob_has_a_sample() -> None:
+    assert len(SUITE_BLIND) == 10
