@@ -110,6 +110,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("lint:failing", "hard"),
     ("gate_run:", "hard"),  # a configured gate the hook ran failed
     ("claims:contradicted", "hard"),  # "pushed" when the push failed
+    ("claims:no_test_run", "hard"),  # "tests pass" when no test ran in the task
     ("requested:", "hard"),  # a check the task names has not run or failed
     # Security findings that bypass or endanger what runs. Findings that weaken the test
     # suite (a skip marker, deleted tests, deselected tests) are often done for the

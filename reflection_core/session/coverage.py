@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from reflection_core.session.categories import unsupported_claims
 from reflection_core.session.commands import classify_command
 from reflection_core.session.evidence import (
     checkable,
@@ -21,7 +22,7 @@ from reflection_core.session.evidence import (
     runs_only_in_ci,
 )
 from reflection_core.session.feedback import Gap
-from reflection_core.session.gates import last_change_index, run_passed
+from reflection_core.session.gates import GateResult, last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.todos import parse_todos
 
@@ -395,5 +396,24 @@ def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
             "to show it is gone",
             "Run what failed (or a check that exercises the fix) and show the error is gone",
             "MEDIUM",
+        )
+    ]
+
+
+def claimed_without_any_run(session: Session, message: str) -> list[Gap]:
+    """The message says the tests pass, and no test ran at all in this task: the
+    transcript contradicts the claim, whatever changed."""
+    if any(c.command is not None and "test" in c.command.kinds for c in session.tool_calls):
+        return []
+    no_run = GateResult("tests", True, False, "no test run in this task")
+    claims = unsupported_claims(message, no_run)
+    if not claims:
+        return []
+    return [
+        Gap(
+            "claims:no_test_run",
+            f'claims the tests pass, but no test ran in this task: "{claims[0]}"',
+            "Run the tests and report what they show, or withdraw the claim",
+            "HIGH",
         )
     ]

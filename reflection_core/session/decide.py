@@ -24,6 +24,7 @@ from reflection_core.session.categories import (
     gap_weight,
 )
 from reflection_core.session.coverage import (
+    claimed_without_any_run,
     known_checks,
     open_todos,
     requested_commands,
@@ -373,6 +374,8 @@ def task_coverage(
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):
         gaps += open_todos(session)
+    if not task.changed_paths:
+        gaps += claimed_without_any_run(session, message)
     return gaps
 
 
@@ -699,7 +702,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # host's own cap on consecutive blocks already bound a stubborn agent.
         attempt = used + 1
         # Readings of the words that did not push join the pushed items as context.
-        said_too = [g for g in soft if g.pattern.startswith("reading:")]
+        said_too = [g for g in soft if g.pattern.startswith(("reading:", "tests:failing"))]
         feedback = compose_feedback(
             hard + said_too,
             attempt=attempt,

@@ -164,7 +164,8 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
     word on the tree first, then the transcript's runs (see `stop.require`)."""
     required = "tests" in inputs.required
     if not inputs.task.changed_paths and not unnamed_changes(session):
-        # The tree's state before this task is not this task's work to check.
+        # The tree's state before this task is not this task's work to check (a failed
+        # last run still contradicts a claim of success: see the reading's claims).
         return GateResult("tests", required, True, "no file changed in this task")
     if inputs.ledger is not None:
         from_ledger = _ledger_result(session, inputs, required)
@@ -333,7 +334,7 @@ def _failing(session: Session, last: ToolCall, action: str, required: bool) -> G
         required,
         False,
         evidence,
-        missing="tests fail after the latest change",
+        missing=f"tests fail after the latest change (`{_cmd(last)}`)",
         next_action=f"Fix the failing tests, then {action.lower()} until it passes"
         + (" (a flaky test still has to pass or be fixed)" if flaky else ""),
         severity="HIGH",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from reflection_core import config
+from reflection_core.session.decide import DecisionContext, decide
 from reflection_core.session.evidence import (
     COMMENT_SYNTAX,
     SUITE_BLIND,
@@ -102,3 +104,28 @@ def test_only_ci_definitions_run_only_in_ci(path: str, ci_only: bool) -> None:
 
 def test_every_suite_blind_glob_has_a_sample() -> None:
     assert len(SUITE_BLIND) == 10
+
+
+def test_a_failing_last_test_run_with_no_change_pushes_against_a_done_claim() -> None:
+    session = (
+        SessionBuilder("Make sure the tests pass")
+        .bash("npm test", exit=1, output="Tests: 2 failed, 10 passed, 12 total")
+        .build("All done. Everything works.")
+    )
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert d.should_block and d.feedback is not None and "npm test" in d.feedback
+
+
+def test_a_claim_that_tests_pass_with_no_test_run_is_contradicted() -> None:
+    session = SessionBuilder("Check the login flow").read("src/login.ts").build("All tests pass.")
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert d.should_block and "claims:no_test_run" in d.patterns
+
+
+def test_a_failing_run_reported_as_failing_is_not_pushed_when_nothing_changed() -> None:
+    session = (
+        SessionBuilder("Why do the tests fail?")
+        .bash("npm test", exit=1, output="Tests: 2 failed, 10 passed, 12 total")
+        .build("Two tests fail because the fixture clock is fixed to 2020; see below.")
+    )
+    assert not decide(session, DecisionContext(config=config.defaults())).should_block
