@@ -18,6 +18,7 @@ from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import (
     CATEGORY,
+    CHECK_EVIDENCE,
     StopAssessment,
     categorize,
     contradicted_claims,
@@ -523,14 +524,14 @@ def unchecked_code_change(digest: dict[str, Any]) -> bool:
 READER_PUSHES = 0.9
 
 
-def evidence_agrees(gaps: list[Gap], digest: dict[str, Any], sent: frozenset[str]) -> bool:
+def evidence_agrees(gaps: list[Gap], digest: dict[str, Any], changed: bool) -> bool:
     """Hard evidence a reading of the words may push with: another hard item, an unchecked
     code change, a failed last check or command, a change that failed to apply, or an open
     item on the agent's own todo list."""
     last_check = digest.get("last_check_after_change") or {}
     last_command = digest.get("last_command") or {}
     return (
-        any(gap_weight(g.pattern) in ("hard", "once") and _is_hard(g, sent) for g in gaps)
+        any(g.pattern.startswith(CHECK_EVIDENCE) and _counts(g, changed) for g in gaps)
         or last_check.get("passed") is False
         or last_command.get("ok") is False
         or bool(digest.get("failed_changes"))
@@ -550,24 +551,37 @@ def reader_insists(gap: Gap, reading: Reading, digest: dict[str, Any]) -> bool:
     return sure and last_check.get("passed") is not True
 
 
-def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool = True) -> bool:
+def _counts(gap: Gap, changed: bool) -> bool:
+    """A check the tree lacks is the agent's only if it changed it."""
+    return changed or not gap.pattern.startswith("tests:")
+
+
+def _is_hard(
+    gap: Gap, sent_patterns: frozenset[str], *, changed: bool = True, require: str = "check"
+) -> bool:
     """Hard evidence blocks; a check the tree lacks is the agent's only if it changed it."""
-    if gap.pattern.startswith("tests:") and not changed:
+    if not _counts(gap, changed):
         return False
-    weight = gap_weight(gap.pattern)
+    weight = gap_weight(gap.pattern, require)
     return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
 
 
 def pushing_gaps(
-    gaps: list[Gap], digest: dict[str, Any], reading: Reading, sent: frozenset[str], changed: bool
+    gaps: list[Gap],
+    digest: dict[str, Any],
+    reading: Reading,
+    sent: frozenset[str],
+    *,
+    changed: bool,
+    require: str,
 ) -> list[Gap]:
     """The open items that push the agent on: hard evidence, and the readings of words that
     hard evidence agrees with (or a configured reader insists on)."""
-    agrees = evidence_agrees(gaps, digest, sent)
+    agrees = evidence_agrees(gaps, digest, changed)
     return [
         g
         for g in gaps
-        if _is_hard(g, sent, changed=changed)
+        if _is_hard(g, sent, changed=changed, require=require)
         or (gap_weight(g.pattern) == "evidence" and (agrees or reader_insists(g, reading, digest)))
     ]
 
@@ -686,7 +700,14 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         # The words were read as open work, and nothing the user must answer holds it.
         status = "incomplete"
     changed = bool(task.changed_paths) or unnamed_changes(session)
-    hard = pushing_gaps(gaps, digest, reading, ctx.attempts.sent_patterns, changed)
+    hard = pushing_gaps(
+        gaps,
+        digest,
+        reading,
+        ctx.attempts.sent_patterns,
+        changed=changed,
+        require=inputs.require,
+    )
     soft = [g for g in gaps if g not in hard]
 
     max_attempts = int(cfg["stop"]["max_attempts"])

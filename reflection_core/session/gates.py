@@ -269,8 +269,10 @@ def _not_run(
     changed_at = calls[last_change] if last_change >= 0 else None
     label = f"the latest change ({changed_at.name} #{changed_at.index})" if changed_at else ""
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
+    pattern = "tests:not_run"
     if any(_has(c, "test") for c in calls[: max(last_change, 0)]):
         evidence = f"tests ran before {label} but not after it"
+        pattern = "tests:not_rerun"
     elif any(_has(c, "lint") for c in calls[last_change + 1 :]):
         evidence = "only lint ran after the latest change; lint is not tests"
     else:
@@ -283,7 +285,7 @@ def _not_run(
         missing=f"tests have not run after {label or 'the latest change'}",
         next_action=f"{action} now that the code has changed",
         severity="MEDIUM",
-        pattern="tests:not_run",
+        pattern=pattern,
     )
 
 

@@ -18,8 +18,9 @@ DONE = (
 UNTESTED = SessionBuilder("Fix the parser bug").read("src/parser.py").edit("src/parser.py")
 
 
-def run(final: str, builder: SessionBuilder = DONE) -> Decision:
-    return decide(builder.build(final), DecisionContext(config=config.defaults()))
+def run(final: str, builder: SessionBuilder = DONE, *, require: str = "check") -> Decision:
+    cfg = with_defaults({"stop": {"require": require}})
+    return decide(builder.build(final), DecisionContext(config=cfg))
 
 
 def test_tested_change_is_complete() -> None:
@@ -33,9 +34,11 @@ def test_tested_change_is_complete() -> None:
     assert not d.should_block and d.agent_score == 5
 
 
-def test_untested_change_is_working() -> None:
+def test_untested_change_is_working_noted_by_default_and_pushed_when_tests_are_required() -> None:
     d = run("I changed the parser.", UNTESTED)
-    assert d.stop_category == "working" and d.status == "incomplete" and d.should_block
+    assert d.stop_category == "working" and d.status == "incomplete" and not d.should_block
+    assert d.note is not None and "tests have not run" in d.note
+    assert run("I changed the parser.", UNTESTED, require="tests").should_block
 
 
 def test_claim_without_a_run_is_a_false_claim() -> None:
@@ -64,9 +67,10 @@ def test_remaining_work_after_checked_work_is_a_note_not_a_push(final: str) -> N
     assert d.note is not None
 
 
-def test_remaining_work_with_an_unchecked_change_is_pushed() -> None:
+def test_remaining_work_is_pushed_when_an_unchecked_change_agrees() -> None:
     d = run("Done with the parser.\n\nNext steps:\n- update the CLI\n- add docs", UNTESTED)
-    assert d.should_block and "drift:remaining" in d.patterns
+    assert d.should_block and d.patterns == ["reading:remaining_work"]
+    assert "tests:not_run" in d.open_patterns
 
 
 def test_optional_suggestions_are_not_drift() -> None:
@@ -79,7 +83,7 @@ def test_optional_suggestions_are_not_drift() -> None:
     ["I updated the parser. Should I run the tests?", "Would you like me to run the test suite?"],
 )
 def test_asking_permission_for_tool_work_is_a_punt(final: str) -> None:
-    d = run(final, UNTESTED)
+    d = run(final, UNTESTED, require="tests")
     assert d.stop_category == "tool_available_punt" and d.should_block
 
 
@@ -200,7 +204,7 @@ def test_a_human_only_blocker_explains_a_coding_task_with_no_change() -> None:
 
 
 def test_human_only_plus_open_agent_work_still_pushes() -> None:
-    d = run("Please add the API key to .env. I also changed the parser.", UNTESTED)
+    d = run("Please add the API key to .env. I also changed the parser.", UNTESTED, require="tests")
     assert d.should_block and not d.requires_human_action
 
 

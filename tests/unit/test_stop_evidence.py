@@ -116,10 +116,11 @@ def test_a_failing_last_test_run_with_no_change_pushes_against_a_done_claim() ->
     assert d.should_block and d.feedback is not None and "npm test" in d.feedback
 
 
-def test_a_claim_that_tests_pass_with_no_test_run_is_contradicted() -> None:
+def test_a_claim_that_tests_pass_with_no_test_run_is_contradicted_in_a_note() -> None:
     session = SessionBuilder("Check the login flow").read("src/login.ts").build("All tests pass.")
     d = decide(session, DecisionContext(config=config.defaults()))
-    assert d.should_block and "claims:no_test_run" in d.patterns
+    assert "claims:no_test_run" in d.open_patterns and not d.complete
+    assert d.note is not None and "no test ran" in d.note
 
 
 def test_a_failing_run_reported_as_failing_is_not_pushed_when_nothing_changed() -> None:
