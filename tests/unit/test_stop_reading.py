@@ -351,9 +351,7 @@ def test_a_failed_last_command_contradicts_a_done_claim() -> None:
     assert d.should_block and d.feedback is not None and "npm install" in d.feedback
 
 
-def test_an_offer_to_continue_the_task_is_pushed_not_held_as_a_question_under_strict_tests() -> (
-    None
-):
+def test_an_offer_to_continue_is_pushed_not_held_as_a_question_under_strict_tests() -> None:
     final = "The helpers are written.\n\nWould you like me to continue with the contracts?"
     d = decide(untested_change("Implement the contracts").build(final), STRICT)
     assert d.should_block and d.feedback is not None and "continue" in d.feedback
@@ -398,9 +396,7 @@ def test_a_failure_read_in_the_prompt_does_not_make_a_weak_reading_sure() -> Non
     assert reading.has("reported_failure", builtin.SURE) and reading.uncertain
 
 
-def test_a_task_that_says_it_still_fails_answered_with_an_unchecked_change_is_pushed_under_strict_tests() -> (
-    None
-):
+def test_still_failing_answered_with_an_unchecked_change_is_pushed_under_strict_tests() -> None:
     session = untested_change("The export page is still crashing, fix it").build(
         "Fixed the null check; the export page loads now."
     )
@@ -453,9 +449,7 @@ def test_a_prohibition_is_not_a_failure_report(prompt: str) -> None:
     assert not reading.has("reported_failure", 0.1)
 
 
-def test_a_menu_whose_option_is_to_go_on_with_the_task_is_pushed_not_held_under_strict_tests() -> (
-    None
-):
+def test_a_menu_offering_to_go_on_is_pushed_not_held_under_strict_tests() -> None:
     final = (
         "Two suites pass; the other two were written against a different API.\n\n"
         "**Option 1**: Keep the passing suites and document them\n"
