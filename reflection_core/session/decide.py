@@ -595,18 +595,34 @@ def stop_note(category: str, gaps: list[Gap]) -> str:
     return line[:400]
 
 
-def decide(session: Session, ctx: DecisionContext) -> Decision:
-    """What the stop hook concludes: verdict fields, feedback, and whether to block."""
-    cfg = with_defaults(ctx.config)
-    task: TaskContext = build_task_context(session, ctx.root or session.cwd)
-    plan_mode = ctx.permission_mode == "plan"
-    planning = plan_mode or task.plan_only
-    has_tests = ctx.repo.has_tests
-    required = set() if planning else required_gates(task, cfg, has_tests)
+@dataclass
+class StopEvidence:
+    """What the session shows, before any reading of its words: the project model (the
+    gate inputs and the checks the project is known to have) and the evidence per change
+    (the gates, coverage, loops and security findings)."""
+
+    task: TaskContext
+    inputs: GateInputs
+    gates: dict[str, GateResult]
+    loops: list[Loop]
+    findings: list[SecurityFinding]
+    message: str
+    requests: HumanActionAssessment
+    no_change: bool
+    coverage: list[Gap]
+    plan_mode: bool
+    planning: bool
+
+
+def gate_inputs(
+    task: TaskContext, ctx: DecisionContext, cfg: dict[str, Any], planning: bool
+) -> GateInputs:
+    """The project model as the gates see it: required gates, commands, the ledger, the
+    `stop.require` policy."""
     tests_cfg = cfg["tests"]
-    inputs = GateInputs(
+    return GateInputs(
         task=task,
-        required=required,
+        required=set() if planning else required_gates(task, cfg, ctx.repo.has_tests),
         protected_branches=list(cfg["protected_branches"]),
         ignore_globs=list(tests_cfg["ignore"]),
         allow_partial=bool(tests_cfg["allow_partial"]),
@@ -615,26 +631,39 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         ledger=ctx.ledger if tests_cfg["ledger"] else None,
         require=str(cfg["stop"]["require"]),
     )
-    gates = evaluate_gates(session, inputs)
-    loops = (
-        [] if planning else detect_loops(session, task.task_type, LoopThresholds.from_config(cfg))
-    )
-    findings = security_findings(
-        session, [c for c in (tests_cfg["command"], ctx.repo.test_command) if c]
-    )
-    message = clip_message(session.last_assistant_message)
-    requests: HumanActionAssessment = assess_requests(message)
-    no_change = (
-        not planning
-        and task.task_type == "coding"
+
+
+def no_change_made(
+    session: Session, task: TaskContext, ctx: DecisionContext, message: str, human_only: bool
+) -> bool:
+    """A coding task that asks for a change, and nothing changed or shipped."""
+    return (
+        task.task_type == "coding"
         and task_kind(session.task_prompt, task) == "change"
         and not task.changed_paths
         and not unnamed_changes(session)
         and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
-        and not requests.human_only  # the agent says what it needs: a human-only item
+        and not human_only  # the agent says what it needs: a human-only item
         and not shipped(session)  # a push or a PR that went through proves a change
+    )
+
+
+def gather_evidence(session: Session, ctx: DecisionContext, cfg: dict[str, Any]) -> StopEvidence:
+    """Stage 1 and 2: the project model and the evidence of checks per change."""
+    task = build_task_context(session, ctx.root or session.cwd)
+    plan_mode = ctx.permission_mode == "plan"
+    planning = plan_mode or task.plan_only
+    inputs = gate_inputs(task, ctx, cfg, planning)
+    gates = evaluate_gates(session, inputs)
+    thresholds = LoopThresholds.from_config(cfg)
+    loops = [] if planning else detect_loops(session, task.task_type, thresholds)
+    configured = [c for c in (cfg["tests"]["command"], ctx.repo.test_command) if c]
+    message = clip_message(session.last_assistant_message)
+    requests = assess_requests(message)
+    no_change = not planning and no_change_made(
+        session, task, ctx, message, bool(requests.human_only)
     )
     known = (
         []
@@ -642,49 +671,88 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         else known_checks(session, [inputs.test_command, ctx.repo.build_command])
     )
     coverage = [] if planning else task_coverage(session, task, message, requests, known)
-    other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
+    return StopEvidence(
+        task=task,
+        inputs=inputs,
+        gates=gates,
+        loops=loops,
+        findings=security_findings(session, configured),
+        message=message,
+        requests=requests,
+        no_change=no_change,
+        coverage=coverage,
+        plan_mode=plan_mode,
+        planning=planning,
+    )
+
+
+def assess_stop(
+    session: Session, ev: StopEvidence, ctx: DecisionContext, cfg: dict[str, Any]
+) -> tuple[StopAssessment, list[Gap], dict[str, Any], Reading]:
+    """Stage 3: the category of the stop, its open items, the digest and the reading."""
+    other_gaps = bool(ev.findings or ev.loops or ctx.gate_failures or ev.no_change or ev.coverage)
+    inputs = ev.inputs
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
     if transcript_tests is not None and transcript_tests.pattern == "tests:no_result":
         transcript_tests = None  # the transcript lags: the ledger is the better witness
     assessment = categorize(
-        message,
-        gates,
-        requests,
+        ev.message,
+        ev.gates,
+        ev.requests,
         other_gaps=other_gaps,
         claims_basis=transcript_tests,
         task_prompt=session.task_prompt,
     )
-    if planning:
-        assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
-    gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change, coverage)
+    if ev.planning:
+        assessment = StopAssessment("waiting_for_user" if ev.plan_mode else "complete")
+    gaps = collect_gaps(
+        ev.gates, assessment, ev.loops, ev.findings, ctx.gate_failures, ev.no_change, ev.coverage
+    )
     digest = build_digest(
         session,
-        task,
-        plan_mode=plan_mode,
-        has_tests=has_tests,
+        ev.task,
+        plan_mode=ev.plan_mode,
+        has_tests=ctx.repo.has_tests,
         extra_background=payload_background(ctx.background_tasks),
     )
     reading = read_stop(digest, cfg)
-    if not planning:
+    if not ev.planning:
         gaps += reading_gaps(reading, digest, gaps)
+    return assessment, gaps, digest, reading
+
+
+@dataclass
+class StopStatus:
+    """Where the stop stands: its status and category, what holds it, and whether the
+    configured gate runner gave up."""
+
+    status: str
+    category: str
+    severity: str
+    hold: str | None
+    escalated: bool
+
+
+def stop_status(
+    ev: StopEvidence,
+    ctx: DecisionContext,
+    assessment: StopAssessment,
+    gaps: list[Gap],
+    digest: dict[str, Any],
+    reading: Reading,
+) -> StopStatus:
+    """Stage 4a: the status, after what holds the stop (a question, human-only needs,
+    background work, the host's failure) is applied."""
     category = assessment.category
     severity = _worst([g.severity for g in gaps])
-    human_only = [sentence for _, sentence in requests.human_only]
-    requires_human = bool(human_only) and category == "waiting_for_user"
-
-    if category == "complete" and not gaps:
-        status = "complete"
-    elif category == "waiting_for_user":
-        status = "waiting_for_user"
-    elif category == "genuinely_stuck":
-        status = "blocked"
-    else:
-        status = "incomplete"
-    if status in ("waiting_for_user", "blocked") and severity in ("NONE",):
+    status = {"waiting_for_user": "waiting_for_user", "genuinely_stuck": "blocked"}.get(
+        category, "complete" if category == "complete" and not gaps else "incomplete"
+    )
+    if status in ("waiting_for_user", "blocked") and severity == "NONE":
         severity = "LOW"
-    if findings and status == "waiting_for_user":
+    if ev.findings and status == "waiting_for_user":
         status = "incomplete"  # a security problem outranks a polite question
-    escalated = ctx.gate_escalation is not None and status != "complete" and not planning
+    escalated = ctx.gate_escalation is not None and status != "complete" and not ev.planning
     if escalated:
         # The gate runner tried its fixes and the same failure persists: pushing the
         # agent again would repeat it. Stop, and put the runner's question to the user.
@@ -696,89 +764,136 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         if status == "complete" and gaps:
             status = "incomplete"  # answered, but something is still open: noted, not pushed
     read_open = any(g.pattern.startswith("reading:") for g in gaps)
-    if hold is None and status == "waiting_for_user" and read_open and not findings:
+    if hold is None and status == "waiting_for_user" and read_open and not ev.findings:
         # The words were read as open work, and nothing the user must answer holds it.
         status = "incomplete"
-    changed = bool(task.changed_paths) or unnamed_changes(session)
-    hard = pushing_gaps(
-        gaps,
-        digest,
-        reading,
-        ctx.attempts.sent_patterns,
-        changed=changed,
-        require=inputs.require,
-    )
-    soft = [g for g in gaps if g not in hard]
+    return StopStatus(status, category, severity, hold, escalated)
 
+
+@dataclass
+class Push:
+    """Stage 4b, the policy's outcome: what pushes the agent on, and what is said."""
+
+    hard: list[Gap]
+    should_block: bool
+    attempt: int
+    max_attempts: int
+    feedback: str | None
+    budget_exhausted: bool
+    report: str | None
+    note: str | None
+
+
+def push_policy(
+    session: Session,
+    ev: StopEvidence,
+    ctx: DecisionContext,
+    cfg: dict[str, Any],
+    where: StopStatus,
+    found: tuple[list[Gap], dict[str, Any], Reading],
+) -> Push:
+    """Stage 4b: the one policy table (GAP_WEIGHTS) over the open items: push the agent on
+    with what is hard, within the attempt budget, or leave a one-line note."""
+    gaps, digest, reading = found
+    changed = bool(ev.task.changed_paths) or unnamed_changes(session)
+    sent = ctx.attempts.sent_patterns
+    hard = pushing_gaps(gaps, digest, reading, sent, changed=changed, require=ev.inputs.require)
+    soft = [g for g in gaps if g not in hard]
     max_attempts = int(cfg["stop"]["max_attempts"])
     used = max(ctx.attempts.attempts, attempts_in_transcript(session))
-    pushable = status == "incomplete" and not planning and hold is None and bool(hard)
+    pushable = where.status == "incomplete" and not ev.planning and where.hold is None
+    pushable = pushable and bool(hard)
     should_block = pushable and used < max_attempts
-    attempt = used
     feedback = None
-    report = None
     if should_block:
-        # Attempts count up one at a time. An equal event count is no proof the agent
-        # did nothing (the transcript file can lag the hook); the budget and the
-        # host's own cap on consecutive blocks already bound a stubborn agent.
-        attempt = used + 1
-        # Readings of the words that did not push join the pushed items as context.
+        # Attempts count up one at a time (the transcript can lag the hook; the budget
+        # and the host's own cap on consecutive blocks bound a stubborn agent). Readings
+        # that did not push join the pushed items as context.
         said_too = [g for g in soft if g.pattern.startswith(("reading:", "tests:failing"))]
         feedback = compose_feedback(
-            hard + said_too,
-            attempt=attempt,
-            max_attempts=max_attempts,
-            sent_patterns=ctx.attempts.sent_patterns,
+            hard + said_too, attempt=used + 1, max_attempts=max_attempts, sent_patterns=sent
         )
-    budget_exhausted = pushable and not should_block
-    if budget_exhausted:
-        report = status_report(gaps, used)
     # A stop that stands with nothing open says nothing: the agent's own message already
     # tells the user it asks a question, waits or cannot go on.
     said = [g for g in (soft or gaps) if gap_weight(g.pattern) != "record"]
-    note = (
-        None
-        if should_block or status == "complete" or not said
-        else stop_note(hold or category, said)
-    )
+    quiet = should_block or where.status == "complete" or not said
+    note = None if quiet else stop_note(where.hold or where.category, said)
     if reading.error:  # a paid reader failed: the built-in reading decided, and the user knows
         note = f"{note}; {reading.error}" if note else reading.error
-    verified = gates["tests"].satisfied and (bool(task.changed_paths) or task.task_type != "coding")
+    exhausted = pushable and not should_block
+    return Push(
+        hard=hard,
+        should_block=should_block,
+        attempt=used + 1 if should_block else used,
+        max_attempts=max_attempts,
+        feedback=feedback,
+        budget_exhausted=exhausted,
+        report=status_report(gaps, used) if exhausted else None,
+        note=note,
+    )
+
+
+def decide(session: Session, ctx: DecisionContext) -> Decision:
+    """What the stop hook concludes: verdict fields, feedback, and whether to block.
+
+    A pipeline: the project model and the evidence per change (`gather_evidence`), the
+    readings of the words (`assess_stop`), then where the stop stands and the one policy
+    table that says what pushes (`stop_status`, `push_policy`)."""
+    cfg = with_defaults(ctx.config)
+    ev = gather_evidence(session, ctx, cfg)
+    assessment, gaps, digest, reading = assess_stop(session, ev, ctx, cfg)
+    where = stop_status(ev, ctx, assessment, gaps, digest, reading)
+    push = push_policy(session, ev, ctx, cfg, where, (gaps, digest, reading))
+    return verdict(session, ev, ctx, (assessment, gaps, digest, reading), where, push)
+
+
+def verdict(
+    session: Session,
+    ev: StopEvidence,
+    ctx: DecisionContext,
+    found: tuple[StopAssessment, list[Gap], dict[str, Any], Reading],
+    where: StopStatus,
+    push: Push,
+) -> Decision:
+    """The Decision record from the pipeline's stages."""
+    assessment, gaps, digest, reading = found
+    task, status = ev.task, where.status
+    human_only = [sentence for _, sentence in ev.requests.human_only]
+    requires_human = bool(human_only) and where.category == "waiting_for_user"
+    verified = ev.gates["tests"].satisfied and (
+        bool(task.changed_paths) or task.task_type != "coding"
+    )
+    answer = [f"Answer: {ctx.gate_escalation}"] if where.escalated else []
     return Decision(
         status=status,
         complete=status == "complete",
-        severity="NONE" if status == "complete" else severity,
-        stop_category=category,
+        severity="NONE" if status == "complete" else where.severity,
+        stop_category=where.category,
         missing=[g.missing for g in gaps],
-        next_actions=list(
-            dict.fromkeys(
-                ([f"Answer: {ctx.gate_escalation}"] if escalated else [])
-                + [g.action for g in gaps if g.action]
-            )
-        ),
-        requires_human_action=requires_human or escalated,
-        gates=gates,
+        next_actions=list(dict.fromkeys(answer + [g.action for g in gaps if g.action])),
+        requires_human_action=requires_human or where.escalated,
+        gates=ev.gates,
         task_type=task.task_type,
         task_id=task_id(session),
-        loops=loops,
-        feedback=feedback,
-        should_block=should_block,
+        loops=ev.loops,
+        feedback=push.feedback,
+        should_block=push.should_block,
         agent_score=agent_score(
-            status, severity, task, session, verified=verified, drift=bool(assessment.drift)
+            status, where.severity, task, session, verified=verified, drift=bool(assessment.drift)
         ),
-        attempt=attempt,
-        max_attempts=max_attempts,
-        patterns=[g.pattern for g in (hard if should_block else gaps)],
+        attempt=push.attempt,
+        max_attempts=push.max_attempts,
+        patterns=[g.pattern for g in (push.hard if push.should_block else gaps)],
         open_patterns=[g.pattern for g in gaps],
-        security=findings,
+        security=ev.findings,
         assessment=assessment,
         human_actions=human_only,
-        plan_only=planning,
-        budget_exhausted=budget_exhausted,
-        status_report=report,
+        plan_only=ev.planning,
+        budget_exhausted=push.budget_exhausted,
+        status_report=push.report,
         task_reasons=task.reasons,
         changed_paths=task.changed_paths,
-        note=note,
+        note=push.note,
         digest=digest,
         reading=reading,
     )
