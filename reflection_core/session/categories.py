@@ -107,6 +107,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:not_rerun", "once"),  # tests ran before the latest change, not after it
     ("tests:not_run", "soft"),  # code changed, no test ran in the task (10/6)
     ("check:not_run", "soft"),  # nothing checked the change; the project has a check (1/3)
+    ("check:failing", "soft"),  # the check of a change the tests do not reach failed
     ("tests:ledger", "soft"),  # the ledger has no passing run for the tree (no blocks yet)
     ("build:failing", "soft"),  # (no blocks yet)
     ("build:not_run", "hard"),  # compiled source changed, nothing compiled it (9/1, 5 users)
@@ -143,6 +144,7 @@ CHECK_EVIDENCE: tuple[str, ...] = (
     "tests:not_rerun",
     "tests:ledger",
     "check:not_run",
+    "check:failing",
     "build:failing",
     "build:not_run",
     "typecheck:failing",
@@ -160,6 +162,7 @@ STRICT_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:ledger", "hard"),
     ("tests:partial", "hard"),
     ("check:not_run", "once"),
+    ("check:failing", "hard"),
     ("build:failing", "hard"),
     ("typecheck:failing", "hard"),
 )

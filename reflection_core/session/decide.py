@@ -630,6 +630,7 @@ def gate_inputs(
         build_command=ctx.repo.build_command,
         ledger=ctx.ledger if tests_cfg["ledger"] else None,
         require=str(cfg["stop"]["require"]),
+        has_tests=ctx.repo.has_tests,
     )
 
 

@@ -225,14 +225,17 @@ class HumanActionAssessment:
     blocking: bool = False
 
 
-# Text that is not the agent's own prose: fenced code blocks, inline code, quoted lines.
-_CODE_OR_QUOTE = re.compile(r"```.*?(```|\Z)|`[^`\n]*`|^\s*>.*$", re.S | re.M)
+# Text that is not the agent's own prose: fenced code blocks and quoted lines.
+_CODE_OR_QUOTE = re.compile(r"```.*?(```|\Z)|^\s*>.*$", re.S | re.M)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
 
 
 def prose_of(text: str) -> str:
-    """`text` with code blocks, inline code and quoted lines blanked out: a `?` in
-    `path?.replace(` or in a quoted error is not a question to the user."""
-    return _CODE_OR_QUOTE.sub(" ", text or "")
+    """`text` with code blocks and quoted lines blanked out, and inline code kept without
+    its punctuation: a `?` in `path?.replace(` or in a quoted error is not a question to
+    the user, while "run `npm publish --otp=<code>`" still names what it asks for."""
+    text = _CODE_OR_QUOTE.sub(" ", text or "")
+    return _INLINE_CODE.sub(lambda m: re.sub(r"[?!.]", "", m.group(0)), text)
 
 
 def sentences_in(text: str) -> list[tuple[str, bool]]:

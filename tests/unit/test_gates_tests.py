@@ -156,16 +156,17 @@ def test_a_ledger_without_an_entry_still_asks_when_the_transcript_shows_no_run()
     assert not gate(s, ledger=ledger).satisfied
 
 
-def test_a_build_or_a_run_of_the_program_checks_the_change_unless_tests_are_required() -> None:
+def test_a_build_or_a_run_checks_the_change_where_no_tests_cover_it() -> None:
     for check in ("go build ./...", "python app.py"):
         s = SessionBuilder("Fix it").edit("src/app.go").bash(check, output="ok").build()
-        assert gate(s).satisfied and check in gate(s).evidence
-        assert not gate(s, require="tests").satisfied
+        assert gate(s, has_tests=False).satisfied and check in gate(s, has_tests=False).evidence
+        assert not gate(s, has_tests=True).satisfied  # the suite covers it: tests check it
+        assert not gate(s, has_tests=False, require="tests").satisfied
 
 
 def test_a_server_started_in_the_background_is_no_check() -> None:
     s = SessionBuilder("Fix it").edit("src/app.js").bash("node server.js &", output="").build()
-    assert not gate(s).satisfied
+    assert not gate(s, has_tests=False).satisfied
 
 
 def test_a_comment_only_edit_needs_no_check() -> None:
@@ -245,3 +246,38 @@ def test_a_ci_pipeline_change_needs_no_new_test_run_by_default() -> None:
         assert result.satisfied, (path, result)
     code = SessionBuilder("Fix it").bash("pytest -q", output="3 passed").edit("ci/run.py")
     assert not gate(code.build(), ignore_globs=default_ignore).satisfied
+
+
+@pytest.mark.parametrize(
+    ("run", "covers"),
+    [
+        ("pytest tests/test_money.py -q", True),  # names the changed module
+        ("pytest tests/common -q", True),  # names its package
+        ("pytest tests/billing/test_invoices.py -q", False),  # another package's tests
+    ],
+)
+def test_a_partial_run_checks_the_change_only_where_it_covers_it(run: str, covers: bool) -> None:
+    s = SessionBuilder("Fix it").edit("common/money.py").bash(run, output="14 passed").build()
+    assert gate(s).satisfied == covers
+
+
+def test_a_changed_manifest_needs_the_whole_suite() -> None:
+    s = (
+        SessionBuilder("Swap the encoder")
+        .edit("src/serializers.py")
+        .edit("requirements.txt")
+        .bash("pytest tests/test_serializers.py -q", output="8 passed")
+        .build()
+    )
+    assert not gate(s).satisfied
+
+
+def test_a_failed_check_of_a_change_the_tests_do_not_reach_is_open() -> None:
+    s = (
+        SessionBuilder("Bump the base image")
+        .edit("Dockerfile", old="FROM python:3.11", new="FROM python:3.12")
+        .bash("docker build -t app .", exit=1, output="ERROR: failed to solve")
+        .build()
+    )
+    result = gate(s)
+    assert not result.satisfied and result.pattern == "check:failing"
