@@ -524,18 +524,21 @@ def unchecked_code_change(digest: dict[str, Any]) -> bool:
 READER_PUSHES = 0.9
 
 
-def evidence_agrees(gaps: list[Gap], digest: dict[str, Any], changed: bool) -> bool:
-    """Hard evidence a reading of the words may push with: another hard item, an unchecked
-    code change, a failed last check or command, a change that failed to apply, or an open
-    item on the agent's own todo list."""
+def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, changed: bool) -> bool:
+    """Hard evidence `gap` (a reading of the words, or the todo list) may push with: an
+    item about the checks of the change (CHECK_EVIDENCE: an unchecked change where the
+    project has a check, a failed check), a failed last command, a change that failed to
+    apply, or, for a reading, an open item on the agent's own todo list. No item agrees
+    with itself."""
     last_check = digest.get("last_check_after_change") or {}
     last_command = digest.get("last_command") or {}
+    others = [g for g in gaps if g is not gap]
     return (
-        any(g.pattern.startswith(CHECK_EVIDENCE) and _counts(g, changed) for g in gaps)
+        any(g.pattern.startswith(CHECK_EVIDENCE) and _counts(g, changed) for g in others)
         or last_check.get("passed") is False
         or last_command.get("ok") is False
         or bool(digest.get("failed_changes"))
-        or any(g.pattern == "todos:open" for g in gaps)
+        or (gap.pattern != "todos:open" and any(g.pattern == "todos:open" for g in others))
     )
 
 
@@ -577,12 +580,17 @@ def pushing_gaps(
 ) -> list[Gap]:
     """The open items that push the agent on: hard evidence, and the readings of words that
     hard evidence agrees with (or a configured reader insists on)."""
-    agrees = evidence_agrees(gaps, digest, changed)
     return [
         g
         for g in gaps
         if _is_hard(g, sent, changed=changed, require=require)
-        or (gap_weight(g.pattern) == "evidence" and (agrees or reader_insists(g, reading, digest)))
+        or (
+            gap_weight(g.pattern) == "evidence"
+            and (
+                evidence_agrees(g, gaps, digest, changed=changed)
+                or reader_insists(g, reading, digest)
+            )
+        )
     ]
 
 

@@ -13,6 +13,18 @@ from tests.gitutil import git
 
 pytestmark = pytest.mark.e2e
 
+# These scenarios pin how the hook pushes on an untested change, so the project asks for
+# its tests after every change (`stop.require: tests`); the default (`check`) leaves a note
+# where the real dev stops do not show such a push generalises (see docs/stop.md).
+STRICT = "stop:\n  require: tests\n"
+
+
+@pytest.fixture
+def project(project: Project) -> Project:
+    project.write_config(STRICT)
+    return project
+
+
 CODING_PROMPT = (
     "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
     "Done when `python -m pytest -q` passes."
@@ -231,7 +243,7 @@ def test_a_broken_config_fails_open_and_says_so(project: Project) -> None:
 
 def test_a_configured_test_command_is_the_one_the_feedback_names(project: Project) -> None:
     configured = "python -m pytest -q -p no:cacheprovider"
-    project.write_config(f'tests:\n  command: "{configured}"\n')
+    project.write_config(f'{STRICT}tests:\n  command: "{configured}"\n')
     run = project.run(
         CODING_PROMPT,
         [
