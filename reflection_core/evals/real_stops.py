@@ -230,7 +230,7 @@ def replay_case(
         return base
     base.blocked = decision.should_block
     base.evidence = evidence_line(decision)
-    base.pushed_by = [rule_id(p) for p in decision.patterns] if decision.should_block else []
+    base.pushed_by = [rule_id(p) for p in decision.pushed_by]
     base.open_rules = [rule_id(g) for g in decision.open_patterns]
     return base
 

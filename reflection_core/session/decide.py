@@ -126,6 +126,7 @@ class Decision:
     max_attempts: int
     patterns: list[str] = field(default_factory=list)
     open_patterns: list[str] = field(default_factory=list)  # every open item, pushed or not
+    pushed_by: list[str] = field(default_factory=list)  # the items that pushed, if it blocks
     security: list[SecurityFinding] = field(default_factory=list)
     assessment: StopAssessment | None = None
     human_actions: list[str] = field(default_factory=list)
@@ -542,16 +543,23 @@ def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, change
     )
 
 
+# Readings about whether the change was checked: a passing check after the latest change
+# is evidence against them, whoever read them.
+_CHECK_READINGS = frozenset({"punt_to_user", "reported_failure", "claim_contradicted"})
+
+
 def reader_insists(gap: Gap, reading: Reading, digest: dict[str, Any]) -> bool:
-    """A configured reader (not the built-in one) is sure of this open work and no passing
-    check after the latest change speaks against it."""
+    """A configured reader (not the built-in one) is sure of this open work, and the
+    evidence does not speak against it (a passing check after the latest change does, for
+    a reading about checking)."""
     kind = gap.pattern.removeprefix("reading:")
     sure = any(
         f.kind == kind and f.source != "builtin" and f.confidence >= READER_PUSHES
         for f in reading.facts
     )
     last_check = digest.get("last_check_after_change") or {}
-    return sure and last_check.get("passed") is not True
+    checked = last_check.get("passed") is True
+    return sure and not (checked and kind in _CHECK_READINGS)
 
 
 def _counts(gap: Gap, changed: bool) -> bool:
@@ -783,7 +791,8 @@ def stop_status(
 class Push:
     """Stage 4b, the policy's outcome: what pushes the agent on, and what is said."""
 
-    hard: list[Gap]
+    hard: list[Gap]  # the items that push
+    said: list[Gap]  # what the feedback says: the pushing items and their context
     should_block: bool
     attempt: int
     max_attempts: int
@@ -814,11 +823,13 @@ def push_policy(
     pushable = pushable and bool(hard)
     should_block = pushable and used < max_attempts
     feedback = None
+    said_too: list[Gap] = []
     if should_block:
         # Attempts count up one at a time (the transcript can lag the hook; the budget
         # and the host's own cap on consecutive blocks bound a stubborn agent). Readings
         # that did not push join the pushed items as context.
-        said_too = [g for g in soft if g.pattern.startswith(("reading:", "tests:failing"))]
+        context = ("reading:", "tests:failing", "loop:action")
+        said_too = [g for g in soft if g.pattern.startswith(context) and g.pattern not in sent]
         feedback = compose_feedback(
             hard + said_too, attempt=used + 1, max_attempts=max_attempts, sent_patterns=sent
         )
@@ -832,6 +843,7 @@ def push_policy(
     exhausted = pushable and not should_block
     return Push(
         hard=hard,
+        said=hard + said_too,
         should_block=should_block,
         attempt=used + 1 if should_block else used,
         max_attempts=max_attempts,
@@ -892,7 +904,8 @@ def verdict(
         ),
         attempt=push.attempt,
         max_attempts=push.max_attempts,
-        patterns=[g.pattern for g in (push.hard if push.should_block else gaps)],
+        patterns=[g.pattern for g in (push.said if push.should_block else gaps)],
+        pushed_by=[g.pattern for g in push.hard] if push.should_block else [],
         open_patterns=[g.pattern for g in gaps],
         security=ev.findings,
         assessment=assessment,
