@@ -238,25 +238,20 @@ def collect_gaps(
         Gap(f"security:{f.rule}", f"security: {f.evidence}", _SECURITY_FIX.get(f.rule), "BLOCKER")
         for f in findings
     ]
-    for gate in gates.values():
-        if gate.failing:
-            gaps.append(
-                Gap(
-                    gate.pattern or f"{gate.name}:open",
-                    gate.missing or gate.evidence,
-                    gate.next_action,
-                    gate.severity,
-                )
-            )
-    for failure in external:
-        gaps.append(
-            Gap(
-                f"gate_run:{failure.name}",
-                f"configured gate `{failure.name}` failed: {failure.message}",
-                f"Fix what `{failure.name}` reports and run it again",
-                "HIGH" if failure.escalate else "MEDIUM",
-            )
+    gaps += [
+        Gap(g.pattern or f"{g.name}:open", g.missing or g.evidence, g.next_action, g.severity)
+        for g in gates.values()
+        if g.failing
+    ]
+    gaps += [
+        Gap(
+            f"gate_run:{failure.name}",
+            f"configured gate `{failure.name}` failed: {failure.message}",
+            f"Fix what `{failure.name}` reports and run it again",
+            "HIGH" if failure.escalate else "MEDIUM",
         )
+        for failure in external
+    ]
     if no_change:
         gaps.append(
             Gap(
@@ -267,6 +262,13 @@ def collect_gaps(
             )
         )
     gaps.extend(coverage or [])
+    return gaps + assessment_gaps(assessment, loops)
+
+
+def assessment_gaps(assessment: StopAssessment, loops: list[Loop]) -> list[Gap]:
+    """The open items the category and the loops name: a claim without evidence, a loop,
+    work announced as remaining, a request for what the agent could do itself."""
+    gaps = []
     if assessment.unsupported_claims:
         gaps.append(
             Gap(
@@ -276,16 +278,12 @@ def collect_gaps(
                 "HIGH",
             )
         )
-    for loop in loops:
-        gaps.append(
-            Gap(
-                f"loop:{loop.kind}",
-                f"{loop.kind} loop: {loop.evidence}",
-                None,
-                "MEDIUM",
-                loop.feedback,
-            )
+    gaps += [
+        Gap(
+            f"loop:{loop.kind}", f"{loop.kind} loop: {loop.evidence}", None, "MEDIUM", loop.feedback
         )
+        for loop in loops
+    ]
     if assessment.category == "summary_drift_stop":
         gaps.append(
             Gap(
