@@ -314,6 +314,12 @@ SCHEMA: dict[str, Any] = {
     },
     "stop": {
         "max_attempts": Field(_int(0, 20), 3, "Times the Stop hook pushes the agent on per task."),
+        "require": Field(
+            _enum("check", "tests"),
+            "check",
+            "After the latest code change: `check` (a passing test, build, typecheck or run "
+            "of the program) or `tests` (the project's tests).",
+        ),
         "run_gates": Field(_bool, False, "Run the configured `gates:` from the Stop hook."),
         "required_gates": Field(
             _gates_by_task,

@@ -1,6 +1,6 @@
 """Replay labelled real stops through the stop decision and measure it.
 
-    python -m reflection_core.evals.real_stops DATA_DIR [--min-precision 0.85]
+    python -m reflection_core.evals.real_stops DATA_DIR [--half A|B] [--min-precision 0.85]
         [--min-recall 0.6] [--max-false-block-rate 0.03] [--worst 10] [--json OUT]
 
 DATA_DIR holds `cases.jsonl` (one labelled stop per line: `transcript`, `should_block`,
@@ -12,9 +12,11 @@ files it touched, checks that worked; see replay_repo.py). `session_has_tests` p
 only when the transcript shows none of that.
 
 Prints block precision and recall, false blocks by labelled category, the false-block rate
-among the stops that were fine, and the worst misses and false blocks with the decision's
-own evidence (quotes of the session's words left out). Exits 1 below a threshold, 2 on
-bad input.
+among the stops that were fine, per rule that pushed the agent on its blocks right and wrong
+and how many distinct users they come from (the figures behind each `GAP_WEIGHTS` entry in
+session/categories.py), and the worst misses and false blocks with the decision's own
+evidence (quotes of the session's words left out). `--half` replays only the users of one
+half. Exits 1 below a threshold, 2 on bad input.
 The data is evaluation-only: nothing here copies it anywhere.
 """
 
@@ -32,7 +34,9 @@ from typing import Any
 
 from reflection_core import config
 from reflection_core.evals import replay_repo
+from reflection_core.evals.users import HALVES, in_half, user_of
 from reflection_core.session.analyze import gather_context, load_session
+from reflection_core.session.categories import rule_id, rule_pushes
 from reflection_core.session.decide import Decision, decide
 
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
@@ -50,6 +54,51 @@ class Replay:
     blocked: bool
     evidence: str
     error: str | None = None
+    pushed_by: list[str] = field(default_factory=list)  # the rules behind a block
+    open_rules: list[str] = field(default_factory=list)  # every rule with an open item
+
+
+@dataclass
+class RuleFigures:
+    """One rule's blocks on the replayed stops, and the users they come from."""
+
+    rule: str
+    right: int = 0
+    wrong: int = 0
+    users_right: set[str] = field(default_factory=set)
+    users: set[str] = field(default_factory=set)
+
+    @property
+    def precision(self) -> float:
+        total = self.right + self.wrong
+        return self.right / total if total else 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "right": self.right,
+            "wrong": self.wrong,
+            "users_right": len(self.users_right),
+            "users": len(self.users),
+            "precision": round(self.precision, 4),
+        }
+
+
+def rule_figures(replays: list[Replay], *, pushed: bool = True) -> dict[str, RuleFigures]:
+    """Per rule: blocks right and wrong (or, with `pushed=False`, the stops it found an
+    open item on, whether or not it pushed), and the distinct users behind each."""
+    table: dict[str, RuleFigures] = {}
+    for r in replays:
+        if pushed and not r.blocked:
+            continue
+        for rule in dict.fromkeys(r.pushed_by if pushed else r.open_rules):
+            row = table.setdefault(rule, RuleFigures(rule))
+            row.users.add(user_of(r.case_id))
+            if r.should_block:
+                row.right += 1
+                row.users_right.add(user_of(r.case_id))
+            else:
+                row.wrong += 1
+    return dict(sorted(table.items(), key=lambda kv: (-(kv[1].right + kv[1].wrong), kv[0])))
 
 
 @dataclass
@@ -105,6 +154,10 @@ class Summary:
             "false_blocks_by_category": dict(Counter(r.category for r in self.false_blocks)),
             "misses_by_category": dict(Counter(r.category for r in self.misses)),
             "errors": sum(1 for r in self.replays if r.error),
+            "rules": {k: v.to_dict() for k, v in rule_figures(self.replays).items()},
+            "open_rules": {
+                k: v.to_dict() for k, v in rule_figures(self.replays, pushed=False).items()
+            },
             "decisions": [r.__dict__ for r in self.replays],
         }
 
@@ -172,17 +225,19 @@ def replay_case(case: dict[str, Any], data_dir: Path, repos: Path, scratch: Path
         return base
     base.blocked = decision.should_block
     base.evidence = evidence_line(decision)
+    base.pushed_by = [rule_id(p) for p in decision.pushed_by]
+    base.open_rules = [rule_id(g) for g in decision.open_patterns]
     return base
 
 
-def load_cases(data_dir: Path) -> list[dict[str, Any]]:
+def load_cases(data_dir: Path, half: str | None = None) -> list[dict[str, Any]]:
     path = data_dir / "cases.jsonl"
     with path.open(encoding="utf-8") as handle:
-        return [json.loads(line) for line in handle if line.strip()]
+        return in_half([json.loads(line) for line in handle if line.strip()], half)
 
 
-def run(data_dir: Path) -> Summary:
-    cases = load_cases(data_dir)
+def run(data_dir: Path, half: str | None = None) -> Summary:
+    cases = load_cases(data_dir, half)
     summary = Summary()
     with tempfile.TemporaryDirectory(prefix="real-stops-") as tmp:
         repos = Path(tmp) / "repos"
@@ -225,11 +280,29 @@ def render(summary: Summary, worst: int) -> str:
             lines.extend(
                 f"  [{r.confidence}] {r.case_id} ({r.category}): {r.evidence}" for r in rows
             )
+    lines.extend(render_rules(summary.replays))
     errors = [r for r in summary.replays if r.error]
     if errors:
         lines.append("replay errors:")
         lines.extend(f"  {r.case_id}: {r.error}" for r in errors[:worst])
     return "\n".join(lines)
+
+
+def render_rules(replays: list[Replay]) -> list[str]:
+    """The per-rule table: blocks right/wrong with distinct users, then the open items each
+    rule found (pushed or noted), which is what a rule's push/note entry is judged on."""
+    lines = []
+    for title, pushed in (("blocks by rule", True), ("open items by rule", False)):
+        table = rule_figures(replays, pushed=pushed)
+        if not table:
+            continue
+        lines.append(f"{title} (right/wrong, users right/all, precision; may push alone):")
+        lines.extend(
+            f"  {row.rule}: {row.right}/{row.wrong}, users {len(row.users_right)}/"
+            f"{len(row.users)}, {row.precision:.2f}; push={rule_pushes(row.rule)}"
+            for row in table.values()
+        )
+    return lines
 
 
 def threshold_failures(
@@ -248,6 +321,7 @@ def threshold_failures(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", type=Path, help="folder with cases.jsonl and transcripts/")
+    parser.add_argument("--half", choices=HALVES, help="only the users of this half")
     parser.add_argument("--min-precision", type=float, default=0.0)
     parser.add_argument("--min-recall", type=float, default=0.0)
     parser.add_argument("--max-false-block-rate", type=float, default=1.0)
@@ -257,7 +331,7 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.data_dir / "cases.jsonl").is_file():
         print(f"real stops: no cases.jsonl in {args.data_dir}", file=sys.stderr)
         return 2
-    summary = run(args.data_dir)
+    summary = run(args.data_dir, args.half)
     print(render(summary, args.worst))
     if args.json:
         args.json.write_text(json.dumps(summary.to_dict(), indent=1), encoding="utf-8")

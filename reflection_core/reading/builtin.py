@@ -17,7 +17,7 @@ from typing import Any
 
 from reflection_core.reading.facts import Fact, Reading
 from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
-from reflection_core.session.human_action import assess_requests, ends_as_question
+from reflection_core.session.human_action import assess_requests, ends_as_question, prose_of
 
 SURE = 0.8  # the decision's bar for acting on a fact alone
 
@@ -333,7 +333,7 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
     if requested:
         facts.append(Fact("permission_for_requested", 0.85, requested[0][:200]))
     elif requests.questions:
-        ends_on_question = ends_as_question(last_line(text))
+        ends_on_question = ends_as_question(last_line(prose_of(text)))
         facts.append(
             Fact("question_for_user", 0.85 if ends_on_question else 0.6, requests.questions[-1])
         )

@@ -65,6 +65,7 @@ def ledger_evidence(root: Path | None, cfg: Any) -> tuple[LedgerEvidence | None,
         reason=str(getattr(tree, "reason", "") or ""),
         command_hint=getattr(tree, "command_hint", None),
         ignorable_only=bool(getattr(tree, "ignorable_only", False)),
+        failed=bool(getattr(tree, "exact", False)) and not getattr(tree, "passed", False),
     )
     return evidence, {
         "available": True,

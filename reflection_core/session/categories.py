@@ -99,35 +99,100 @@ CATEGORIES = tuple(dict.fromkeys(c.record_as for c in STOP_CATEGORIES))
 # a task, a note after that. "record": kept in the verdict file, never a block nor a line
 # the user reads. Anything unlisted is "soft": a one-line note, never a block.
 GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
-    ("tests:failing", "hard"),  # a failed check after the latest change
-    ("tests:not_run", "hard"),  # code changed after the last passing check; tests exist
-    ("tests:ledger", "hard"),  # the ledger has no passing run for the current tree
-    ("build:failing", "hard"),
-    ("build:not_run", "hard"),  # compiled source changed and nothing compiled it since
-    ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked the fix
-    ("typecheck:failing", "hard"),
-    ("lint:failing", "hard"),
-    ("gate_run:", "hard"),  # a configured gate the hook ran failed
-    ("claims:contradicted", "hard"),  # "pushed" when the push failed
-    ("requested:", "hard"),  # a check the task names has not run or failed
-    # Security findings that bypass or endanger what runs. Findings that weaken the test
-    # suite (a skip marker, deleted tests, deselected tests) are often done for the
-    # environment's sake (no database here): a note, judged by the user.
-    ("security:no_verify", "hard"),
-    ("security:hooks_disabled", "hard"),
-    ("security:secret_file_added", "hard"),
-    ("security:rm_rf_important", "hard"),
-    ("security:chmod_777", "hard"),
-    ("loop:action", "once"),
+    # Each entry's weight is held to the figures `python -m reflection_core.evals.real_stops`
+    # prints per rule: a rule pushes alone only when, on the real dev stops, its blocks are
+    # right on at least 3 different users and at least 80% of the time. Below that it is a
+    # note (its item still counts as evidence for the readings, see CHECK_EVIDENCE).
+    ("tests:failing", "soft"),  # a failed test run after the latest change (4/2: 67%)
+    ("tests:not_rerun", "once"),  # tests ran before the latest change, not after (4/0, 3)
+    ("tests:not_run", "soft"),  # code changed, no test ran in the task (10/6 pushing)
+    ("check:not_run", "soft"),  # nothing checked the change; the project has a check (1/3)
+    ("check:failing", "soft"),  # the check of a change the tests do not reach failed
+    ("tests:ledger", "soft"),  # the ledger has no passing run for the tree (no blocks yet)
+    ("build:failing", "soft"),  # (no blocks yet)
+    ("build:not_run", "hard"),  # compiled source changed, nothing compiled it (9/1, 5 users)
+    ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked (6/1, 5)
+    ("typecheck:failing", "soft"),  # (no blocks yet)
+    ("lint:failing", "soft"),  # (no blocks yet)
+    ("gate_run:", "hard"),  # a gate the user configured (stop.run_gates) failed: their rule
+    ("claims:contradicted", "soft"),  # "pushed" when the push failed (no blocks yet)
+    ("claims:no_test_run", "soft"),  # "tests pass" when no test ran in the task (1/2)
+    ("requested:", "soft"),  # a check the task names has not run or failed (2/0, 2 users)
+    # Security findings that bypass or endanger what runs: notes until the dev stops show
+    # them right on 3 users (no_verify 1/0, 1 user).
+    ("security:no_verify", "soft"),
+    # Open work read from the words: it pushes only when hard evidence agrees (CHECK_EVIDENCE
+    # items, a failed last check or command, the agent's own open todo items).
+    ("reading:remaining_work", "evidence"),  # (4/1, 3 users)
+    ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (8/1, 6)
+    ("reading:reported_failure", "soft"),  # (no blocks on the dev stops yet)
+    ("reading:claim_contradicted", "evidence"),  # (3/0, 3 users)
+    ("todos:open", "soft"),  # (3/0, 2 users: agrees with readings, pushes only as a note)
+    ("claims:unsupported", "evidence"),  # (7/1, 4 users)
+    ("drift:remaining", "soft"),  # (3/0, 2 users)
+    ("loop:action", "soft"),  # (no blocks yet)
     # On the real dev stops "no file changed" came with 10 fine stops for 1 that should
     # have been pushed on: an answer or a question looks the same. Recorded, not said.
     ("work:no_change", "record"),
 )
 
+# Open items that are hard evidence about the checks of the change, whether or not they
+# push alone: a reading of the words may push when one of them agrees.
+CHECK_EVIDENCE: tuple[str, ...] = (
+    "tests:failing",
+    "tests:not_run",
+    "tests:not_rerun",
+    "tests:ledger",
+    "check:not_run",
+    "check:failing",
+    "build:failing",
+    "build:not_run",
+    "typecheck:failing",
+    "error_fix:not_checked",
+    "gate_run:",
+)
 
-def gap_weight(pattern: str) -> str:
-    """hard | once | soft for an open item's pattern."""
-    return next((w for prefix, w in GAP_WEIGHTS if pattern.startswith(prefix)), "soft")
+
+# Under `stop.require: tests` the user asks for the project's tests after every code change:
+# these items push whatever the dev stops say about them, since the user chose the rule.
+STRICT_WEIGHTS: tuple[tuple[str, str], ...] = (
+    ("tests:failing", "hard"),
+    ("tests:not_run", "hard"),
+    ("tests:not_rerun", "hard"),
+    ("tests:ledger", "hard"),
+    ("tests:partial", "hard"),
+    ("check:not_run", "once"),
+    ("check:failing", "hard"),
+    ("build:failing", "hard"),
+    ("typecheck:failing", "hard"),
+)
+
+
+def gap_weight(pattern: str, require: str = "check") -> str:
+    """hard | once | evidence | soft | record for an open item's pattern (GAP_WEIGHTS, and
+    STRICT_WEIGHTS first under `stop.require: tests`)."""
+    tables = (STRICT_WEIGHTS, GAP_WEIGHTS) if require == "tests" else (GAP_WEIGHTS,)
+    for table in tables:
+        for prefix, weight in table:
+            if pattern.startswith(prefix):
+                return weight
+    return "soft"
+
+
+# Patterns that carry a command, a gate or a path after the prefix: the rule is the prefix.
+_RULE_PREFIXES = ("requested:", "gate_run:", "coverage:", "pending:")
+
+
+def rule_id(pattern: str) -> str:
+    """The rule an open item's pattern comes from (`requested:pytest` -> `requested`)."""
+    prefix = next((p for p in _RULE_PREFIXES if pattern.startswith(p)), None)
+    return prefix[:-1] if prefix else pattern
+
+
+def rule_pushes(rule: str) -> str:
+    """Whether a rule's open item may push the agent on: `alone`, `with evidence` or `no`."""
+    weight = gap_weight(rule + ":" if rule + ":" in _RULE_PREFIXES else rule)
+    return {"hard": "alone", "once": "alone", "evidence": "with evidence"}.get(weight, "no")
 
 
 # Lines announcing work still to do, one phrase family a line (a test per entry). A line
@@ -165,6 +230,9 @@ DRIFT_PHRASES: tuple[str, ...] = (
 _DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
 _OPTIONAL = re.compile(
     r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b"
+    # Work that waits on the user's answer is not announced as the agent's to do now.
+    r"|\b(as soon as|once|when|after|if) you('ve| have)? (tell|told|answer|decide|choose|"
+    r"confirm|pick|let me know)"
     # The same in Korean, Chinese, Japanese, German, French, Spanish, Portuguese, Russian.
     r"|필요하시면|원하시면|如果需要|如需|可选|必要であれば|必要に応じて|\bbei bedarf\b|"
     r"\bfalls gewünscht\b|\bsi (vous le souhaitez|besoin)\b|\bsi (lo deseas|quieres)\b|"

@@ -159,7 +159,16 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
 # --- per-program rules ------------------------------------------------------------
 
 # The kinds of command that check the code: one of them after a change is its check.
-CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck"})
+# "run": the program itself run (a script, `go run`, `cargo run`).
+CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck", "run"})
+# Source files named as tests: run directly (`node parser.test.js`, `python test_x.py`),
+# they are a test run of that file.
+_TEST_SOURCE = re.compile(
+    r"(^|[/_.-])([Tt]ests?|[Ss]pec)([_.-][^/]*)?\.[a-z]+$|[a-z0-9]Tests?\.[a-z]+$"
+)
+_SOURCE_FILE = re.compile(r"\.(py|js|mjs|cjs|ts|tsx|jsx|rb|sh|bash|pl|php|lua|go)$")
+# Interpreters that run a source file given as their first argument.
+_INTERPRETERS = frozenset({"node", "ruby", "tsx", "ts-node", "perl", "php", "lua", "bash", "sh"})
 _LINT_PROGRAMS = frozenset(
     {"flake8", "pylint", "stylelint", "shellcheck", "golangci-lint", "hadolint", "yamllint"}
     | {"markdownlint", "codespell", "bandit", "pydocstyle", "pycodestyle", "vulture", "tflint"}
@@ -283,7 +292,7 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
     while args and args[0].startswith("-") and args[0] not in ("-m", "-c", "-"):
         args = args[2:] if args[0] in ("-X", "-W") else args[1:]
     if args[:1] == ["-m"] and len(args) > 1:
-        if args[1] == "build":
+        if args[1] in ("build", "py_compile", "compileall"):
             facts.kinds.add("build")
         else:
             _dispatch(args[1], args[2:], heredoc, facts)
@@ -304,6 +313,17 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
         facts.kinds.add("build")
     elif _TEST_FILE_SCRIPT.match(script):
         facts.test(script)
+    else:
+        _run_source(script_args[0], facts)
+
+
+def _run_source(path: str, facts: _Facts) -> None:
+    """A source file run directly: a test file's run is a (partial) test run, any other
+    file's run is a run of the program."""
+    if _TEST_SOURCE.search(path):
+        facts.test(_program(path), True)
+    elif _SOURCE_FILE.search(path):
+        facts.kinds.add("run")
 
 
 def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
@@ -386,6 +406,8 @@ def _go(args: list[str], facts: _Facts) -> None:
         facts.test("go test", partial)
     elif sub in ("build", "install"):
         facts.kinds.add("build")
+    elif sub == "run":
+        facts.kinds.add("run")
     elif sub == "vet":
         facts.kinds.add("lint")
     elif sub in ("fmt", "generate") or (sub == "mod" and rest[:1] == ["tidy"]):
@@ -408,6 +430,8 @@ def _cargo(args: list[str], facts: _Facts) -> None:
         facts.test("cargo nextest", bool(names) or "-E" in rest)
     elif sub in ("build", "b"):
         facts.kinds.add("build")
+    elif sub in ("run", "r"):
+        facts.kinds.add("run")
     elif sub in ("check", "c"):
         facts.kinds.add("typecheck")
     elif sub == "clippy":
@@ -453,6 +477,10 @@ def _git(args: list[str], facts: _Facts) -> None:
         _git_push(rest, facts)
     elif sub == "commit":
         facts.kinds.add("commit")
+    elif sub == "stash" and (not rest or rest[0] in _STASH_AWAY):
+        facts.kinds.add("stash")  # the change set aside, to run a baseline without it
+    elif sub == "stash" and rest[0] in ("pop", "apply"):
+        facts.kinds.add("unstash")  # the change back as it was: no new change
     elif sub in ("checkout", "switch"):
         if not any(a in ("-b", "-B", "-c", "-C", "--orphan") for a in rest):
             files = rest[rest.index("--") + 1 :] if "--" in rest else []
@@ -466,6 +494,7 @@ def _git(args: list[str], facts: _Facts) -> None:
 _GIT_TREE_CHANGERS = frozenset(
     {"apply", "am", "cherry-pick", "merge", "pull", "rebase", "revert", "stash"}
 )
+_STASH_AWAY = frozenset({"push", "save", "-u", "--include-untracked", "-k", "--keep-index"})
 _GIT_FORCE = frozenset({"--hard", "-f", "--force", "-fd", "-fdx"})
 _PUSH_VALUE_OPTIONS = frozenset({"-o", "--push-option", "--repo", "--receive-pack", "--exec"})
 
@@ -627,6 +656,12 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         facts.kinds.add("read")
     elif prog in ("node", "ruby") and _WRITE_IN_CODE.search(" ".join(args) + heredoc):
         facts.modify()
+    elif (
+        prog in _INTERPRETERS
+        and _positional(args)[:1]
+        and not _TEST_FILE_SCRIPT.match(_program(_positional(args)[0]))
+    ):
+        _run_source(_positional(args)[0], facts)
     elif _TEST_FILE_SCRIPT.match(prog) or (
         prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
     ):

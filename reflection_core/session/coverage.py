@@ -12,11 +12,18 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from reflection_core.session.commands import CHECK_KINDS, classify_command
+from reflection_core.session.categories import unsupported_claims
+from reflection_core.session.commands import classify_command
+from reflection_core.session.evidence import (
+    checkable,
+    is_check,
+    is_doc_file,
+    last_code_change,
+    runs_only_in_ci,
+)
 from reflection_core.session.feedback import Gap
-from reflection_core.session.gates import last_change_index, run_passed
+from reflection_core.session.gates import GateResult, last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
-from reflection_core.session.task import is_doc_path
 from reflection_core.session.todos import parse_todos
 
 _SENTENCE = re.compile(r"(?<=[.?!;])\s+|\n+")
@@ -309,8 +316,10 @@ def open_todos(session: Session) -> list[Gap]:
 
 def checked_since_last_change(session: Session) -> bool:
     """A test, build, typecheck or lint ran after the latest file change."""
-    after = session.tool_calls[last_change_index(session) + 1 :]
-    return any(call.command is not None and call.command.kinds & CHECK_KINDS for call in after)
+    latest = last_code_change(session.tool_calls)
+    if latest < 0:
+        return True  # only comments, whitespace or docs changed: nothing new to check
+    return any(is_check(call) for call in session.tool_calls[latest + 1 :])
 
 
 def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
@@ -333,6 +342,34 @@ def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
     ]
 
 
+def known_checks(session: Session, repo_commands: list[str | None]) -> list[str]:
+    """The checks this project is known to have: the repository's own test and build
+    commands, then the checks that passed earlier in this task."""
+    latest = last_change_index(session)
+    seen = [c for c in repo_commands if c]
+    for call in session.tool_calls[: max(latest, 0)]:
+        if call.command is not None and is_check(call) and run_passed(call):
+            seen.append(call.command.raw.strip().splitlines()[0][:120])
+    return list(dict.fromkeys(seen))
+
+
+def unchecked_change(session: Session, changed: list[str], known: list[str]) -> list[Gap]:
+    """Code changed, nothing checked it after the latest change, and the project has a
+    check to run: ask once, naming the command."""
+    code = [p for p in changed if checkable(p)]
+    if not code or not known or checked_since_last_change(session):
+        return []
+    return [
+        Gap(
+            "check:not_run",
+            f"nothing checked the latest change ({code[0]}); this project checks with `{known[0]}`",
+            f"Run `{known[0]}` (or another check that exercises the change) and fix what it "
+            "reports",
+            "MEDIUM",
+        )
+    ]
+
+
 def reported_error(prompt: str) -> str | None:
     """The first line of error output pasted into the prompt, if there is one."""
     for pattern in _ERROR_OUTPUT:
@@ -347,7 +384,7 @@ def reported_error(prompt: str) -> str | None:
 def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
     """The task pastes an error, code changed, and no check ran after the latest change:
     nothing shows the error is gone."""
-    if not any(not is_doc_path(p) for p in changed):
+    if not any(not is_doc_file(p) and not runs_only_in_ci(p) for p in changed):
         return []
     error = reported_error(session.task_prompt)
     if error is None or checked_since_last_change(session):
@@ -359,5 +396,24 @@ def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
             "to show it is gone",
             "Run what failed (or a check that exercises the fix) and show the error is gone",
             "MEDIUM",
+        )
+    ]
+
+
+def claimed_without_any_run(session: Session, message: str) -> list[Gap]:
+    """The message says the tests pass, and no test ran at all in this task: the
+    transcript contradicts the claim, whatever changed."""
+    if any(c.command is not None and "test" in c.command.kinds for c in session.tool_calls):
+        return []
+    no_run = GateResult("tests", True, False, "no test run in this task")
+    claims = unsupported_claims(message, no_run)
+    if not claims:
+        return []
+    return [
+        Gap(
+            "claims:no_test_run",
+            f'claims the tests pass, but no test ran in this task: "{claims[0]}"',
+            "Run the tests and report what they show, or withdraw the claim",
+            "HIGH",
         )
     ]

@@ -18,14 +18,18 @@ from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import (
     CATEGORY,
+    CHECK_EVIDENCE,
     StopAssessment,
     categorize,
     contradicted_claims,
     gap_weight,
 )
 from reflection_core.session.coverage import (
+    claimed_without_any_run,
+    known_checks,
     open_todos,
     requested_commands,
+    unchecked_change,
     unchecked_error_fix,
     uncompiled_sources,
     unrun_requested,
@@ -127,6 +131,8 @@ class Decision:
     attempt: int
     max_attempts: int
     patterns: list[str] = field(default_factory=list)
+    open_patterns: list[str] = field(default_factory=list)  # every open item, pushed or not
+    pushed_by: list[str] = field(default_factory=list)  # the items that pushed, if it blocks
     security: list[SecurityFinding] = field(default_factory=list)
     assessment: StopAssessment | None = None
     human_actions: list[str] = field(default_factory=list)
@@ -238,25 +244,20 @@ def collect_gaps(
         Gap(f"security:{f.rule}", f"security: {f.evidence}", _SECURITY_FIX.get(f.rule), "BLOCKER")
         for f in findings
     ]
-    for gate in gates.values():
-        if gate.failing:
-            gaps.append(
-                Gap(
-                    gate.pattern or f"{gate.name}:open",
-                    gate.missing or gate.evidence,
-                    gate.next_action,
-                    gate.severity,
-                )
-            )
-    for failure in external:
-        gaps.append(
-            Gap(
-                f"gate_run:{failure.name}",
-                f"configured gate `{failure.name}` failed: {failure.message}",
-                f"Fix what `{failure.name}` reports and run it again",
-                "HIGH" if failure.escalate else "MEDIUM",
-            )
+    gaps += [
+        Gap(g.pattern or f"{g.name}:open", g.missing or g.evidence, g.next_action, g.severity)
+        for g in gates.values()
+        if g.failing
+    ]
+    gaps += [
+        Gap(
+            f"gate_run:{failure.name}",
+            f"configured gate `{failure.name}` failed: {failure.message}",
+            f"Fix what `{failure.name}` reports and run it again",
+            "HIGH" if failure.escalate else "MEDIUM",
         )
+        for failure in external
+    ]
     if no_change:
         gaps.append(
             Gap(
@@ -267,6 +268,13 @@ def collect_gaps(
             )
         )
     gaps.extend(coverage or [])
+    return gaps + assessment_gaps(assessment, loops)
+
+
+def assessment_gaps(assessment: StopAssessment, loops: list[Loop]) -> list[Gap]:
+    """The open items the category and the loops name: a claim without evidence, a loop,
+    work announced as remaining, a request for what the agent could do itself."""
+    gaps = []
     if assessment.unsupported_claims:
         gaps.append(
             Gap(
@@ -276,16 +284,12 @@ def collect_gaps(
                 "HIGH",
             )
         )
-    for loop in loops:
-        gaps.append(
-            Gap(
-                f"loop:{loop.kind}",
-                f"{loop.kind} loop: {loop.evidence}",
-                None,
-                "MEDIUM",
-                loop.feedback,
-            )
+    gaps += [
+        Gap(
+            f"loop:{loop.kind}", f"{loop.kind} loop: {loop.evidence}", None, "MEDIUM", loop.feedback
         )
+        for loop in loops
+    ]
     if assessment.category == "summary_drift_stop":
         gaps.append(
             Gap(
@@ -346,7 +350,11 @@ def agent_score(
 
 
 def task_coverage(
-    session: Session, task: TaskContext, message: str, requests: HumanActionAssessment
+    session: Session,
+    task: TaskContext,
+    message: str,
+    requests: HumanActionAssessment,
+    known: list[str] | None = None,
 ) -> list[Gap]:
     """What the work does not show: a push/commit claimed although it failed, requested
     check commands not run, listed paths left unchanged, and the agent's own open todo
@@ -365,11 +373,15 @@ def task_coverage(
     if task.changed_paths:
         gaps += unrun_requested(session, requested_commands(prompt))
         gaps += uncompiled_sources(session, task.changed_paths)
+        if known and not any(g.pattern == "build:not_run" for g in gaps):
+            gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):
         gaps += open_todos(session)
+    if not task.changed_paths:
+        gaps += claimed_without_any_run(session, message)
     return gaps
 
 
@@ -512,12 +524,86 @@ def unchecked_code_change(digest: dict[str, Any]) -> bool:
     return bool(code) and digest.get("last_check_after_change") is None
 
 
-def _is_hard(gap: Gap, sent_patterns: frozenset[str], *, changed: bool) -> bool:
+# A configured reader's fact this sure may push alone, unless the evidence says the work
+# is checked (a passing check after the latest change).
+READER_PUSHES = 0.9
+
+
+def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, changed: bool) -> bool:
+    """Hard evidence `gap` (a reading of the words, or the todo list) may push with: an
+    item about the checks of the change (CHECK_EVIDENCE: an unchecked change where the
+    project has a check, a failed check), a failed last command, a change that failed to
+    apply, or, for a reading, an open item on the agent's own todo list. No item agrees
+    with itself."""
+    last_check = digest.get("last_check_after_change") or {}
+    last_command = digest.get("last_command") or {}
+    others = [g for g in gaps if g is not gap]
+    return (
+        any(g.pattern.startswith(CHECK_EVIDENCE) and _counts(g, changed) for g in others)
+        or last_check.get("passed") is False
+        or last_command.get("ok") is False
+        or bool(digest.get("failed_changes"))
+        or (gap.pattern != "todos:open" and any(g.pattern == "todos:open" for g in others))
+    )
+
+
+# Readings about whether the change was checked: a passing check after the latest change
+# is evidence against them, whoever read them.
+_CHECK_READINGS = frozenset({"punt_to_user", "reported_failure", "claim_contradicted"})
+
+
+def reader_insists(gap: Gap, reading: Reading, digest: dict[str, Any]) -> bool:
+    """A configured reader (not the built-in one) is sure of this open work, and the
+    evidence does not speak against it (a passing check after the latest change does, for
+    a reading about checking)."""
+    kind = gap.pattern.removeprefix("reading:")
+    sure = any(
+        f.kind == kind and f.source != "builtin" and f.confidence >= READER_PUSHES
+        for f in reading.facts
+    )
+    last_check = digest.get("last_check_after_change") or {}
+    checked = last_check.get("passed") is True
+    return sure and not (checked and kind in _CHECK_READINGS)
+
+
+def _counts(gap: Gap, changed: bool) -> bool:
+    """A check the tree lacks is the agent's only if it changed it."""
+    return changed or not gap.pattern.startswith("tests:")
+
+
+def _is_hard(
+    gap: Gap, sent_patterns: frozenset[str], *, changed: bool = True, require: str = "check"
+) -> bool:
     """Hard evidence blocks; a check the tree lacks is the agent's only if it changed it."""
-    if gap.pattern.startswith("tests:") and not changed:
+    if not _counts(gap, changed):
         return False
-    weight = "hard" if gap.pattern.startswith("reading:") else gap_weight(gap.pattern)
+    weight = gap_weight(gap.pattern, require)
     return weight == "hard" or (weight == "once" and gap.pattern not in sent_patterns)
+
+
+def pushing_gaps(
+    gaps: list[Gap],
+    digest: dict[str, Any],
+    reading: Reading,
+    sent: frozenset[str],
+    *,
+    changed: bool,
+    require: str,
+) -> list[Gap]:
+    """The open items that push the agent on: hard evidence, and the readings of words that
+    hard evidence agrees with (or a configured reader insists on)."""
+    return [
+        g
+        for g in gaps
+        if _is_hard(g, sent, changed=changed, require=require)
+        or (
+            gap_weight(g.pattern) == "evidence"
+            and (
+                evidence_agrees(g, gaps, digest, changed=changed)
+                or reader_insists(g, reading, digest)
+            )
+        )
+    ]
 
 
 def stop_note(category: str, gaps: list[Gap]) -> str:
@@ -529,90 +615,165 @@ def stop_note(category: str, gaps: list[Gap]) -> str:
     return line[:400]
 
 
-def decide(session: Session, ctx: DecisionContext) -> Decision:
-    """What the stop hook concludes: verdict fields, feedback, and whether to block."""
-    cfg = with_defaults(ctx.config)
-    task: TaskContext = build_task_context(session, ctx.root or session.cwd)
-    plan_mode = ctx.permission_mode == "plan"
-    planning = plan_mode or task.plan_only
-    has_tests = ctx.repo.has_tests
-    required = set() if planning else required_gates(task, cfg, has_tests)
+@dataclass
+class StopEvidence:
+    """What the session shows, before any reading of its words: the project model (the
+    gate inputs and the checks the project is known to have) and the evidence per change
+    (the gates, coverage, loops and security findings)."""
+
+    task: TaskContext
+    inputs: GateInputs
+    gates: dict[str, GateResult]
+    loops: list[Loop]
+    findings: list[SecurityFinding]
+    message: str
+    requests: HumanActionAssessment
+    no_change: bool
+    coverage: list[Gap]
+    plan_mode: bool
+    planning: bool
+
+
+def gate_inputs(
+    task: TaskContext, ctx: DecisionContext, cfg: dict[str, Any], planning: bool
+) -> GateInputs:
+    """The project model as the gates see it: required gates, commands, the ledger, the
+    `stop.require` policy."""
     tests_cfg = cfg["tests"]
-    inputs = GateInputs(
+    return GateInputs(
         task=task,
-        required=required,
+        required=set() if planning else required_gates(task, cfg, ctx.repo.has_tests),
         protected_branches=list(cfg["protected_branches"]),
         ignore_globs=list(tests_cfg["ignore"]),
         allow_partial=bool(tests_cfg["allow_partial"]),
         test_command=tests_cfg["command"] or ctx.repo.test_command,
         build_command=ctx.repo.build_command,
         ledger=ctx.ledger if tests_cfg["ledger"] else None,
+        require=str(cfg["stop"]["require"]),
+        has_tests=ctx.repo.has_tests,
     )
-    gates = evaluate_gates(session, inputs)
-    loops = (
-        [] if planning else detect_loops(session, task.task_type, LoopThresholds.from_config(cfg))
-    )
-    findings = security_findings(
-        session, [c for c in (tests_cfg["command"], ctx.repo.test_command) if c]
-    )
-    message = clip_message(session.last_assistant_message)
-    requests: HumanActionAssessment = assess_requests(message)
-    no_change = (
-        not planning
-        and task.task_type == "coding"
+
+
+def no_change_made(
+    session: Session, task: TaskContext, ctx: DecisionContext, message: str, human_only: bool
+) -> bool:
+    """A coding task that asks for a change, and nothing changed or shipped."""
+    return (
+        task.task_type == "coding"
         and task_kind(session.task_prompt, task) == "change"
         and not task.changed_paths
         and not unnamed_changes(session)
         and not task.continuation
         and ctx.ledger is None
         and not _NO_CHANGE_NEEDED.search(message)
-        and not requests.human_only  # the agent says what it needs: a human-only item
+        and not human_only  # the agent says what it needs: a human-only item
         and not shipped(session)  # a push or a PR that went through proves a change
     )
-    coverage = [] if planning else task_coverage(session, task, message, requests)
-    other_gaps = bool(findings or loops or ctx.gate_failures or no_change or coverage)
+
+
+def gather_evidence(session: Session, ctx: DecisionContext, cfg: dict[str, Any]) -> StopEvidence:
+    """Stage 1 and 2: the project model and the evidence of checks per change."""
+    task = build_task_context(session, ctx.root or session.cwd)
+    plan_mode = ctx.permission_mode == "plan"
+    planning = plan_mode or task.plan_only
+    inputs = gate_inputs(task, ctx, cfg, planning)
+    gates = evaluate_gates(session, inputs)
+    thresholds = LoopThresholds.from_config(cfg)
+    loops = [] if planning else detect_loops(session, task.task_type, thresholds)
+    configured = [c for c in (cfg["tests"]["command"], ctx.repo.test_command) if c]
+    message = clip_message(session.last_assistant_message)
+    requests = assess_requests(message)
+    no_change = not planning and no_change_made(
+        session, task, ctx, message, bool(requests.human_only)
+    )
+    known = (
+        []
+        if gates["tests"].failing
+        else known_checks(session, [inputs.test_command, ctx.repo.build_command])
+    )
+    coverage = [] if planning else task_coverage(session, task, message, requests, known)
+    return StopEvidence(
+        task=task,
+        inputs=inputs,
+        gates=gates,
+        loops=loops,
+        findings=security_findings(session, configured),
+        message=message,
+        requests=requests,
+        no_change=no_change,
+        coverage=coverage,
+        plan_mode=plan_mode,
+        planning=planning,
+    )
+
+
+def assess_stop(
+    session: Session, ev: StopEvidence, ctx: DecisionContext, cfg: dict[str, Any]
+) -> tuple[StopAssessment, list[Gap], dict[str, Any], Reading]:
+    """Stage 3: the category of the stop, its open items, the digest and the reading."""
+    other_gaps = bool(ev.findings or ev.loops or ctx.gate_failures or ev.no_change or ev.coverage)
+    inputs = ev.inputs
     transcript_tests = tests_gate(session, replace(inputs, ledger=None)) if inputs.ledger else None
     if transcript_tests is not None and transcript_tests.pattern == "tests:no_result":
         transcript_tests = None  # the transcript lags: the ledger is the better witness
     assessment = categorize(
-        message,
-        gates,
-        requests,
+        ev.message,
+        ev.gates,
+        ev.requests,
         other_gaps=other_gaps,
         claims_basis=transcript_tests,
         task_prompt=session.task_prompt,
     )
-    if planning:
-        assessment = StopAssessment("waiting_for_user" if plan_mode else "complete")
-    gaps = collect_gaps(gates, assessment, loops, findings, ctx.gate_failures, no_change, coverage)
+    if ev.planning:
+        assessment = StopAssessment("waiting_for_user" if ev.plan_mode else "complete")
+    gaps = collect_gaps(
+        ev.gates, assessment, ev.loops, ev.findings, ctx.gate_failures, ev.no_change, ev.coverage
+    )
     digest = build_digest(
         session,
-        task,
-        plan_mode=plan_mode,
-        has_tests=has_tests,
+        ev.task,
+        plan_mode=ev.plan_mode,
+        has_tests=ctx.repo.has_tests,
         extra_background=payload_background(ctx.background_tasks),
     )
     reading = read_stop(digest, cfg)
-    if not planning:
+    if not ev.planning:
         gaps += reading_gaps(reading, digest, gaps)
+    return assessment, gaps, digest, reading
+
+
+@dataclass
+class StopStatus:
+    """Where the stop stands: its status and category, what holds it, and whether the
+    configured gate runner gave up."""
+
+    status: str
+    category: str
+    severity: str
+    hold: str | None
+    escalated: bool
+
+
+def stop_status(
+    ev: StopEvidence,
+    ctx: DecisionContext,
+    assessment: StopAssessment,
+    gaps: list[Gap],
+    digest: dict[str, Any],
+    reading: Reading,
+) -> StopStatus:
+    """Stage 4a: the status, after what holds the stop (a question, human-only needs,
+    background work, the host's failure) is applied."""
     category = assessment.category
     severity = _worst([g.severity for g in gaps])
-    human_only = [sentence for _, sentence in requests.human_only]
-    requires_human = bool(human_only) and category == "waiting_for_user"
-
-    if category == "complete" and not gaps:
-        status = "complete"
-    elif category == "waiting_for_user":
-        status = "waiting_for_user"
-    elif category == "genuinely_stuck":
-        status = "blocked"
-    else:
-        status = "incomplete"
-    if status in ("waiting_for_user", "blocked") and severity in ("NONE",):
+    status = {"waiting_for_user": "waiting_for_user", "genuinely_stuck": "blocked"}.get(
+        category, "complete" if category == "complete" and not gaps else "incomplete"
+    )
+    if status in ("waiting_for_user", "blocked") and severity == "NONE":
         severity = "LOW"
-    if findings and status == "waiting_for_user":
+    if ev.findings and status == "waiting_for_user":
         status = "incomplete"  # a security problem outranks a polite question
-    escalated = ctx.gate_escalation is not None and status != "complete" and not planning
+    escalated = ctx.gate_escalation is not None and status != "complete" and not ev.planning
     if escalated:
         # The gate runner tried its fixes and the same failure persists: pushing the
         # agent again would repeat it. Stop, and put the runner's question to the user.
@@ -624,79 +785,141 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
         if status == "complete" and gaps:
             status = "incomplete"  # answered, but something is still open: noted, not pushed
     read_open = any(g.pattern.startswith("reading:") for g in gaps)
-    if hold is None and status == "waiting_for_user" and read_open and not findings:
+    if hold is None and status == "waiting_for_user" and read_open and not ev.findings:
         # The words were read as open work, and nothing the user must answer holds it.
         status = "incomplete"
-    changed = bool(task.changed_paths) or unnamed_changes(session)
-    hard = [g for g in gaps if _is_hard(g, ctx.attempts.sent_patterns, changed=changed)]
-    soft = [g for g in gaps if g not in hard]
+    return StopStatus(status, category, severity, hold, escalated)
 
+
+@dataclass
+class Push:
+    """Stage 4b, the policy's outcome: what pushes the agent on, and what is said."""
+
+    hard: list[Gap]  # the items that push
+    said: list[Gap]  # what the feedback says: the pushing items and their context
+    should_block: bool
+    attempt: int
+    max_attempts: int
+    feedback: str | None
+    budget_exhausted: bool
+    report: str | None
+    note: str | None
+
+
+def push_policy(
+    session: Session,
+    ev: StopEvidence,
+    ctx: DecisionContext,
+    cfg: dict[str, Any],
+    where: StopStatus,
+    found: tuple[list[Gap], dict[str, Any], Reading],
+) -> Push:
+    """Stage 4b: the one policy table (GAP_WEIGHTS) over the open items: push the agent on
+    with what is hard, within the attempt budget, or leave a one-line note."""
+    gaps, digest, reading = found
+    changed = bool(ev.task.changed_paths) or unnamed_changes(session)
+    sent = ctx.attempts.sent_patterns
+    hard = pushing_gaps(gaps, digest, reading, sent, changed=changed, require=ev.inputs.require)
+    soft = [g for g in gaps if g not in hard]
     max_attempts = int(cfg["stop"]["max_attempts"])
     used = max(ctx.attempts.attempts, attempts_in_transcript(session))
-    pushable = status == "incomplete" and not planning and hold is None and bool(hard)
+    pushable = where.status == "incomplete" and not ev.planning and where.hold is None
+    pushable = pushable and bool(hard)
     should_block = pushable and used < max_attempts
-    attempt = used
     feedback = None
-    report = None
+    said_too: list[Gap] = []
     if should_block:
-        # Attempts count up one at a time. An equal event count is no proof the agent
-        # did nothing (the transcript file can lag the hook); the budget and the
-        # host's own cap on consecutive blocks already bound a stubborn agent.
-        attempt = used + 1
+        # Attempts count up one at a time (the transcript can lag the hook; the budget
+        # and the host's own cap on consecutive blocks bound a stubborn agent). Readings
+        # that did not push join the pushed items as context.
+        context = ("reading:", "tests:failing", "loop:action")
+        said_too = [g for g in soft if g.pattern.startswith(context) and g.pattern not in sent]
         feedback = compose_feedback(
-            hard,
-            attempt=attempt,
-            max_attempts=max_attempts,
-            sent_patterns=ctx.attempts.sent_patterns,
+            hard + said_too, attempt=used + 1, max_attempts=max_attempts, sent_patterns=sent
         )
-    budget_exhausted = pushable and not should_block
-    if budget_exhausted:
-        report = status_report(gaps, used)
     # A stop that stands with nothing open says nothing: the agent's own message already
     # tells the user it asks a question, waits or cannot go on.
     said = [g for g in (soft or gaps) if gap_weight(g.pattern) != "record"]
-    note = (
-        None
-        if should_block or status == "complete" or not said
-        else stop_note(hold or category, said)
-    )
+    quiet = should_block or where.status == "complete" or not said
+    note = None if quiet else stop_note(where.hold or where.category, said)
     if reading.error:  # a paid reader failed: the built-in reading decided, and the user knows
         note = f"{note}; {reading.error}" if note else reading.error
-    verified = gates["tests"].satisfied and (bool(task.changed_paths) or task.task_type != "coding")
+    exhausted = pushable and not should_block
+    return Push(
+        hard=hard,
+        said=hard + said_too,
+        should_block=should_block,
+        attempt=used + 1 if should_block else used,
+        max_attempts=max_attempts,
+        feedback=feedback,
+        budget_exhausted=exhausted,
+        report=status_report(gaps, used) if exhausted else None,
+        note=note,
+    )
+
+
+def decide(session: Session, ctx: DecisionContext) -> Decision:
+    """What the stop hook concludes: verdict fields, feedback, and whether to block.
+
+    A pipeline: the project model and the evidence per change (`gather_evidence`), the
+    readings of the words (`assess_stop`), then where the stop stands and the one policy
+    table that says what pushes (`stop_status`, `push_policy`)."""
+    cfg = with_defaults(ctx.config)
+    ev = gather_evidence(session, ctx, cfg)
+    assessment, gaps, digest, reading = assess_stop(session, ev, ctx, cfg)
+    where = stop_status(ev, ctx, assessment, gaps, digest, reading)
+    push = push_policy(session, ev, ctx, cfg, where, (gaps, digest, reading))
+    return verdict(session, ev, ctx, (assessment, gaps, digest, reading), where, push)
+
+
+def verdict(
+    session: Session,
+    ev: StopEvidence,
+    ctx: DecisionContext,
+    found: tuple[StopAssessment, list[Gap], dict[str, Any], Reading],
+    where: StopStatus,
+    push: Push,
+) -> Decision:
+    """The Decision record from the pipeline's stages."""
+    assessment, gaps, digest, reading = found
+    task, status = ev.task, where.status
+    human_only = [sentence for _, sentence in ev.requests.human_only]
+    requires_human = bool(human_only) and where.category == "waiting_for_user"
+    verified = ev.gates["tests"].satisfied and (
+        bool(task.changed_paths) or task.task_type != "coding"
+    )
+    answer = [f"Answer: {ctx.gate_escalation}"] if where.escalated else []
     return Decision(
         status=status,
         complete=status == "complete",
-        severity="NONE" if status == "complete" else severity,
-        stop_category=category,
+        severity="NONE" if status == "complete" else where.severity,
+        stop_category=where.category,
         missing=[g.missing for g in gaps],
-        next_actions=list(
-            dict.fromkeys(
-                ([f"Answer: {ctx.gate_escalation}"] if escalated else [])
-                + [g.action for g in gaps if g.action]
-            )
-        ),
-        requires_human_action=requires_human or escalated,
-        gates=gates,
+        next_actions=list(dict.fromkeys(answer + [g.action for g in gaps if g.action])),
+        requires_human_action=requires_human or where.escalated,
+        gates=ev.gates,
         task_type=task.task_type,
         task_id=task_id(session),
-        loops=loops,
-        feedback=feedback,
-        should_block=should_block,
+        loops=ev.loops,
+        feedback=push.feedback,
+        should_block=push.should_block,
         agent_score=agent_score(
-            status, severity, task, session, verified=verified, drift=bool(assessment.drift)
+            status, where.severity, task, session, verified=verified, drift=bool(assessment.drift)
         ),
-        attempt=attempt,
-        max_attempts=max_attempts,
-        patterns=[g.pattern for g in (hard if should_block else gaps)],
-        security=findings,
+        attempt=push.attempt,
+        max_attempts=push.max_attempts,
+        patterns=[g.pattern for g in (push.said if push.should_block else gaps)],
+        pushed_by=[g.pattern for g in push.hard] if push.should_block else [],
+        open_patterns=[g.pattern for g in gaps],
+        security=ev.findings,
         assessment=assessment,
         human_actions=human_only,
-        plan_only=planning,
-        budget_exhausted=budget_exhausted,
-        status_report=report,
+        plan_only=ev.planning,
+        budget_exhausted=push.budget_exhausted,
+        status_report=push.report,
         task_reasons=task.reasons,
         changed_paths=task.changed_paths,
-        note=note,
+        note=push.note,
         digest=digest,
         reading=reading,
     )

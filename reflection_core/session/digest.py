@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from reflection_core.session.commands import CHECK_KINDS
+from reflection_core.session.evidence import is_check
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext
@@ -110,7 +111,7 @@ def last_check_after_change(session: Session) -> dict[str, Any] | None:
     calls = session.tool_calls
     latest = last_change_index(session)
     for call in reversed(calls[latest + 1 :]):
-        if call.command is not None and call.command.kinds & CHECK_KINDS:
+        if call.command is not None and is_check(call):
             outcome = _shell_outcome(call)
             outcome["kinds"] = sorted(call.command.kinds & CHECK_KINDS)
             outcome["passed"] = run_passed(call)
@@ -124,7 +125,7 @@ def checks_before_change(session: Session) -> list[str]:
     latest = last_change_index(session)
     seen: dict[str, None] = {}
     for call in session.tool_calls[: max(latest, 0)]:
-        if call.command is not None and call.command.kinds & CHECK_KINDS:
+        if call.command is not None and is_check(call):
             seen[_command_text(call)] = None
     return list(seen)[-3:]
 

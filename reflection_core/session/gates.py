@@ -10,9 +10,16 @@ what the agent said it ran.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from reflection_core.globs import matching_branch_rule, path_matches
+from reflection_core.globs import matching_branch_rule
+from reflection_core.session.evidence import (
+    checkable,
+    ignored_by_tests,
+    is_baseline,
+    is_change,
+    is_check,
+)
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
@@ -52,6 +59,7 @@ class LedgerEvidence:
     reason: str = ""
     command_hint: str | None = None
     ignorable_only: bool = False
+    failed: bool = False  # the latest run recorded on exactly this tree failed
 
 
 @dataclass
@@ -87,6 +95,8 @@ class GateInputs:
     test_command: str | None = None
     build_command: str | None = None
     ledger: LedgerEvidence | None = None
+    require: str = "check"  # stop.require: "check" or "tests"
+    has_tests: bool | None = None  # the project model: the repo has a test suite
 
 
 def _has(call: ToolCall, kind: str) -> bool:
@@ -97,7 +107,7 @@ def last_change_index(session: Session) -> int:
     """Position (in tool_calls) of the latest file change, or -1 when nothing changed."""
     calls = session.tool_calls
     for pos in range(len(calls) - 1, -1, -1):
-        if calls[pos].changes_files:
+        if is_change(calls[pos]):
             return pos
     return -1
 
@@ -109,29 +119,16 @@ def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
     calls = session.tool_calls
     for pos in range(len(calls) - 1, -1, -1):
         call = calls[pos]
-        if not call.changes_files:
+        if not is_change(call):
             continue
         paths = [p.replace("\\", "/") for p in call.files] if call.kind in ("edit", "write") else []
         if call.command is not None:
             paths = [p.replace("\\", "/") for p in call.command.modified_files]
         if not paths or any(
-            is_dependency_manifest(p) or not _ignored(p, ignore_globs) for p in paths
+            is_dependency_manifest(p) or not ignored_by_tests(p, ignore_globs) for p in paths
         ):
             return pos
     return -1
-
-
-# Repository housekeeping files no test run checks, whatever the configured globs say.
-NEVER_TESTED = (".gitignore", ".gitattributes", ".dockerignore", ".editorconfig")
-
-
-def _ignored(path: str, ignore_globs: list[str]) -> bool:
-    """Ignored by a glob, matched against the path and against each of its tails (the
-    transcript's paths are absolute, the globs repo-relative)."""
-    parts = path.split("/")
-    if parts[-1] in NEVER_TESTED:
-        return True
-    return any(path_matches("/".join(parts[i:]), ignore_globs) for i in range(len(parts)))
 
 
 def ran_nothing(call: ToolCall) -> bool:
@@ -170,68 +167,165 @@ def dismissed_as_flaky(session: Session, after_index: int) -> bool:
 
 
 def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
+    """Did a check that exercises the latest change run and pass after it? The ledger's
+    word on the tree first, then the transcript's runs (see `stop.require`)."""
     required = "tests" in inputs.required
-    run_hint = inputs.test_command or "the project's full test suite"
-    action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
-    ledger = inputs.ledger
     if not inputs.task.changed_paths and not unnamed_changes(session):
-        # The tree's state before this task is not this task's work to check.
+        # The tree's state before this task is not this task's work to check (a failed
+        # last run still contradicts a claim of success: see the reading's claims).
         return GateResult("tests", required, True, "no file changed in this task")
-    if ledger is not None:
-        if ledger.passed or ledger.ignorable_only:
-            why = ledger.reason or "a passing run is recorded for the current tree"
-            return GateResult("tests", required, True, f"ledger: {why}")
-        hint = ledger.command_hint or inputs.test_command
-        return GateResult(
-            "tests",
-            required,
-            False,
-            f"ledger: {ledger.reason or 'no passing run recorded for the current tree'}",
-            missing="no passing test run is recorded for the current tree",
-            next_action=f"Run `{hint}` and fix any failures"
-            if hint
-            else "Run the full test suite so the run is recorded (pytest records itself; "
-            "other runners through `reflection run -- <command>`)",
-            severity="MEDIUM",
-            pattern="tests:ledger",
-        )
+    if inputs.ledger is not None:
+        from_ledger = _ledger_result(session, inputs, required)
+        if from_ledger is not None:
+            return from_ledger
     changed = inputs.task.changed_paths
+    needs_tests = [
+        p
+        for p in changed
+        if is_dependency_manifest(p) or not ignored_by_tests(p, inputs.ignore_globs)
+    ]
     if not changed:
         return GateResult("tests", required, True, "no file changed in this task")
-    needs_tests = [
-        p for p in changed if is_dependency_manifest(p) or not path_matches(p, inputs.ignore_globs)
-    ]
     if not needs_tests:
-        return GateResult(
+        return _failed_check(session, required) or GateResult(
             "tests", required, True, f"only files that need no tests changed ({changed[0]}...)"
         )
+    return _transcript_result(session, inputs, required)
+
+
+def _failed_check(session: Session, required: bool) -> GateResult | None:
+    """The last check after the latest change failed (`docker build` of a changed
+    Dockerfile): a failing check is evidence whatever the tests need."""
+    calls = session.tool_calls
+    after = calls[last_change_index(session) + 1 :]
+    last = next((c for c in reversed(after) if is_check(c)), None)
+    if last is None or run_passed(last) is not False:
+        return None
+    return GateResult(
+        "tests",
+        required,
+        False,
+        f"`{_cmd(last)}` failed after the latest change",
+        missing=f"the check after the latest change fails (`{_cmd(last)}`)",
+        next_action=f"Fix what `{_cmd(last)}` reports and run it again",
+        severity="HIGH",
+        pattern="check:failing",
+    )
+
+
+def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> GateResult | None:
+    """The ledger's verdict on the tree, or None to read the transcript instead: the ledger
+    never overrules a passing test run the transcript shows after the latest change that
+    it has no entry for (no ledger yet, a runner it does not record, `make test`)."""
+    ledger = inputs.ledger
+    assert ledger is not None
+    if ledger.passed or ledger.ignorable_only:
+        why = ledger.reason or "a passing run is recorded for the current tree"
+        return GateResult("tests", required, True, f"ledger: {why}")
+    if not ledger.failed:
+        seen = _transcript_result(session, inputs, required)
+        if seen.satisfied and seen.evidence.startswith("`"):
+            return replace(seen, evidence=seen.evidence + "; the ledger has no entry for it")
+    hint = ledger.command_hint or inputs.test_command
+    return GateResult(
+        "tests",
+        required,
+        False,
+        f"ledger: {ledger.reason or 'no passing run recorded for the current tree'}",
+        missing="no passing test run is recorded for the current tree",
+        next_action=f"Run `{hint}` and fix any failures"
+        if hint
+        else "Run the full test suite so the run is recorded (pytest records itself; "
+        "other runners through `reflection run -- <command>`)",
+        severity="MEDIUM",
+        pattern="tests:ledger",
+    )
+
+
+def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> GateResult:
+    """The tests gate from the transcript: the runs after the latest change (baselines on
+    a stash left out), or, under `stop.require: check`, another check of the change."""
     calls = session.tool_calls
     last_change = last_tested_change_index(session, inputs.ignore_globs)
-    changed_at = calls[last_change] if last_change >= 0 else None
-    change_label = (
-        f"the latest change ({changed_at.name} #{changed_at.index})" if changed_at else ""
-    )
-    runs_after = [(pos, c) for pos, c in enumerate(calls) if pos > last_change and _has(c, "test")]
-    if not runs_after:
-        ran_before = any(_has(c, "test") for c in calls[: max(last_change, 0)])
-        lint_after = any(_has(c, "lint") for c in calls[last_change + 1 :])
-        if ran_before:
-            evidence = f"tests ran before {change_label} but not after it"
-        elif lint_after:
-            evidence = "only lint ran after the latest change; lint is not tests"
-        else:
-            evidence = "no test run in this task"
+    if last_change < 0 and any(c.changes_files for c in calls):
+        return GateResult("tests", required, True, "only comments or whitespace changed")
+    after = [
+        (pos, c)
+        for pos, c in enumerate(calls)
+        if pos > last_change and _has(c, "test") and not is_baseline(calls, pos)
+    ]
+    if not after:
+        # Tests check the change where they cover it (the repo has a suite, or tests ran
+        # in this task); otherwise, under `check`, a build, typecheck or run does.
+        covered = inputs.has_tests is not False or any(_has(c, "test") for c in calls)
+        lenient = inputs.require == "check" and not covered
+        checked = _other_check(calls, last_change) if lenient else None
+        if checked is not None:
+            return GateResult("tests", required, True, f"`{_cmd(checked)}` ran after the change")
+        return _not_run(calls, last_change, inputs, required)
+    last = after[-1][1]
+    if run_passed(last) is False and not ran_nothing(last) and _baseline_fails(calls, after[-1][0]):
         return GateResult(
             "tests",
             required,
-            False,
-            evidence,
-            missing=f"tests have not run after {change_label or 'the latest change'}",
-            next_action=f"{action} now that the code has changed",
-            severity="MEDIUM",
-            pattern="tests:not_run",
+            True,
+            f"`{_cmd(last)}` fails the same way without the change (a baseline on a stash)",
         )
-    last = runs_after[-1][1]
+    return _run_result(session, inputs, required, [c for _, c in after])
+
+
+def _other_check(calls: list[ToolCall], last_change: int) -> ToolCall | None:
+    """The last passing build, typecheck or run of the program after the latest change."""
+    for pos in range(len(calls) - 1, last_change, -1):
+        call = calls[pos]
+        kinds = call.command.kinds if call.command else frozenset()
+        if kinds & {"build", "typecheck", "run"} and is_check(call) and not is_baseline(calls, pos):
+            return call if run_passed(call) else None
+    return None
+
+
+def _baseline_fails(calls: list[ToolCall], pos: int) -> bool:
+    """A baseline run (the change stashed) after the run at `pos` failed too."""
+    return any(
+        _has(c, "test") and is_baseline(calls, p) and run_passed(c) is False
+        for p, c in enumerate(calls)
+        if p > pos
+    )
+
+
+def _not_run(
+    calls: list[ToolCall], last_change: int, inputs: GateInputs, required: bool
+) -> GateResult:
+    """No test run after the latest change: what ran before it, and what to run."""
+    changed_at = calls[last_change] if last_change >= 0 else None
+    label = f"the latest change ({changed_at.name} #{changed_at.index})" if changed_at else ""
+    action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
+    pattern = "tests:not_run"
+    if any(_has(c, "test") for c in calls[: max(last_change, 0)]):
+        evidence = f"tests ran before {label} but not after it"
+        pattern = "tests:not_rerun"
+    elif any(_has(c, "lint") for c in calls[last_change + 1 :]):
+        evidence = "only lint ran after the latest change; lint is not tests"
+    else:
+        evidence = "no test run in this task"
+    return GateResult(
+        "tests",
+        required,
+        False,
+        evidence,
+        missing=f"tests have not run after {label or 'the latest change'}",
+        next_action=f"{action} now that the code has changed",
+        severity="MEDIUM",
+        pattern=pattern,
+    )
+
+
+def _run_result(
+    session: Session, inputs: GateInputs, required: bool, runs: list[ToolCall]
+) -> GateResult:
+    """The outcome of the last test run after the latest change."""
+    last = runs[-1]
+    action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     passed = run_passed(last)
     if passed is None:
         return GateResult(
@@ -257,32 +351,66 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
             pattern="tests:none_ran",
         )
     if not passed:
-        flaky = dismissed_as_flaky(session, last.index)
-        evidence = f"`{_cmd(last)}` failed after the latest change" + (
-            "; the failure was dismissed as flaky/unrelated, which does not make it pass"
-            if flaky
-            else ""
-        )
-        return GateResult(
-            "tests",
-            required,
-            False,
-            evidence,
-            missing="tests fail after the latest change",
-            next_action=f"Fix the failing tests, then {action.lower()} until it passes"
-            + (" (a flaky test still has to pass or be fixed)" if flaky else ""),
-            severity="HIGH",
-            pattern="tests:failing",
-        )
-    full_passes = [
-        c
-        for _, c in runs_after
-        if run_passed(c) and not (c.command is not None and c.command.partial)
-    ]
-    if last.command is not None and last.command.partial and not inputs.allow_partial:
-        if full_passes:
+        return _failing(session, last, action, required)
+    return _partial_result(inputs, required, runs)
+
+
+def _failing(session: Session, last: ToolCall, action: str, required: bool) -> GateResult:
+    flaky = dismissed_as_flaky(session, last.index)
+    evidence = f"`{_cmd(last)}` failed after the latest change" + (
+        "; the failure was dismissed as flaky/unrelated, which does not make it pass"
+        if flaky
+        else ""
+    )
+    return GateResult(
+        "tests",
+        required,
+        False,
+        evidence,
+        missing=f"tests fail after the latest change (`{_cmd(last)}`)",
+        next_action=f"Fix the failing tests, then {action.lower()} until it passes"
+        + (" (a flaky test still has to pass or be fixed)" if flaky else ""),
+        severity="HIGH",
+        pattern="tests:failing",
+    )
+
+
+# Folder names too generic to say which package a test run covers.
+_GENERIC_DIRS = frozenset({"src", "lib", "app", "pkg", "internal", "cmd", "source", "code"})
+
+
+def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
+    """A run of some of the tests covers the change when it names every changed source
+    file's module or package (`pytest tests/test_money.py` for `common/money.py`); a
+    changed dependency manifest reaches every test, so only the whole suite covers it."""
+    raw = run.command.raw.lower() if run.command is not None else ""
+    for path in changed:
+        if is_dependency_manifest(path):
+            return False
+        parts = path.replace("\\", "/").lower().split("/")
+        name = parts[-1].rsplit(".", 1)[0]
+        if "test" in name or not checkable(path):
+            continue
+        package = parts[-2] if len(parts) > 1 and parts[-2] not in _GENERIC_DIRS else ""
+        if name not in raw and not (package and package in raw):
+            return False
+    return True
+
+
+def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) -> GateResult:
+    """A passing last run: enough, unless it was a filtered subset and the whole suite is
+    asked for (`stop.require: tests` without `tests.allow_partial`)."""
+    last = runs[-1]
+    run_hint = inputs.test_command or "the project's full test suite"
+    # Under `check` a run of some of the tests checks the change, unless a dependency
+    # manifest changed: that reaches every test.
+    covers = partial_run_covers(last, inputs.task.changed_paths)
+    partial_ok = inputs.allow_partial or (inputs.require == "check" and covers)
+    if last.command is not None and last.command.partial and not partial_ok:
+        full = [c for c in runs if run_passed(c) and not (c.command and c.command.partial)]
+        if full:
             return GateResult(
-                "tests", required, True, f"`{_cmd(full_passes[-1])}` passed after the latest change"
+                "tests", required, True, f"`{_cmd(full[-1])}` passed after the latest change"
             )
         return GateResult(
             "tests",

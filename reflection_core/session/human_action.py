@@ -53,6 +53,14 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             r"required|account)\b|\b(enable|set up|activate) billing\b",
         ),
         ("physical", r"\b(hardware key|yubikey|security key|plug in|physical device)\b"),
+        (
+            # Only the owner of an account can act in it: "Only someone with access to your
+            # Stripe account can create it", "I don't have access to your AWS console".
+            "account_access",
+            r"\bonly (you|someone|somebody|a (human|person)|the (account )?owner)\b[^.?!]{0,80}"
+            r"\b(access|account|permissions?)\b|\b(i|we) (don't|do not|can't|cannot) (have )?"
+            r"access (to )?(your|the) [\w -]{0,30}(account|dashboard|console|portal)\b",
+        ),
     )
 )
 # The same kinds in Korean, Chinese, Japanese, German, French, Spanish, Portuguese and
@@ -171,7 +179,8 @@ _NEEDS = re.compile(
     re.I,
 )
 _BLOCKING = re.compile(
-    _NEEDS.pattern + r"|\b(so (that )?i can|before i can|to (continue|proceed|finish|go on)|"
+    _NEEDS.pattern + r"|\bonly (you|someone|somebody|a (human|person)|the (account )?owner)\b"
+    r"|\b(so (that )?i can|before i can|to (continue|proceed|finish|go on)|"
     r"(can(no|')t|could(n't| not)) (continue|proceed|go on|finish) without)\b",
     re.I,
 )
@@ -216,12 +225,27 @@ class HumanActionAssessment:
     blocking: bool = False
 
 
+# Text that is not the agent's own prose: fenced code blocks and quoted lines.
+_CODE_OR_QUOTE = re.compile(r"```.*?(```|\Z)|^\s*>.*$", re.S | re.M)
+_INLINE_CODE = re.compile(r"`[^`\n]*`")
+
+
+def prose_of(text: str) -> str:
+    """`text` with code blocks and quoted lines blanked out, and inline code kept without
+    its punctuation: a `?` in `path?.replace(` or in a quoted error is not a question to
+    the user, while "run `npm publish --otp=<code>`" still names what it asks for."""
+    text = _CODE_OR_QUOTE.sub(" ", text or "")
+    return _INLINE_CODE.sub(lambda m: re.sub(r"[?!.]", "", m.group(0)), text)
+
+
 def sentences_in(text: str) -> list[tuple[str, bool]]:
     """Every sentence (and bullet line) of `text`, each with whether it asks something
-    of the user."""
+    of the user. List items under a lead-in that names a human-only need ("Only someone
+    with access to your account can do it:") are requests of that kind."""
     out = []
     # "Plan: 1. add x; 2. run y." is one enumeration, not sentences addressed to the user.
-    text = _INLINE_NUMBER.sub(r"\1) ", (text or "").translate(_FULLWIDTH_PUNCTUATION))
+    text = _INLINE_NUMBER.sub(r"\1) ", prose_of(text).translate(_FULLWIDTH_PUNCTUATION))
+    lead = ""
     for piece in _SENTENCE.split(text):
         sentence = piece.strip(" -*\t")
         if not sentence:
@@ -230,18 +254,27 @@ def sentences_in(text: str) -> list[tuple[str, bool]]:
             sentence += "?"
         item = _BULLET.sub("", piece, count=1).strip(" -*\t")
         imperative = any(_IMPERATIVE.match(clause.strip()) for clause in _CLAUSE.split(item))
+        if _BULLET.match(piece) and lead and imperative:
+            out.append((f"{lead} {item}"[:300], True))
+            continue
         if _BULLET.match(piece):
-            # A list item is the agent's own step unless it names what only a human can do
-            # ("1. Log in to the dashboard in your browser and copy the token").
-            kind = human_only_kind(item)
-            imperative = (
-                imperative
-                and kind is not None
-                and (kind not in _WEAK_IN_LISTS or bool(_USERS_OWN.search(item)))
-            )
+            imperative = _list_item_asks(item, imperative)
+        else:
+            lead = sentence if sentence.endswith(":") and human_only_kind(sentence) else ""
         asks = bool(_REQUEST.search(sentence) or imperative)
         out.append((sentence[:300], asks))
     return out
+
+
+def _list_item_asks(item: str, imperative: bool) -> bool:
+    """A list item is the agent's own step unless it names what only a human can do
+    ("1. Log in to the dashboard in your browser and copy the token")."""
+    kind = human_only_kind(item)
+    return (
+        imperative
+        and kind is not None
+        and (kind not in _WEAK_IN_LISTS or bool(_USERS_OWN.search(item)))
+    )
 
 
 def ends_as_question(line: str) -> bool:

@@ -36,13 +36,8 @@ def _event_name(event: StopRequested) -> str:
 def handle_stop(event: StopRequested) -> Reply:
     """Stop and SubagentStop: judge the turn, record the verdict, push on or let go."""
     from reflection_core import config
-    from reflection_core.session import attempts, verdict
-    from reflection_core.session.analyze import gather_context
-    from reflection_core.session.decide import decide
 
     name = _event_name(event)
-    session_id = event.session_id
-    prompt_id = event.prompt_id
     try:
         workspace = open_workspace(event)
     except config.ConfigError as exc:
@@ -52,15 +47,57 @@ def handle_stop(event: StopRequested) -> Reply:
     root, cfg = workspace.root, workspace.config
     unstored: list[str] = []  # what could not be stored; the decision never depends on it
 
-    transcript = event.transcript.path if event.transcript else None
     session = read_session(
         event,
         last_assistant_message=event.last_assistant_message,
         max_task_bytes=int(cfg.get("stop.max_transcript_bytes")),
     )
-    session_key = paths.safe_session_id(session_id)
+    session_key = paths.safe_session_id(event.session_id)
     if isinstance(event, SubagentStopped):
         session_key += "-sub-" + paths.safe_session_id(event.agent_id or "agent")
+    decision, sources, state = _judge(event, name, root, cfg, session, session_key, unstored)
+    notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
+    answer = render_decision(decision)
+    if unstored and decision.should_block and event.stop_hook_active:
+        # Without stored attempts the budget cannot run out: push on at most once.
+        answer = Reply(
+            message="reflection: would push on again but cannot count attempts; "
+            f"not blocking. {decision.feedback or ''}"[:500]
+        )
+    if root is None:
+        # Outside a repository nothing is written (no .reflection/ in an arbitrary dir).
+        return _with_notes(answer, notes, "not in a git repository")
+    failure = _write_verdict(root, decision, session, event, name, cfg, sources)
+    if failure is not None:
+        # The decision stands even when the verdict cannot be written (read-only
+        # tree, full disk); the user is told, the agent is still pushed if needed.
+        return _with_notes(answer, [*notes, failure])
+    from reflection_core.outcomes.hook import on_stop
+
+    notes += on_stop(root, event, session, decision)
+    if decision.complete or decision.budget_exhausted or decision.status == "blocked":
+        gate_lesson = (sources.get("gate_run") or {}).get("lesson")
+        stored = _optional(
+            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg
+        )
+        notes += _unrun_notes({"lesson": stored})
+    return _with_notes(answer, notes)
+
+
+def _judge(
+    event: StopRequested,
+    name: str,
+    root: Path | None,
+    cfg: Any,
+    session: Any,
+    session_key: str,
+    unstored: list[str],
+) -> tuple[Any, dict[str, Any], Any]:
+    """Gather the context, decide, and count the attempt (state that cannot be stored is
+    named in `unstored`; the decision never depends on it)."""
+    from reflection_core.session import attempts
+    from reflection_core.session.analyze import gather_context
+    from reflection_core.session.decide import decide
     from reflection_core.session.task import task_id
 
     tid = task_id(session)
@@ -94,25 +131,29 @@ def handle_stop(event: StopRequested) -> Reply:
     finally:
         if conn is not None:
             conn.close()
-    notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
-    answer = render_decision(decision)
-    if unstored and decision.should_block and event.stop_hook_active:
-        # Without stored attempts the budget cannot run out: push on at most once.
-        answer = Reply(
-            message="reflection: would push on again but cannot count attempts; "
-            f"not blocking. {decision.feedback or ''}"[:500]
-        )
-    if root is None:
-        # Outside a repository nothing is written (no .reflection/ in an arbitrary dir).
-        return _with_notes(answer, notes, "not in a git repository")
+    return decision, sources, state
+
+
+def _write_verdict(
+    root: Path,
+    decision: Any,
+    session: Any,
+    event: StopRequested,
+    name: str,
+    cfg: Any,
+    sources: dict[str, Any],
+) -> str | None:
+    """Write the verdict files; the warning to show when they cannot be written."""
+    from reflection_core.session import verdict
+
     try:
         verdict.write_verdict(
             root,
             decision,
             session,
             extra={
-                "session_id": session_id,
-                "prompt_id": prompt_id,
+                "session_id": event.session_id,
+                "prompt_id": event.prompt_id,
                 "event": name,
                 "keep_records": cfg.get("verdict.keep_records"),
                 "compact": name == "stop",
@@ -120,26 +161,14 @@ def handle_stop(event: StopRequested) -> Reply:
                     "host": event.host,
                     "permission_mode": event.permission_mode,
                     "stop_hook_active": event.stop_hook_active,
-                    "transcript_path": transcript,
+                    "transcript_path": event.transcript.path if event.transcript else None,
                 },
                 "sources": sources,
             },
         )
     except OSError as exc:
-        # The decision stands even when the verdict cannot be written (read-only
-        # tree, full disk); the user is told, the agent is still pushed if needed.
-        warning = f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
-        return _with_notes(answer, [*notes, warning])
-    from reflection_core.outcomes.hook import on_stop
-
-    notes += on_stop(root, event, session, decision)
-    if decision.complete or decision.budget_exhausted or decision.status == "blocked":
-        gate_lesson = (sources.get("gate_run") or {}).get("lesson")
-        stored = _optional(
-            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg
-        )
-        notes += _unrun_notes({"lesson": stored})
-    return _with_notes(answer, notes)
+        return f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
+    return None
 
 
 def _optional_state(step: Callable[[], Any], unstored: list[str]) -> Any:

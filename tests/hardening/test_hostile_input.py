@@ -28,7 +28,10 @@ UNTESTED = [{"read": "src/app.py"}, {"edit": "src/app.py"}]
 TESTED = [*UNTESTED, {"bash": "python -m pytest -q", "output": "1 passed in 0.01s"}]
 
 
-def project(tmp_path: Path, yaml: str = "tests:\n  ledger: false\n") -> Path:
+# `stop.require: tests`: an untested change pushes, so a judged stop is visible as a block.
+def project(
+    tmp_path: Path, yaml: str = "stop:\n  require: tests\ntests:\n  ledger: false\n"
+) -> Path:
     files = {
         "src/app.py": "x = 1\n",
         "tests/test_app.py": "def test_app():\n    assert True\n",

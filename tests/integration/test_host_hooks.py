@@ -14,7 +14,8 @@ FILES = {
     "tests/test_calc.py": (
         "from src.calc import add\n\n\ndef test_add():\n    assert add(1, 2) == 3\n"
     ),
-    ".reflection.yaml": "tests:\n  ledger: false\n",
+    # An untested change pushes under `stop.require: tests` (the default leaves a note).
+    ".reflection.yaml": "stop:\n  require: tests\ntests:\n  ledger: false\n",
 }
 TASK = "Add sub(a, b) to src/calc.py; done when python -m pytest -q passes."
 

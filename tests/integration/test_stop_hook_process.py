@@ -31,7 +31,13 @@ FILES = {
 }
 
 
+# The hook's push mechanics are pinned under `stop.require: tests`, where an untested
+# change pushes (the default leaves a note, see docs/stop.md).
+STRICT = "stop:\n  require: tests\n"
+
+
 def project(tmp_path: Path, yaml: str = "tests:\n  ledger: false\n") -> Path:
+    yaml = yaml if "require:" in yaml or "max_attempts: many" in yaml else STRICT + yaml
     return make_repo(tmp_path / "repo", branch="main", files={**FILES, ".reflection.yaml": yaml})
 
 
@@ -138,34 +144,26 @@ def test_complete_task_is_quiet_and_writes_a_complete_verdict(tmp_path: Path) ->
     assert data["complete"] is True and data["severity"] == "NONE" and data["prompt_id"] == "p-9"
 
 
-def test_ledger_wins_over_a_transcript_that_claims_a_pass(tmp_path: Path) -> None:
+def test_ledger_never_overrules_an_unrecorded_pass_but_wins_with_a_failure_on_the_tree(
+    tmp_path: Path,
+) -> None:
     repo = project(tmp_path, yaml="tests:\n  ledger: true\n")
     path = transcript(repo, TESTED, "Fixed; tests pass.")
-    (repo / "src" / "parser.py").write_text("def parse(s):\n    return s.strip()\n")
     _, out, _ = hook("stop", stop_payload(repo, path))
-    assert out is not None and out.get("decision") == "block"
-    assert read_verdict(repo)["gates"]["tests"]["evidence"].startswith("ledger:")
+    assert out is None or out.get("decision") != "block", out
+    assert "the ledger has no entry" in read_verdict(repo)["gates"]["tests"]["evidence"]
+    (repo / "src" / "parser.py").write_text("def parse(s):\n    return s + 'x'\n")
     run = subprocess.run(
-        [
-            REFLECTION,
-            "run",
-            "--",
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-        ],
+        [REFLECTION, "run", "--", sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
         cwd=repo,
         capture_output=True,
         text=True,
         timeout=120,
     )
-    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.returncode != 0, run.stdout + run.stderr
     _, out, _ = hook("stop", stop_payload(repo, path, session_id="sess-2"))
-    assert out is None, out
-    assert read_verdict(repo, "sess-2")["complete"] is True
+    assert out is not None and out.get("decision") == "block"
+    assert read_verdict(repo, "sess-2")["gates"]["tests"]["evidence"].startswith("ledger:")
 
 
 def test_plan_mode_is_never_blocked(tmp_path: Path) -> None:
@@ -181,7 +179,8 @@ def test_last_assistant_message_from_the_payload_wins(tmp_path: Path) -> None:
     path = transcript(repo, TESTED, "Working on it...")
     payload = stop_payload(repo, path, last_assistant_message="Done. Next steps:\n- wire the CLI")
     _, out, _ = hook("stop", payload)
-    assert out is not None and out.get("decision") == "block"
+    # Checked work with more announced: words alone never push, the user reads a note.
+    assert out is not None and out.get("decision") != "block" and out.get("systemMessage")
     assert read_verdict(repo)["stop_category"] == "summary_drift_stop"
 
 

@@ -16,7 +16,12 @@ SESSION = "bg-0000-4000-8000-000000000001"
 def untested_edit_stop(tmp_path: Path, **payload: Any) -> tuple[Path, dict[str, Any]]:
     repo = make_repo(
         tmp_path / "repo",
-        files={"calc.py": "def add(a, b):\n    return a + b\n", "tests/test_x.py": ""},
+        files={
+            "calc.py": "def add(a, b):\n    return a + b\n",
+            "tests/test_x.py": "",
+            # An untested change pushes under `stop.require: tests`; the default notes it.
+            ".reflection.yaml": "stop:\n  require: tests\n",
+        },
     )
     final = "Added sub(); the review subagent checks it now."
     spec = {

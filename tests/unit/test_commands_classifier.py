@@ -221,7 +221,6 @@ MODIFICATIONS = [
     ("git checkout -- a.py b.py", ("a.py", "b.py")),
     ("git restore src/a.py", ("src/a.py",)),
     ("git apply fix.patch", ()),
-    ("git stash pop", ()),
     ("git reset --hard HEAD~1", ()),
     ("patch -p1 < fix.patch", ()),
     ("black .", (".",)),
@@ -460,3 +459,40 @@ def test_site_previews_are_no_build(line: str) -> None:
 
 def test_sphinx_build_is_a_build() -> None:
     assert "build" in classify_command("sphinx-build -b html docs docs/_build").kinds
+
+
+@pytest.mark.parametrize(
+    ("command", "kinds"),
+    [
+        ("git stash", {"stash"}),
+        ("git stash push -u", {"stash"}),
+        ("git stash pop", {"unstash"}),
+        ("git stash && cargo test && git stash pop", {"stash", "test", "unstash"}),
+    ],
+)
+def test_a_stash_round_trip_sets_the_change_aside_and_back_without_a_new_change(
+    command: str, kinds: set[str]
+) -> None:
+    assert classify_command(command).kinds == kinds
+
+
+@pytest.mark.parametrize(
+    ("command", "kind", "partial"),
+    [
+        ("node Test.js", "test", True),
+        ("node tests/parser.test.js", "test", True),
+        ("python tests/test_parser.py", "test", True),
+        ("python parser_test.py", "test", True),
+        ("python contest.py", "run", False),
+        ("node server.js", "run", False),
+        ("bash deploy.sh", "run", False),
+        ("go run ./cmd/app", "run", False),
+        ("cargo run --release", "run", False),
+        ("python -m py_compile app.py", "build", False),
+    ],
+)
+def test_a_source_file_run_directly_is_a_test_run_or_a_run_of_the_program(
+    command: str, kind: str, partial: bool
+) -> None:
+    info = classify_command(command)
+    assert kind in info.kinds and info.partial == partial

@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
-from reflection_core.evals.real_stops import Replay, Summary, main, threshold_failures
+from reflection_core.evals.real_stops import (
+    Replay,
+    Summary,
+    main,
+    rule_figures,
+    threshold_failures,
+)
 
 
 def replay(should_block: bool, blocked: bool, category: str = "complete_verified") -> Replay:
@@ -28,3 +35,34 @@ def test_precision_recall_and_false_block_rate() -> None:
 
 def test_a_folder_without_cases_is_an_input_error(tmp_path: Path) -> None:
     assert main([str(tmp_path)]) == 2
+
+
+def test_rule_figures_count_blocks_right_and_wrong_and_the_users_behind_them() -> None:
+    rows = [
+        Replay(
+            "ann__repo__s1@3", "unverified_change", True, "high", True, "", None, ["tests:not_run"]
+        ),
+        Replay(
+            "ann__repo__s2@9", "unverified_change", True, "high", True, "", None, ["tests:not_run"]
+        ),
+        Replay(
+            "bob__repo__s1@4", "complete_verified", False, "high", True, "", None, ["tests:not_run"]
+        ),
+        Replay(
+            "cy__repo__s1@4", "complete_verified", False, "high", False, "", None, [], ["punt:ask"]
+        ),
+    ]
+    figures = rule_figures(rows)
+    assert list(figures) == ["tests:not_run"]
+    row = figures["tests:not_run"]
+    assert (row.right, row.wrong, len(row.users_right), len(row.users)) == (2, 1, 1, 2)
+    assert rule_figures(rows, pushed=False)["punt:ask"].wrong == 1
+    assert Summary(rows).to_dict()["rules"]["tests:not_run"]["users_right"] == 1
+
+
+def test_json_output_carries_the_contract_fields(tmp_path: Path) -> None:
+    (tmp_path / "cases.jsonl").write_text("", encoding="utf-8")
+    out = tmp_path / "out.json"
+    assert main([str(tmp_path), "--half", "A", "--json", str(out)]) == 0
+    data = json.loads(out.read_text(encoding="utf-8"))
+    assert {"precision", "recall", "false_block_rate", "cases", "errors"} <= set(data)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from reflection_core.session import gates
 from reflection_core.session.gates import GateInputs, GateResult, LedgerEvidence
 from reflection_core.session.model import Session
@@ -63,15 +65,16 @@ def test_failure_dismissed_as_flaky_still_fails() -> None:
     assert "flaky" in result.evidence
 
 
-def test_partial_run_does_not_pass_unless_allowed() -> None:
+def test_partial_run_is_a_check_but_not_the_tests_unless_allowed() -> None:
     s = (
         SessionBuilder("Fix it")
         .edit("src/a.py")
         .bash("pytest tests/test_a.py -k parse", output="2 passed")
         .build()
     )
-    assert not gate(s).satisfied
-    assert gate(s, allow_partial=True).satisfied
+    assert gate(s).satisfied  # stop.require: check
+    assert not gate(s, require="tests").satisfied
+    assert gate(s, require="tests", allow_partial=True).satisfied
 
 
 def test_full_pass_then_partial_pass_is_still_satisfied() -> None:
@@ -129,9 +132,62 @@ def test_background_run_without_result_is_not_a_pass() -> None:
 
 def test_ledger_failure_wins_over_a_transcript_pass() -> None:
     s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest", output="3 passed").build()
-    ledger = LedgerEvidence(passed=False, reason="the tree changed since the last passing run")
+    ledger = LedgerEvidence(passed=False, reason="the latest run failed", failed=True)
     result = gate(s, ledger=ledger)
     assert not result.satisfied and result.evidence.startswith("ledger:")
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [("npm test", "Tests: 12 passed, 12 total"), ("make test", "===== 3 passed in 0.2s =====")],
+)
+def test_a_ledger_without_an_entry_never_overrules_a_passing_run_in_the_transcript(
+    command: str, output: str
+) -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash(command, output=output).build()
+    ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
+    result = gate(s, ledger=ledger)
+    assert result.satisfied and "the ledger has no entry" in result.evidence
+
+
+def test_a_ledger_without_an_entry_still_asks_when_the_transcript_shows_no_run() -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").build()
+    ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
+    assert not gate(s, ledger=ledger).satisfied
+
+
+def test_a_build_or_a_run_checks_the_change_where_no_tests_cover_it() -> None:
+    for check in ("go build ./...", "python app.py"):
+        s = SessionBuilder("Fix it").edit("src/app.go").bash(check, output="ok").build()
+        assert gate(s, has_tests=False).satisfied and check in gate(s, has_tests=False).evidence
+        assert not gate(s, has_tests=True).satisfied  # the suite covers it: tests check it
+        assert not gate(s, has_tests=False, require="tests").satisfied
+
+
+def test_a_server_started_in_the_background_is_no_check() -> None:
+    s = SessionBuilder("Fix it").edit("src/app.js").bash("node server.js &", output="").build()
+    assert not gate(s, has_tests=False).satisfied
+
+
+def test_a_comment_only_edit_needs_no_check() -> None:
+    s = (
+        SessionBuilder("Tidy the comment")
+        .edit("src/jobs.go", old="x := 1 // old note", new="x := 1 // clearer note")
+        .build()
+    )
+    assert gate(s).satisfied and "comments" in gate(s).evidence
+
+
+def test_a_stash_round_trip_is_a_baseline_and_no_new_change() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/lib.rs")
+        .bash("cargo test", exit=1, output="test result: FAILED. 10 passed; 2 failed")
+        .bash("git stash && cargo test && git stash pop", exit=1, output="2 failed")
+        .build()
+    )
+    result = gate(s)
+    assert result.satisfied and "without the change" in result.evidence
 
 
 def test_ledger_pass_wins_over_a_transcript_without_a_run() -> None:
@@ -190,3 +246,38 @@ def test_a_ci_pipeline_change_needs_no_new_test_run_by_default() -> None:
         assert result.satisfied, (path, result)
     code = SessionBuilder("Fix it").bash("pytest -q", output="3 passed").edit("ci/run.py")
     assert not gate(code.build(), ignore_globs=default_ignore).satisfied
+
+
+@pytest.mark.parametrize(
+    ("run", "covers"),
+    [
+        ("pytest tests/test_money.py -q", True),  # names the changed module
+        ("pytest tests/common -q", True),  # names its package
+        ("pytest tests/billing/test_invoices.py -q", False),  # another package's tests
+    ],
+)
+def test_a_partial_run_checks_the_change_only_where_it_covers_it(run: str, covers: bool) -> None:
+    s = SessionBuilder("Fix it").edit("common/money.py").bash(run, output="14 passed").build()
+    assert gate(s).satisfied == covers
+
+
+def test_a_changed_manifest_needs_the_whole_suite() -> None:
+    s = (
+        SessionBuilder("Swap the encoder")
+        .edit("src/serializers.py")
+        .edit("requirements.txt")
+        .bash("pytest tests/test_serializers.py -q", output="8 passed")
+        .build()
+    )
+    assert not gate(s).satisfied
+
+
+def test_a_failed_check_of_a_change_the_tests_do_not_reach_is_open() -> None:
+    s = (
+        SessionBuilder("Bump the base image")
+        .edit("Dockerfile", old="FROM python:3.11", new="FROM python:3.12")
+        .bash("docker build -t app .", exit=1, output="ERROR: failed to solve")
+        .build()
+    )
+    result = gate(s)
+    assert not result.satisfied and result.pattern == "check:failing"

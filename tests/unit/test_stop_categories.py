@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reflection_core import config
-from reflection_core.session.decide import Decision, DecisionContext, decide
+from reflection_core.session.decide import Decision, DecisionContext, decide, with_defaults
 from reflection_core.session.human_action import assess_requests
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -18,8 +18,9 @@ DONE = (
 UNTESTED = SessionBuilder("Fix the parser bug").read("src/parser.py").edit("src/parser.py")
 
 
-def run(final: str, builder: SessionBuilder = DONE) -> Decision:
-    return decide(builder.build(final), DecisionContext(config=config.defaults()))
+def run(final: str, builder: SessionBuilder = DONE, *, require: str = "check") -> Decision:
+    cfg = with_defaults({"stop": {"require": require}})
+    return decide(builder.build(final), DecisionContext(config=cfg))
 
 
 def test_tested_change_is_complete() -> None:
@@ -33,9 +34,11 @@ def test_tested_change_is_complete() -> None:
     assert not d.should_block and d.agent_score == 5
 
 
-def test_untested_change_is_working() -> None:
+def test_untested_change_is_working_noted_by_default_and_pushed_when_tests_are_required() -> None:
     d = run("I changed the parser.", UNTESTED)
-    assert d.stop_category == "working" and d.status == "incomplete" and d.should_block
+    assert d.stop_category == "working" and d.status == "incomplete" and not d.should_block
+    assert d.note is not None and "tests have not run" in d.note
+    assert run("I changed the parser.", UNTESTED, require="tests").should_block
 
 
 def test_claim_without_a_run_is_a_false_claim() -> None:
@@ -58,9 +61,16 @@ def test_hedged_claim_is_not_a_claim() -> None:
         "Parser fixed.\nTODO: handle unicode input",
     ],
 )
-def test_remaining_work_is_summary_drift(final: str) -> None:
+def test_remaining_work_after_checked_work_is_a_note_not_a_push(final: str) -> None:
     d = run(final)
-    assert d.stop_category == "summary_drift_stop" and d.should_block
+    assert d.stop_category == "summary_drift_stop" and not d.should_block
+    assert d.note is not None
+
+
+def test_remaining_work_is_pushed_when_an_unchecked_change_agrees() -> None:
+    d = run("Done with the parser.\n\nNext steps:\n- update the CLI\n- add docs", UNTESTED)
+    assert d.should_block and d.patterns == ["reading:remaining_work"]
+    assert "tests:not_run" in d.open_patterns
 
 
 def test_optional_suggestions_are_not_drift() -> None:
@@ -73,7 +83,7 @@ def test_optional_suggestions_are_not_drift() -> None:
     ["I updated the parser. Should I run the tests?", "Would you like me to run the test suite?"],
 )
 def test_asking_permission_for_tool_work_is_a_punt(final: str) -> None:
-    d = run(final, UNTESTED)
+    d = run(final, UNTESTED, require="tests")
     assert d.stop_category == "tool_available_punt" and d.should_block
 
 
@@ -166,7 +176,8 @@ def test_a_human_only_blocker_ends_a_coding_task_waiting_even_with_tests_not_run
             "authenticator app before it accepts the upload. Please send me the current code."
         )
     )
-    d = decide(session, DecisionContext(config=config.defaults()))
+    strict = with_defaults({"stop": {"require": "tests"}})
+    d = decide(session, DecisionContext(config=strict))
     assert (d.status, d.requires_human_action, d.should_block) == ("waiting_for_user", True, False)
     assert d.gates["tests"].failing, "the open check is still reported"
 
@@ -193,7 +204,7 @@ def test_a_human_only_blocker_explains_a_coding_task_with_no_change() -> None:
 
 
 def test_human_only_plus_open_agent_work_still_pushes() -> None:
-    d = run("Please add the API key to .env. I also changed the parser.", UNTESTED)
+    d = run("Please add the API key to .env. I also changed the parser.", UNTESTED, require="tests")
     assert d.should_block and not d.requires_human_action
 
 
@@ -253,7 +264,7 @@ def test_a_claim_backed_by_the_transcript_is_not_false_when_the_ledger_lacks_the
     session = DONE.build("Fixed. All tests pass.")
     ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
     d = decide(session, DecisionContext(config=config.defaults(), ledger=ledger))
-    assert d.gates["tests"].failing and d.severity == "MEDIUM"
+    assert not d.gates["tests"].failing and not d.should_block
     assert not any("claimed" in m for m in d.missing)
 
 
@@ -262,8 +273,9 @@ def test_claim_about_the_tests_that_ran_is_not_false_after_a_partial_run() -> No
         "src/serializers.py"
     )
     partial.bash("python -m pytest tests/test_serializers.py -q", output="8 passed")
-    d = run("The serializer tests pass.", partial)
+    strict = DecisionContext(config=with_defaults({"stop": {"require": "tests"}}))
+    d = decide(partial.build("The serializer tests pass."), strict)
     assert not d.complete and d.severity == "MEDIUM"
     assert d.assessment is not None and not d.assessment.unsupported_claims
-    d = run("All tests pass.", partial)
+    d = decide(partial.build("All tests pass."), strict)
     assert d.severity == "HIGH"

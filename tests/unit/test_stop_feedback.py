@@ -10,9 +10,16 @@ from tests.unit.sessionbuild import SessionBuilder
 UNTESTED = SessionBuilder("Fix the parser bug").edit("src/parser.py").build("Changed the parser.")
 
 
+def strict() -> dict[str, object]:
+    """`stop.require: tests`: an untested change pushes, so the feedback can be read."""
+    cfg = config.defaults()
+    cfg["stop"]["require"] = "tests"
+    return cfg
+
+
 def run(attempts: int = 0, **kwargs: object) -> Decision:
     ctx = DecisionContext(
-        config=config.defaults(),
+        config=strict(),
         repo=RepoFacts(test_command="python -m pytest -q", has_tests=True),
         attempts=AttemptState(attempts=attempts),
         **kwargs,  # type: ignore[arg-type]
@@ -30,7 +37,7 @@ def test_first_attempt_lists_missing_and_the_exact_test_command() -> None:
 
 
 def test_configured_test_command_wins_over_the_detected_one() -> None:
-    cfg = config.defaults()
+    cfg = strict()
     cfg["tests"]["command"] = "make check"
     d = decide(UNTESTED, DecisionContext(config=cfg, repo=RepoFacts(test_command="pytest")))
     assert d.feedback is not None and "`make check`" in d.feedback
@@ -51,7 +58,7 @@ def test_spent_budget_never_blocks_and_leaves_a_status_report() -> None:
 
 
 def test_zero_budget_never_blocks() -> None:
-    cfg = config.defaults()
+    cfg = strict()
     cfg["stop"]["max_attempts"] = 0
     d = decide(UNTESTED, DecisionContext(config=cfg))
     assert not d.should_block and d.budget_exhausted
@@ -61,7 +68,7 @@ def test_a_stop_with_no_new_events_counts_the_next_attempt_not_the_final_one() -
     # The transcript file can lag the hook, so an unchanged event count is no proof
     # the agent ignored the feedback: attempts still go 1, 2, 3.
     state = AttemptState(attempts=1)
-    ctx = DecisionContext(config=config.defaults(), attempts=state)
+    ctx = DecisionContext(config=strict(), attempts=state)
     d = decide(UNTESTED, ctx)
     assert d.should_block and d.attempt == 2
     assert d.feedback is not None and "FINAL" not in d.feedback
@@ -145,8 +152,18 @@ def test_feedback_already_in_the_transcript_counts_even_if_the_state_was_lost() 
         "Stop hook feedback:\nreflection (attempt 1/3): the task is not done yet.",
         "Stop hook feedback:\nreflection (attempt 2/3): the task is not done yet.",
     ]
-    d = decide(session, DecisionContext(config=config.defaults()))
+    d = decide(session, DecisionContext(config=strict()))
     assert d.attempt == 3 and d.feedback is not None and "FINAL" in d.feedback
     session.hook_feedback.append("Stop hook feedback:\nreflection — FINAL attempt (3/3): ...")
-    d = decide(session, DecisionContext(config=config.defaults()))
+    d = decide(session, DecisionContext(config=strict()))
     assert not d.should_block and d.budget_exhausted
+
+
+def test_by_default_an_untested_change_is_a_note_naming_the_command_not_a_push() -> None:
+    ctx = DecisionContext(
+        config=config.defaults(),
+        repo=RepoFacts(test_command="python -m pytest -q", has_tests=True),
+    )
+    d = decide(UNTESTED, ctx)
+    assert not d.should_block and d.note is not None and "tests have not run" in d.note
+    assert "Run `python -m pytest -q`" in d.next_actions[0]

@@ -111,4 +111,4 @@ def test_any_session_gets_a_valid_bounded_decision(
 
 def test_a_config_without_stop_keys_uses_the_defaults() -> None:
     d = decide(build("Fix the bug", [("edit", "src/a.py")], "Done."), DecisionContext(config={}))
-    assert d.should_block and d.max_attempts == 3 and d.gates["tests"].failing
+    assert not d.should_block and d.max_attempts == 3 and d.gates["tests"].failing

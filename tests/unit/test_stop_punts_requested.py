@@ -23,9 +23,12 @@ def run(prompt: str, final: str) -> Decision:
         ("Fix the slug bug and commit it.", "Fixed; 14 passed. Do you want me to commit this?"),
     ],
 )
-def test_asking_permission_for_the_requested_action_is_a_punt(prompt: str, final: str) -> None:
+def test_asking_permission_for_the_requested_action_is_a_note_not_a_push(
+    prompt: str, final: str
+) -> None:
     d = run(prompt, final)
-    assert d.stop_category == "tool_available_punt" and not d.complete and d.should_block
+    assert d.stop_category == "tool_available_punt" and not d.complete and not d.should_block
+    assert d.note is not None and "asked the user" in d.note
 
 
 @pytest.mark.parametrize(

@@ -13,10 +13,12 @@ from reflection_core.reading.builtin import read_builtin
 from reflection_core.reading.facts import Fact
 from reflection_core.session import digest as digest_mod
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
-from reflection_core.session.decide import DecisionContext, RepoFacts, decide
+from reflection_core.session.decide import DecisionContext, RepoFacts, decide, with_defaults
 from tests.unit.sessionbuild import SessionBuilder
 
 CTX = DecisionContext(config=config.defaults())
+# `stop.require: tests`: an untested change pushes whatever the dev stops say.
+STRICT = DecisionContext(config=with_defaults({"stop": {"require": "tests"}}))
 
 # One example per table entry, in table order: each must match its own entry.
 EXAMPLES = {
@@ -245,8 +247,10 @@ def test_each_task_kind_phrase_matches_its_example(entry: int, case: tuple[str, 
 
 
 def test_every_gap_weight_is_known_and_unlisted_is_soft() -> None:
-    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "record"}
-    assert gap_weight("tests:failing") == "hard" and gap_weight("loop:action") == "once"
+    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "evidence", "soft", "record"}
+    assert gap_weight("reading:remaining_work") == "evidence"
+    assert gap_weight("build:not_run") == "hard" and gap_weight("tests:not_run") == "soft"
+    assert gap_weight("tests:not_run", "tests") == "hard"
     assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "record"
 
 
@@ -321,15 +325,20 @@ def test_a_read_only_search_is_not_pushed_for_changing_nothing() -> None:
     assert not d.should_block
 
 
-def test_announcing_the_next_step_and_stopping_is_pushed_with_the_quote() -> None:
+def test_announcing_the_next_step_after_an_unchecked_change_is_pushed_with_the_quote() -> None:
+    d = decide(untested_change().build("The parser is fixed. Now let me update the CLI:"), CTX)
+    assert d.should_block and d.feedback is not None
+    assert "Now let me update the CLI" in d.feedback
+
+
+def test_announcing_the_next_step_after_a_passing_check_is_a_note_not_a_push() -> None:
     d = decide(
         untested_change()
         .bash("python -m pytest -q", output="4 passed")
         .build("The parser is fixed. Now let me update the CLI:"),
         CTX,
     )
-    assert d.should_block and d.feedback is not None
-    assert "Now let me update the CLI" in d.feedback
+    assert not d.should_block and d.note is not None and "work announced" in d.note
 
 
 def test_a_failed_last_command_contradicts_a_done_claim() -> None:
@@ -342,9 +351,9 @@ def test_a_failed_last_command_contradicts_a_done_claim() -> None:
     assert d.should_block and d.feedback is not None and "npm install" in d.feedback
 
 
-def test_an_offer_to_continue_the_task_is_pushed_not_held_as_a_question() -> None:
+def test_an_offer_to_continue_is_pushed_not_held_as_a_question_under_strict_tests() -> None:
     final = "The helpers are written.\n\nWould you like me to continue with the contracts?"
-    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    d = decide(untested_change("Implement the contracts").build(final), STRICT)
     assert d.should_block and d.feedback is not None and "continue" in d.feedback
 
 
@@ -387,11 +396,11 @@ def test_a_failure_read_in_the_prompt_does_not_make_a_weak_reading_sure() -> Non
     assert reading.has("reported_failure", builtin.SURE) and reading.uncertain
 
 
-def test_a_task_that_says_it_still_fails_answered_with_an_unchecked_change_is_pushed() -> None:
+def test_still_failing_answered_with_an_unchecked_change_is_pushed_under_strict_tests() -> None:
     session = untested_change("The export page is still crashing, fix it").build(
         "Fixed the null check; the export page loads now."
     )
-    d = decide(session, CTX)
+    d = decide(session, STRICT)
     assert d.should_block and d.feedback is not None
     assert "still crashing" in d.feedback and "show that it works" in d.feedback
 
@@ -440,14 +449,14 @@ def test_a_prohibition_is_not_a_failure_report(prompt: str) -> None:
     assert not reading.has("reported_failure", 0.1)
 
 
-def test_a_menu_whose_option_is_to_go_on_with_the_task_is_pushed_not_held() -> None:
+def test_a_menu_offering_to_go_on_is_pushed_not_held_under_strict_tests() -> None:
     final = (
         "Two suites pass; the other two were written against a different API.\n\n"
         "**Option 1**: Keep the passing suites and document them\n"
         "**Option 2**: Continue fixing the other suites against the real API\n\n"
         "Which approach would you prefer?"
     )
-    d = decide(untested_change("Write the security test suites").build(final), CTX)
+    d = decide(untested_change("Write the security test suites").build(final), STRICT)
     assert d.should_block and d.status == "incomplete"
 
 
@@ -668,9 +677,9 @@ def test_a_run_handed_over_in_another_language_after_a_passing_check_is_fine() -
     assert not decide(session, CTX).should_block
 
 
-def test_an_offer_to_continue_in_another_language_is_pushed() -> None:
+def test_an_offer_to_continue_in_another_language_is_pushed_under_strict_tests() -> None:
     final = "辅助函数已经写好了。\n\n需要我继续实现合约部分吗？"
-    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    d = decide(untested_change("Implement the contracts").build(final), STRICT)
     assert d.should_block and d.feedback is not None and "Go ahead" in d.feedback
 
 
@@ -844,3 +853,9 @@ def test_a_request_word_inside_another_word_does_not_make_a_request() -> None:
 
     assert requests_in("修复了请求处理中的密码校验。") == []
     assert requests_in("请在 .env 中填写密码。")
+
+
+def test_by_default_an_offer_to_continue_with_an_untested_change_is_a_note() -> None:
+    final = "The helpers are written.\n\nWould you like me to continue with the contracts?"
+    d = decide(untested_change("Implement the contracts").build(final), CTX)
+    assert not d.should_block and d.note is not None

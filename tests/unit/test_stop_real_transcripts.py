@@ -37,7 +37,9 @@ def analyze(path: Path, **kwargs: str) -> Decision:
     return analyze_transcript(path, use_ledger=False, **kwargs)
 
 
-def test_edit_without_a_test_run_is_blocked_at_the_first_stop(tmp_path: Path) -> None:
+def test_edit_without_a_test_run_is_blocked_at_the_first_stop_when_tests_are_required(
+    tmp_path: Path,
+) -> None:
     # The recording's own project directory is gone; judge it against one like it
     # (calc.py and a pytest suite) so the feedback can name the repo's test command.
     sample = make_repo(
@@ -46,6 +48,7 @@ def test_edit_without_a_test_run_is_blocked_at_the_first_stop(tmp_path: Path) ->
             "calc.py": "def add(a, b):\n    return a + b\n",
             "tests/test_x.py": "",
             "pyproject.toml": "",
+            ".reflection.yaml": "stop:\n  require: tests\n",
         },
     )
     transcript = at_first_stop("claude_edit_blocked_then_tests_pass.jsonl", tmp_path)

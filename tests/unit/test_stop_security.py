@@ -84,11 +84,11 @@ def test_adding_a_skip_marker_to_a_test_is_found() -> None:
     assert [f.rule for f in security_findings(session)] == ["tests_disabled"]
 
 
-def test_a_finding_blocks_an_otherwise_complete_task() -> None:
+def test_a_finding_keeps_an_otherwise_complete_task_open_and_is_noted() -> None:
     session = TESTED.bash('git commit --no-verify -m "fix"').build("Fixed and tested.")
     d = decide(session, DecisionContext(config=config.defaults()))
-    assert d.severity == "BLOCKER" and not d.complete and d.should_block
-    assert d.feedback is not None and "--no-verify" in d.feedback
+    assert d.severity == "BLOCKER" and not d.complete and not d.should_block
+    assert d.note is not None and "--no-verify" in d.note
 
 
 def test_a_credential_at_the_end_of_a_huge_write_is_found() -> None:

@@ -1,0 +1,181 @@
+"""Evidence per change: which tool calls change what a check could exercise, and which
+runs are baselines rather than checks of the change.
+
+A change is an edit to code or config. An edit that only touches comments or whitespace
+is none (its old and new text compare equal once comments, by the file's language, and
+whitespace are stripped), and neither is a stash round trip (`git stash && <test> && git
+stash pop` sets the change aside and puts it back as it was). A test run made while the
+change was stashed is a baseline: it shows what fails without the change.
+Pure functions over the parsed session; nothing here reads files or runs commands.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from reflection_core.globs import path_matches
+from reflection_core.session.commands import CHECK_KINDS
+from reflection_core.session.model import ToolCall
+from reflection_core.session.task import is_doc_path
+
+# How each language writes comments, by file extension: (line comment markers, block
+# comment delimiters). One language family a line (a test per entry).
+COMMENT_SYNTAX: tuple[tuple[frozenset[str], tuple[str, ...], tuple[tuple[str, str], ...]], ...] = (
+    (
+        frozenset({"py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yaml", "yml", "toml"}),
+        ("#",),
+        (),
+    ),
+    (
+        frozenset({"js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "swift"})
+        | {"c", "h", "cc", "cpp", "hpp", "cs", "scala", "dart", "php", "sol", "zig"},
+        ("//",),
+        (("/*", "*/"),),
+    ),
+    (frozenset({"css", "scss", "less"}), (), (("/*", "*/"),)),
+    (frozenset({"sql", "lua", "hs"}), ("--",), ()),
+    (frozenset({"html", "htm", "xml", "svg"}), (), (("<!--", "-->"),)),
+)
+
+
+@cache
+def _stripper(ext: str) -> re.Pattern[str] | None:
+    """One pattern matching every comment of the language `ext` names, or None."""
+    for exts, lines, blocks in COMMENT_SYNTAX:
+        if ext in exts:
+            parts = [rf"(?:^|(?<=\s)){re.escape(m)}[^\n]*" for m in lines]
+            parts += [rf"{re.escape(a)}.*?{re.escape(b)}" for a, b in blocks]
+            return re.compile("|".join(parts), re.M | re.S)
+    return None
+
+
+def code_text(text: str, path: str) -> str | None:
+    """`text` without comments and whitespace, or None when the language is not known."""
+    ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    pattern = _stripper(ext)
+    if pattern is None:
+        return None
+    return re.sub(r"\s+", "", pattern.sub("", text))
+
+
+# Repository housekeeping files no test run checks, whatever the configured globs say.
+NEVER_TESTED = (".gitignore", ".gitattributes", ".dockerignore", ".editorconfig")
+# Files the project's test suite does not exercise: container, CI and dev-environment
+# definitions are checked by building or running them, not by the tests. One glob a line.
+SUITE_BLIND: tuple[str, ...] = (
+    "Dockerfile",
+    "*.Dockerfile",
+    "*.dockerfile",
+    "docker-compose*.yml",
+    "docker-compose*.yaml",
+    "compose.yml",
+    "compose.yaml",
+    ".github/**",
+    ".gitlab-ci.yml",
+    ".devcontainer/**",
+)
+
+
+def ignored_by_tests(path: str, ignore_globs: list[str]) -> bool:
+    """Ignored by a glob, matched against the path and against each of its tails (the
+    transcript's paths are absolute, the globs repo-relative)."""
+    parts = path.split("/")
+    if parts[-1] in NEVER_TESTED:
+        return True
+    globs = [*ignore_globs, *SUITE_BLIND]
+    return any(path_matches("/".join(parts[i:]), globs) for i in range(len(parts)))
+
+
+# CI definitions: only the CI service runs them, so no local check exercises a change.
+CI_ONLY: tuple[str, ...] = (".github/workflows/**", ".gitlab-ci.yml", ".circleci/**")
+
+
+def runs_only_in_ci(path: str) -> bool:
+    parts = path.replace("\\", "/").split("/")
+    return any(path_matches("/".join(parts[i:]), list(CI_ONLY)) for i in range(len(parts)))
+
+
+def checkable(path: str) -> bool:
+    """A file a local check could exercise: not documentation, not a container, CI or
+    dev-environment definition, not repository housekeeping."""
+    return not is_doc_file(path) and not ignored_by_tests(path, [])
+
+
+def _replacements(call: ToolCall) -> list[tuple[str, str]]:
+    """The (old, new) text pairs of an Edit or MultiEdit call."""
+    edits = call.input.get("edits")
+    pairs = edits if isinstance(edits, list) else [call.input]
+    return [
+        (str(p.get("old_string", "")), str(p.get("new_string", "")))
+        for p in pairs
+        if isinstance(p, dict) and "new_string" in p
+    ]
+
+
+def comment_only_edit(call: ToolCall) -> bool:
+    """An edit whose every replacement changes only comments or whitespace."""
+    if call.kind != "edit" or not call.files:
+        return False
+    pairs = _replacements(call)
+    if not pairs:
+        return False
+    for old, new in pairs:
+        before, after = code_text(old, call.files[0]), code_text(new, call.files[0])
+        if before is None or before != after:
+            return False
+    return True
+
+
+def is_change(call: ToolCall) -> bool:
+    """A tool call that changes what a check could exercise."""
+    return call.changes_files and not comment_only_edit(call)
+
+
+def is_baseline(calls: list[ToolCall], pos: int) -> bool:
+    """The run at `pos` ran with the change stashed: in the same command as a stash round
+    trip, or after a `git stash` that no `git stash pop/apply` has undone yet."""
+    command = calls[pos].command
+    kinds = command.kinds if command is not None else frozenset()
+    if "stash" in kinds or "unstash" in kinds:
+        return "stash" in kinds
+    for call in reversed(calls[:pos]):
+        found = call.command.kinds if call.command is not None else frozenset()
+        if "unstash" in found:
+            return False
+        if "stash" in found:
+            return True
+    return False
+
+
+def is_check(call: ToolCall) -> bool:
+    """A command that checks the code: a test, build, typecheck or lint run, or a run of
+    the program that finished in the foreground (a server started with `&` checks nothing
+    until its output is read)."""
+    kinds = call.command.kinds & CHECK_KINDS if call.command is not None else frozenset()
+    if kinds - {"run"}:
+        return True
+    raw = call.command.raw.rstrip() if call.command is not None else ""
+    return bool(kinds) and call.ok is True and not call.background and not raw.endswith("&")
+
+
+def is_doc_file(path: str) -> bool:
+    """Documentation by name or by folder, for an absolute path too (`/repo/docs/x.json`)."""
+    parts = path.replace("\\", "/").split("/")
+    return any(is_doc_path("/".join(parts[i:])) for i in range(len(parts)))
+
+
+def is_code_change(call: ToolCall) -> bool:
+    """A change to code or config: not comments only, not documentation only. A command
+    that modifies files it does not name counts."""
+    if not is_change(call):
+        return False
+    files = list(call.files) if call.kind in ("edit", "write") else []
+    if call.command is not None:
+        files = list(call.command.modified_files)
+    return not files or not all(is_doc_file(f) for f in files)
+
+
+def last_code_change(calls: list[ToolCall]) -> int:
+    """Position of the latest change to code or config, or -1."""
+    return next((pos for pos in range(len(calls) - 1, -1, -1) if is_code_change(calls[pos])), -1)

@@ -1,0 +1,132 @@
+"""Evidence per change: comment-only edits and stash round trips are no new change."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core import config
+from reflection_core.session.decide import DecisionContext, decide
+from reflection_core.session.evidence import (
+    COMMENT_SYNTAX,
+    SUITE_BLIND,
+    checkable,
+    comment_only_edit,
+    ignored_by_tests,
+    is_baseline,
+    runs_only_in_ci,
+)
+from tests.unit.sessionbuild import SessionBuilder
+
+# One sample per COMMENT_SYNTAX entry: (file, old, new with only a comment changed).
+COMMENT_EDITS = [
+    ("app.py", "x = 1  # old", "x = 1  # new note"),
+    ("main.go", "x := 1 // old", "x := 1 /* new */ // note"),
+    ("site.css", "a { color: red; } /* old */", "a { color: red; }"),
+    ("q.sql", "select 1; -- old", "select 1; -- new"),
+    ("page.html", "<p>hi</p><!-- old -->", "<p>hi</p>"),
+]
+
+
+def test_every_language_family_has_a_sample() -> None:
+    assert len(COMMENT_EDITS) == len(COMMENT_SYNTAX)
+
+
+@pytest.mark.parametrize(("path", "old", "new"), COMMENT_EDITS)
+def test_an_edit_of_comments_only_is_no_change(path: str, old: str, new: str) -> None:
+    call = SessionBuilder("t").edit(path, old=old, new=new).build().tool_calls[0]
+    assert comment_only_edit(call)
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("app.py", "x = 1  # old", "x = 2  # old"),
+        ("main.go", 'url := "a"', 'url := "http://b"'),
+        ("notes.txt", "a", "a "),  # an unknown language is always a change
+    ],
+)
+def test_an_edit_of_code_is_a_change(path: str, old: str, new: str) -> None:
+    call = SessionBuilder("t").edit(path, old=old, new=new).build().tool_calls[0]
+    assert not comment_only_edit(call)
+
+
+def test_a_run_between_stash_and_pop_is_a_baseline() -> None:
+    calls = (
+        SessionBuilder("t")
+        .edit("src/a.rs")
+        .bash("git stash")
+        .bash("cargo test", exit=1, output="1 failed")
+        .bash("git stash pop")
+        .bash("cargo test", exit=1, output="1 failed")
+        .build()
+        .tool_calls
+    )
+    assert [is_baseline(calls, pos) for pos in range(len(calls))] == [
+        False,
+        True,
+        True,
+        False,
+        False,
+    ]
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/repo/Dockerfile",
+        "/repo/api.Dockerfile",
+        "/repo/build/app.dockerfile",
+        "/repo/docker-compose.yml",
+        "/repo/docker-compose.dev.yaml",
+        "/repo/compose.yml",
+        "/repo/compose.yaml",
+        "/repo/.github/workflows/ci.yml",
+        "/repo/.gitlab-ci.yml",
+        "/repo/.devcontainer/devcontainer.json",
+    ],
+)
+def test_container_ci_and_dev_environment_files_are_not_exercised_by_the_tests(path: str) -> None:
+    assert ignored_by_tests(path, []) and not checkable(path)
+
+
+@pytest.mark.parametrize(
+    ("path", "ci_only"),
+    [
+        ("/repo/.github/workflows/deploy.yml", True),
+        ("/repo/.gitlab-ci.yml", True),
+        ("/repo/.circleci/config.yml", True),
+        ("/repo/Dockerfile", False),
+    ],
+)
+def test_only_ci_definitions_run_only_in_ci(path: str, ci_only: bool) -> None:
+    assert runs_only_in_ci(path) == ci_only
+
+
+def test_every_suite_blind_glob_has_a_sample() -> None:
+    assert len(SUITE_BLIND) == 10
+
+
+def test_a_failing_last_test_run_with_no_change_pushes_against_a_done_claim() -> None:
+    session = (
+        SessionBuilder("Make sure the tests pass")
+        .bash("npm test", exit=1, output="Tests: 2 failed, 10 passed, 12 total")
+        .build("All done. Everything works.")
+    )
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert d.should_block and d.feedback is not None and "npm test" in d.feedback
+
+
+def test_a_claim_that_tests_pass_with_no_test_run_is_contradicted_in_a_note() -> None:
+    session = SessionBuilder("Check the login flow").read("src/login.ts").build("All tests pass.")
+    d = decide(session, DecisionContext(config=config.defaults()))
+    assert "claims:no_test_run" in d.open_patterns and not d.complete
+    assert d.note is not None and "no test ran" in d.note
+
+
+def test_a_failing_run_reported_as_failing_is_not_pushed_when_nothing_changed() -> None:
+    session = (
+        SessionBuilder("Why do the tests fail?")
+        .bash("npm test", exit=1, output="Tests: 2 failed, 10 passed, 12 total")
+        .build("Two tests fail because the fixture clock is fixed to 2020; see below.")
+    )
+    assert not decide(session, DecisionContext(config=config.defaults())).should_block
