@@ -10,7 +10,9 @@ Failure policy: open. A bug here never blocks or wedges a session.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -53,11 +55,9 @@ def handle_stop(event: StopRequested) -> Reply:
     unstored: list[str] = []  # what could not be stored; the decision never depends on it
 
     transcript = event.transcript.path if event.transcript else None
-    session = read_session(
-        event,
-        last_assistant_message=event.last_assistant_message,
-        max_task_bytes=int(cfg.get("stop.max_transcript_bytes")),
-    )
+    session = _open_session(event, int(cfg.get("stop.max_transcript_bytes")))
+    if isinstance(session, str):
+        return _skip_unreadable(root, event, session)
     session_key = paths.safe_session_id(session_id)
     if isinstance(event, SubagentStopped):
         session_key += "-sub-" + paths.safe_session_id(event.agent_id or "agent")
@@ -137,6 +137,51 @@ def handle_stop(event: StopRequested) -> Reply:
         )
         notes += _unrun_notes({"lesson": stored})
     return _with_notes(answer, notes)
+
+
+def transcript_problem(event: StopRequested) -> str | None:
+    """Why the transcript the host named cannot be judged, or None. Checked with `os.stat`
+    before anything opens it: a FIFO, a device or a directory is never read."""
+    handed = event.transcript
+    if handed is None or handed.records is not None:
+        return None  # no transcript named (judged from the last message) or handed inline
+    if not handed.path:
+        return "the payload's transcript_path is not a file path"
+    try:
+        mode = os.stat(handed.path).st_mode
+    except (OSError, ValueError) as exc:
+        return f"the transcript cannot be opened ({type(exc).__name__}): {handed.path[:200]}"
+    if not stat.S_ISREG(mode):
+        return f"the transcript is not a regular file: {handed.path[:200]}"
+    return None
+
+
+# The reader's warnings that mean the transcript was never read (session/transcript.py).
+_UNREAD_WARNINGS = ("transcript not readable", "transcript read failed")
+
+
+def _open_session(event: StopRequested, max_task_bytes: int) -> Session | str:
+    """The session to judge, or why its transcript cannot be read (also when the file
+    changed between the check and the read: the reader's own warning says so)."""
+    problem = transcript_problem(event)
+    if problem is not None:
+        return problem
+    session = read_session(
+        event, last_assistant_message=event.last_assistant_message, max_task_bytes=max_task_bytes
+    )
+    failed = [w for w in session.warnings if w.startswith(_UNREAD_WARNINGS)]
+    return failed[0] if failed else session
+
+
+def _skip_unreadable(root: Path | None, event: StopRequested, problem: str) -> Reply:
+    """A stop whose transcript cannot be read is not judged: a `skipped` verdict, one
+    visible line, never a block (there is nothing to push the agent on)."""
+    line = f"reflection: stop not judged (skipped): {problem}"[:300]
+    try:
+        _write_skipped(root, event, "UnreadableTranscript", problem)
+    except OSError as exc:
+        line += f" (could not write the verdict: {type(exc).__name__})"
+    return Reply(message=line, stderr=line)
 
 
 def _optional_state(step: Callable[[], Any], unstored: list[str]) -> Any:
