@@ -1,7 +1,8 @@
 """Console script `reflection-protected-push`: refuse pushes that target a protected branch.
 
 Works as a native git pre-push hook (refs on stdin, every ref checked) and under
-the pre-commit framework (PRE_COMMIT_REMOTE_BRANCH & co., first ref only).
+the pre-commit framework (PRE_COMMIT_REMOTE_BRANCH & co., first ref only, read
+only when git's stdin lists nothing).
 Fails CLOSED: input it cannot parse, or a config it cannot read, refuses the push.
 """
 
@@ -42,9 +43,13 @@ def read_stdin_refs() -> list[PushedRef]:
 
 
 def push_refs(env: Mapping[str, str]) -> list[PushedRef]:
-    """The refs being pushed: the pre-commit framework's one ref, else git's stdin lines."""
-    from_env = refs_from_pre_commit_env(env)
-    return from_env if from_env is not None else read_stdin_refs()
+    """The refs being pushed: git's stdin lines; the pre-commit framework's variables
+    only when git said nothing (the framework's stdin is spent). An environment hint
+    never overrides what git says it pushes."""
+    from_git = read_stdin_refs()
+    if from_git:
+        return from_git
+    return refs_from_pre_commit_env(env) or []
 
 
 def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote: str) -> int:
