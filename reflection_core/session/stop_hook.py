@@ -82,10 +82,19 @@ def handle_stop(event: StopRequested) -> Reply:
             else None
         )
         decision = decide(session, ctx)
+        counted: int | None = None
         if conn is not None and decision.should_block:
-            _optional_state(
-                lambda: attempts.record_block(
-                    conn, session_key, tid, decision.patterns, decision.attempt
+            counted = _optional_state(
+                lambda: (
+                    attempts.record_block(
+                        conn,
+                        session_key,
+                        tid,
+                        decision.patterns,
+                        decision.attempt,
+                        decision.max_attempts,
+                    )
+                    or 0
                 ),
                 unstored,
             )
@@ -96,6 +105,12 @@ def handle_stop(event: StopRequested) -> Reply:
             conn.close()
     notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
     answer = render_decision(decision)
+    if counted == 0:
+        # A concurrent stop of this task used the last attempt: this one lets go.
+        answer = Reply(
+            message=f"reflection: stopped incomplete; the {decision.max_attempts} attempt(s) "
+            "were used by concurrent stops of this task; not blocking."
+        )
     if unstored and decision.should_block and event.stop_hook_active:
         # Without stored attempts the budget cannot run out: push on at most once.
         answer = Reply(
