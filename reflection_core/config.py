@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -507,20 +508,71 @@ class Config:
 
 
 def config_source(root: Path) -> Path | None:
-    """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection]."""
+    """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection].
+
+    A `.reflection.yaml` that exists in any form (a directory, a FIFO, a dangling link)
+    is the source: reading it then fails with the reason, it never means "defaults"."""
     yaml_path = root / CONFIG_FILENAME
-    if yaml_path.is_file():
+    if os.path.lexists(yaml_path):
         return yaml_path
     pyproject = root / PYPROJECT
-    if pyproject.is_file():
-        try:
-            with pyproject.open("rb") as handle:
-                head = handle.read()
-        except OSError:
-            return None
-        if b"[tool.reflection" in head:
-            return pyproject
-    return None
+    if not os.path.lexists(pyproject):
+        return None
+    try:
+        head = read_config_bytes(pyproject)
+    except ConfigError:
+        return pyproject  # unreadable: loading it says why
+    return pyproject if b"[tool.reflection" in head else None
+
+
+def read_config_bytes(path: Path) -> bytes:
+    """The bytes of a config file: a regular file (links followed), opened without
+    blocking (a FIFO never holds a hook), read up to MAX_CONFIG_BYTES. ConfigError
+    with the reason for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        dangling = os.path.islink(path) and not os.path.exists(path)
+        why = "a link to a missing file" if dangling else exc.strerror or type(exc).__name__
+        raise ConfigError(str(path), "", f"exists but cannot be read ({why})") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        data = _read_at_most(fd, MAX_CONFIG_BYTES + 1) if regular else b""
+    finally:
+        os.close(fd)
+    if not regular:
+        raise ConfigError(str(path), "", f"exists but is {_kind(path)}, not a file it can read")
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            str(path), "", f"is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB; refused"
+        )
+    return data
+
+
+# Larger config files are refused before parsing (a real one is a few kilobytes).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _kind(path: Path) -> str:
+    """What a config path is instead of a regular file, for the error message."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "unreadable"
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "a device or special file")
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True) -> Config:
@@ -549,11 +601,9 @@ def load_file(path: Path) -> Config:
     return Config(data=data, source=path, root=path.parent)
 
 
-def _parse(source: Path) -> Any:
-    try:
-        raw_bytes = source.read_bytes()
-    except OSError as exc:
-        raise ConfigError(str(source), "", f"cannot read: {exc.strerror}") from None
+def _parse(source: Path, raw_bytes: bytes | None = None) -> Any:
+    if raw_bytes is None:
+        raw_bytes = read_config_bytes(source)
     if source.name == PYPROJECT:
         try:
             import tomllib  # type: ignore[import-not-found,unused-ignore]
@@ -635,8 +685,8 @@ def _load_cached(source: Path) -> dict[str, Any] | None:
 
 def _content_hash(source: Path) -> str | None:
     try:
-        return hashlib.sha256(source.read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(read_config_bytes(source)).hexdigest()
+    except ConfigError:
         return None
 
 
