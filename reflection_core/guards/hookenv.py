@@ -1,11 +1,16 @@
-"""The repository and configuration a commit-stage guard runs against."""
+"""The repository and configuration a git guard runs against, and its deadline."""
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from reflection_core import config, paths
+from reflection_core.hookio import DEFAULT_DEADLINE_S, HookDeadline, deadline
+
+DEADLINE_ENV = "REFLECTION_HOOK_DEADLINE"
 
 
 def repo_and_config() -> tuple[Path, config.Config] | int:
@@ -23,3 +28,32 @@ def repo_and_config() -> tuple[Path, config.Config] | int:
     except config.ConfigError as exc:
         sys.stderr.write(f"reflection: configuration error: {exc}\n")
         return 2
+
+
+def deadline_seconds(root: Path | None) -> float:
+    """`REFLECTION_HOOK_DEADLINE` (seconds; 0 turns it off), else `hooks.deadline_seconds`
+    of the repo's config, else the default (the config is read under that default)."""
+    raw = os.environ.get(DEADLINE_ENV)
+    if raw is not None:
+        try:
+            return max(float(raw), 0.0)
+        except ValueError:
+            return DEFAULT_DEADLINE_S
+    if root is None:
+        return DEFAULT_DEADLINE_S
+    try:
+        with deadline(DEFAULT_DEADLINE_S):
+            return float(config.load(root).get("hooks.deadline_seconds"))
+    except (Exception, HookDeadline):
+        return DEFAULT_DEADLINE_S  # a config problem is reported by the guard itself
+
+
+def within_deadline(check: Callable[[], int], refused: str) -> int:
+    """Run a git guard's own checks under the hook deadline. When it passes, the guard
+    refuses (`refused`: "commit" or "push") and says why: a guard fails closed."""
+    try:
+        with deadline(deadline_seconds(paths.find_repo_root())):
+            return check()
+    except HookDeadline as exc:
+        sys.stderr.write(f"reflection: {exc}; refusing the {refused} (fails closed).\n")
+        return 1

@@ -24,6 +24,7 @@ from reflection_core.guards.branches import (
     parse_push_lines,
     refs_from_pre_commit_env,
 )
+from reflection_core.guards.hookenv import within_deadline
 from reflection_core.guards.registry import PushContext
 
 
@@ -90,6 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("remote", nargs="?", default=None, help="remote name (git passes it)")
     parser.add_argument("url", nargs="?", default=None, help="remote URL (git passes it)")
     args = parser.parse_args(argv)
+    return within_deadline(lambda: _check(args.remote), "push")
+
+
+def _check(remote_arg: str | None) -> int:
     root = paths.find_repo_root()
     if root is None:
         return fail_closed("not inside a git repository")
@@ -101,7 +106,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         refs = push_refs(os.environ)
     except PushParseError as exc:
         return fail_closed(str(exc))
-    remote = args.remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    remote = remote_arg or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
     if not refs:
         sys.stderr.write(
             "reflection: no pushed refs to check (run as a pre-push hook; "

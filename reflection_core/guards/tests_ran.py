@@ -31,7 +31,7 @@ from reflection_core.guards.evidence import (
     outcome,
     why_not_counted,
 )
-from reflection_core.guards.hookenv import repo_and_config
+from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.registry import PushContext
 
@@ -526,6 +526,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what to check: the staged tree or pushed commits (auto: from the framework's env)",
     )
     args = parser.parse_args(argv)
+    return within_deadline(lambda: _check(args.stage), "commit or push")
+
+
+def _check(stage: str) -> int:
     loaded = repo_and_config()
     if isinstance(loaded, int):
         return loaded
@@ -535,7 +539,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         targets = push_targets_from_env(root, os.environ)
-        if args.stage == "push" or (args.stage == "auto" and targets is not None):
+        if stage == "push" or (stage == "auto" and targets is not None):
             targets = push_targets_from_git() or targets
             remote = os.environ.get("PRE_COMMIT_REMOTE_NAME", "origin")
             return check_push_refs(root, cfg, targets or [], remote)
