@@ -23,7 +23,7 @@ REFLECTION = str(Path(sys.executable).with_name("reflection"))
 def alias_bomb() -> str:
     """About 400 bytes that expand to 9**9 strings wherever the structure is walked."""
     lines = ["judge:", "  routing:", '    a: &a ["lol","lol","lol","lol","lol","lol","lol","lol"]']
-    for prev, name in zip("abcdefgh", "bcdefghi"):
+    for prev, name in zip("abcdefgh", "bcdefghi", strict=True):
         lines.append(f"    {name}: &{name} [" + ",".join([f"*{prev}"] * 9) + "]")
     return "\n".join(lines) + "\n"
 
