@@ -638,6 +638,16 @@ def _load_bytes(
     return data
 
 
+def load_bytes(source: Path, raw_bytes: bytes, root: Path) -> Config:
+    """Validate config text that is not (or not only) on disk: the staged `.reflection.yaml`
+    a commit guard must obey. Same size limit and parser as a file; never cached."""
+    if len(raw_bytes) > MAX_CONFIG_BYTES:
+        raise ConfigError(str(source), "", "is larger than 1 MB; refused")
+    data = validate(_parse(source, raw_bytes), str(source))
+    _check_thresholds(data, str(source))
+    return Config(data=data, source=source, root=root)
+
+
 def load_file(path: Path) -> Config:
     """Validate one config file (for `doctor` and tests), never cached."""
     data = validate(_parse(path), str(path))

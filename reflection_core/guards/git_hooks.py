@@ -23,7 +23,7 @@ from pathlib import Path
 from reflection_core import config, paths
 from reflection_core.guards import registry
 from reflection_core.guards.branches import PushParseError, parse_push_lines
-from reflection_core.guards.hookenv import within_deadline
+from reflection_core.guards.hookenv import commit_config, within_deadline
 from reflection_core.guards.registry import PushContext
 
 CHAINED_SUFFIX = ".before-reflection"
@@ -82,7 +82,7 @@ def pre_commit_main(argv: Sequence[str] | None = None) -> int:
 
 def _pre_commit_guards(root: Path) -> int:
     try:
-        cfg = config.load(root)
+        cfg = commit_config(root)
     except config.ConfigError as exc:
         sys.stderr.write(f"reflection: configuration error: {exc}\n")
         return 2
