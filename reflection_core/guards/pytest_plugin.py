@@ -57,6 +57,8 @@ _SELECTING_DESTS = {
     "ignore_glob": "--ignore-glob",
     "inifilename": "-c",
 }
+# The options under which pytest itself deselects collected tests.
+_DESELECTING_DESTS = ("keyword", "markexpr", "deselect", "lf", "stepwise")
 # `-o KEY=VALUE` overrides that change which tests are collected.
 _COLLECTION_INI_KEYS = (
     "python_files",
@@ -378,6 +380,10 @@ class _LedgerRecorder:
         notes = narrowing_notes(self.config, self.root, self.suite_tokens)
         if self.stopped_early(session):
             notes.append("stopped before every collected test ran")
+        if self.deselected and not any(
+            getattr(self.config.option, dest, None) for dest in _DESELECTING_DESTS
+        ):
+            notes.append(f"{self.deselected} test(s) deselected by a hook, not by an option")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             notes.append("interrupted")
         args = [str(a) for a in self.config.invocation_params.args]

@@ -97,6 +97,19 @@ def test_a_git_ignored_file_that_narrows_the_run_does_not_unlock_the_commit(
     assert "partial run" in result.stderr and why in result.stderr
 
 
+def test_a_tracked_conftest_that_deselects_makes_the_run_partial(tmp_path: Path) -> None:
+    deselect = (
+        "def pytest_collection_modifyitems(config, items):\n"
+        "    bad = [item for item in items if item.name == 'test_bad']\n"
+        "    items[:] = [item for item in items if item not in bad]\n"
+        "    config.hook.pytest_deselected(items=bad)\n"
+    )
+    repo = project(tmp_path, {"conftest.py": deselect})
+    result = change_and_commit(repo)
+    assert result.returncode != 0
+    assert "1 test(s) deselected by a hook, not by an option" in result.stderr
+
+
 def test_a_pytest_ini_above_the_repository_does_not_unlock_the_commit(tmp_path: Path) -> None:
     (tmp_path / "pytest.ini").write_text("[pytest]\naddopts = -k test_ok\n")
     repo = project(tmp_path)
