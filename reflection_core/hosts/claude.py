@@ -75,6 +75,8 @@ class ClaudeHost(Host):
             if event == "stop":
                 return StopRequested(**stop)
             agent_file = self._transcript(text(payload, "agent_transcript_path"))
+            if agent_file is None and payload.get("agent_transcript_path") is not None:
+                agent_file = Transcript("", self.transcript_format)  # named, but not a path
             stop["transcript"] = agent_file or stop["transcript"]
             return SubagentStopped(**stop, agent_id=text(payload, "agent_id"))
         if event == "stop-failure":
