@@ -14,6 +14,7 @@ import hashlib
 import json
 import os
 import re
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,8 +34,15 @@ class ConfigError(Exception):
 
     def __init__(self, source: str, key: str, message: str) -> None:
         self.source = source
-        self.key = key
-        super().__init__(f"{source}: {key}: {message}" if key else f"{source}: {message}")
+        self.key = key[:MAX_ERROR_CHARS]
+        if len(message) > MAX_ERROR_CHARS:  # a summary, never a rendered structure
+            message = message[: MAX_ERROR_CHARS - 3] + "..."
+        where = f"{source}: {self.key}" if key else source
+        super().__init__(f"{where}: {message}")
+
+
+# The longest reason a ConfigError gives (the file name and key path come on top).
+MAX_ERROR_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -479,8 +487,21 @@ def _validate_section(
         try:
             result[key] = spec.check(value)
         except ValueError as exc:
-            raise ConfigError(source, path, f"{exc} (got {value!r:.80})") from None
+            raise ConfigError(source, path, f"{exc} (got {summary(value)})") from None
     return result
+
+
+def summary(value: Any) -> str:
+    """A value as an error message shows it: a mapping or list by its size, anything
+    else cut to 80 characters. Never renders a whole (possibly aliased) structure."""
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} key(s)"
+    if isinstance(value, list):
+        return f"a list of {len(value)} item(s)"
+    try:
+        return repr(value[:80] if isinstance(value, str) else value)[:80]
+    except ValueError:  # an integer too long to print
+        return f"a {type(value).__name__} too long to show"
 
 
 def _check_thresholds(cfg: dict[str, Any], source: str) -> None:
@@ -514,38 +535,123 @@ class Config:
 
 
 def config_source(root: Path) -> Path | None:
-    """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection]."""
+    """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection].
+
+    A `.reflection.yaml` that exists in any form (a directory, a FIFO, a dangling link)
+    is the source: reading it then fails with the reason, it never means "defaults"."""
     yaml_path = root / CONFIG_FILENAME
-    if yaml_path.is_file():
+    if os.path.lexists(yaml_path):
         return yaml_path
     pyproject = root / PYPROJECT
-    if pyproject.is_file():
-        try:
-            with pyproject.open("rb") as handle:
-                head = handle.read()
-        except OSError:
-            return None
-        if b"[tool.reflection" in head:
-            return pyproject
-    return None
+    if not os.path.lexists(pyproject):
+        return None
+    try:
+        head = read_config_bytes(pyproject)
+    except ConfigError:
+        return pyproject  # unreadable: loading it says why
+    return pyproject if b"[tool.reflection" in head else None
+
+
+def read_config_bytes(path: Path) -> bytes:
+    """The bytes of a config file: a regular file (links followed), opened without
+    blocking (a FIFO never holds a hook), read up to MAX_CONFIG_BYTES. ConfigError
+    with the reason for anything else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        dangling = os.path.islink(path) and not os.path.exists(path)
+        why = "a link to a missing file" if dangling else exc.strerror or type(exc).__name__
+        raise ConfigError(str(path), "", f"exists but cannot be read ({why})") from None
+    try:
+        regular = stat.S_ISREG(os.fstat(fd).st_mode)
+        data = _read_at_most(fd, MAX_CONFIG_BYTES + 1) if regular else b""
+    finally:
+        os.close(fd)
+    if not regular:
+        raise ConfigError(str(path), "", f"exists but is {_kind(path)}, not a file it can read")
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            str(path), "", f"is larger than {MAX_CONFIG_BYTES // (1024 * 1024)} MB; refused"
+        )
+    return data
+
+
+# Larger config files are refused before parsing (a real one is a few kilobytes).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def _kind(path: Path) -> str:
+    """What a config path is instead of a regular file, for the error message."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return "unreadable"
+    kinds = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"))
+    return next((name for test, name in kinds if test(mode)), "a device or special file")
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    while size < limit:
+        chunk = os.read(fd, limit - size)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks)
 
 
 def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True) -> Config:
-    """The configuration for the repo containing `start` (defaults when there is no file)."""
+    """The configuration for the repo containing `start` (defaults when there is no file).
+
+    Parsed once per process (keyed by the file's path and content hash: the prompt and
+    stop hooks ask more than once), and across processes through the JSON cache."""
     root = paths.find_repo_root(start) if start is None or Path(start).exists() else None
     if root is None:
         return Config(root=None)
     source = config_source(root)
     if source is None:
         return Config(root=root)
-    data = _load_cached(source) if use_cache else None
-    if data is None:
-        content = _content_hash(source)  # before parsing: a later edit never matches it
-        raw = _parse(source)
-        data = validate(raw, str(source))
-        _check_thresholds(data, str(source))
-        if use_cache and content is not None:
-            _store_cache(source, data, content)
+    raw_bytes = read_config_bytes(source)
+    content = hashlib.sha256(raw_bytes).hexdigest()
+    key = (str(source), content)
+    known = _LOADED.get(key) if use_cache else None
+    if known is None:
+        known = _load_bytes(source, raw_bytes, content, use_cache)
+        if use_cache:
+            _LOADED[key] = known
+    if isinstance(known, ConfigError):
+        raise known
+    return Config(data=copy.deepcopy(known), source=source, root=root)
+
+
+# (path, content sha256) -> the validated data or the error it gave, for this process.
+_LOADED: dict[tuple[str, str], dict[str, Any] | ConfigError] = {}
+
+
+def _load_bytes(
+    source: Path, raw_bytes: bytes, content: str, use_cache: bool
+) -> dict[str, Any] | ConfigError:
+    try:
+        data = _load_cached(source, content) if use_cache else None
+        if data is None:
+            data = validate(_parse(source, raw_bytes), str(source))
+            _check_thresholds(data, str(source))
+            if use_cache:
+                _store_cache(source, data, content)
+    except ConfigError as exc:
+        return exc
+    return data
+
+
+def load_bytes(source: Path, raw_bytes: bytes, root: Path) -> Config:
+    """Validate config text that is not (or not only) on disk: the staged `.reflection.yaml`
+    a commit guard must obey. Same size limit and parser as a file; never cached."""
+    if len(raw_bytes) > MAX_CONFIG_BYTES:
+        raise ConfigError(str(source), "", "is larger than 1 MB; refused")
+    data = validate(_parse(source, raw_bytes), str(source))
+    _check_thresholds(data, str(source))
     return Config(data=data, source=source, root=root)
 
 
@@ -556,11 +662,9 @@ def load_file(path: Path) -> Config:
     return Config(data=data, source=path, root=path.parent)
 
 
-def _parse(source: Path) -> Any:
-    try:
-        raw_bytes = source.read_bytes()
-    except OSError as exc:
-        raise ConfigError(str(source), "", f"cannot read: {exc.strerror}") from None
+def _parse(source: Path, raw_bytes: bytes | None = None) -> Any:
+    if raw_bytes is None:
+        raw_bytes = read_config_bytes(source)
     if source.name == PYPROJECT:
         try:
             import tomllib  # type: ignore[import-not-found,unused-ignore]
@@ -576,12 +680,12 @@ def _parse(source: Path) -> Any:
 
     try:
         return yaml.load(raw_bytes.decode("utf-8"), Loader=_yaml12_loader())
-    except (yaml.YAMLError, UnicodeDecodeError) as exc:
+    except (yaml.YAMLError, UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise ConfigError(str(source), "", f"invalid YAML: {exc}") from None
 
 
 def _yaml12_loader() -> Any:
-    """A safe loader where only true/false are booleans (YAML 1.2).
+    """A safe loader where only true/false are booleans (YAML 1.2), and no aliases.
 
     Under YAML 1.1 the documented key `notify: {on: complete}` would load as
     `{True: "complete"}`, and `yes`/`no` would silently become booleans.
@@ -589,7 +693,15 @@ def _yaml12_loader() -> Any:
     import yaml
 
     class Yaml12Loader(yaml.SafeLoader):
-        pass
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            """Aliases are refused: a config never needs them, and a few nested ones
+            expand to gigabytes wherever the structure is walked or printed."""
+            if self.check_event(yaml.AliasEvent):
+                mark = self.peek_event().start_mark
+                raise yaml.composer.ComposerError(
+                    None, None, "aliases (*name) are not allowed in a reflection config", mark
+                )
+            return super().compose_node(parent, index)
 
     bool_tag = "tag:yaml.org,2002:bool"
     Yaml12Loader.yaml_implicit_resolvers = {
@@ -620,13 +732,12 @@ def _digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
 
 
-def _load_cached(source: Path) -> dict[str, Any] | None:
+def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
     """The cached parse of `source`, only when it provably belongs to the file as it is now:
     same schema, same content hash, an intact data digest, and the data passes the
     schema again. Anything else is discarded (and rebuilt by the caller): a cache must
     never switch a guard off."""
     try:
-        content = _content_hash(source)
         cached = json.loads(_cache_path(source).read_text(encoding="utf-8"))
         if not isinstance(cached, dict) or cached.get("schema") != _SCHEMA_ID:
             return None
@@ -638,13 +749,6 @@ def _load_cached(source: Path) -> dict[str, Any] | None:
     except (OSError, ValueError, TypeError, RecursionError, ConfigError):
         return None
     return checked if checked == data else None
-
-
-def _content_hash(source: Path) -> str | None:
-    try:
-        return hashlib.sha256(source.read_bytes()).hexdigest()
-    except OSError:
-        return None
 
 
 def _store_cache(source: Path, data: dict[str, Any], content: str) -> None:

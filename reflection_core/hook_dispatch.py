@@ -109,11 +109,31 @@ def answer(event: str, raw: bytes, *, host: Any = None, timed: bool = False) -> 
     try:
         with deadline(deadline_s):
             parsed = host.parse(event, payload)
-            reply = _resolve(AGENT_EVENTS[event])(parsed)
+            reply = redacted(event, _resolve(AGENT_EVENTS[event])(parsed))
             return host.render(event, reply)
     except (Exception, HookDeadline, RecursionError) as exc:  # fail open, visibly
         _report_failure(event, host, payload, exc)
-        return host.render(event, fail_open(event, exc))
+        return host.render(event, redacted(event, fail_open(event, exc)))
+
+
+def redacted(event: str, reply: Reply) -> Reply:
+    """What a hook prints, secrets redacted (the Stop block reason, SessionStart context,
+    every message). The prompt hook only restates the prompt it was given: not worth
+    the redaction table's import on every prompt."""
+    texts = (reply.block, reply.context, reply.message, reply.stderr)
+    if event == "user-prompt-submit" or not any(texts):
+        return reply
+    import dataclasses
+
+    from reflection_core.redact import redact
+
+    return dataclasses.replace(
+        reply,
+        block=redact(reply.block) if reply.block else reply.block,
+        context=redact(reply.context) if reply.context else reply.context,
+        message=redact(reply.message) if reply.message else reply.message,
+        stderr=redact(reply.stderr) if reply.stderr else reply.stderr,
+    )
 
 
 def _deadline_seconds(payload: dict[str, Any]) -> float:

@@ -23,7 +23,14 @@ _SECRET_NAME = (
     r"|private[_-]?key|auth|credentials?)[A-Za-z0-9_.-]{0,40}"
     r"|[A-Za-z0-9_]{0,40}_(?:PASS|KEY|PAT)"
 )
-_VALUE = r"(?!\[REDACTED\])(\"[^\"\n]{0,4096}\"|'[^'\n]{0,4096}'|[^\s,;\"'}]{1,4096})"
+# A value: escaped-JSON quoted (`\"v\"`), quoted, or bare. A quote that never closes (a
+# string cut short before it got here) runs to the end of the line: still redacted.
+_VALUE = (
+    r"(?!\[REDACTED\])(\\\"[^\"\n]{0,4096}(?:\"|$)|\"[^\"\n]{0,4096}(?:\"|$)"
+    r"|'[^'\n]{0,4096}(?:'|$)|[^\s,;\"'}\\]{1,4096})"
+)
+# A quote as it appears around a JSON key, escaped or not (`"key"`, `\"key\"`, `'key'`).
+_QUOTE = r"\\?[\"']"
 
 
 @dataclass(frozen=True)
@@ -58,14 +65,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "github token",
-        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}\b"),
+        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{6,}"),
         REDACTED,
         "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
     ),
     Rule(
         "github fine-grained token",
-        re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}\b"),
+        re.compile(r"\bgithub_pat_[A-Za-z0-9_]{6,}"),
         REDACTED,
         "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
         "11ABCDEFG0123456789_abcdefghijklmnop",
@@ -79,7 +86,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "aws access key id",
-        re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{16}\b"),
+        re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{12,16}"),
         REDACTED,
         "id AKIAABCDEFGHIJKLMNOP here",
         "AKIAABCDEFGHIJKLMNOP",
@@ -141,7 +148,9 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "json secret key",
-        re.compile(r"(?i)([\"'](?:" + _SECRET_NAME + r")[\"']\s{0,8}:\s{0,8})" + _VALUE),
+        re.compile(
+            r"(?i)(" + _QUOTE + r"(?:" + _SECRET_NAME + r")" + _QUOTE + r"\s{0,8}:\s{0,8})" + _VALUE
+        ),
         r"\1" + REDACTED,
         '{"user": "app", "password": "hunter2x"}',
         "hunter2x",
@@ -152,6 +161,17 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         "DB_PASS=hunter2x python app.py",
         "hunter2x",
+    ),
+    Rule(
+        "secret in prose",
+        re.compile(
+            r"(?i)(\b(?:password|passwd|passphrase|pwd|secret|token|api[ _-]?key)\s{1,8}"
+            r"(?:(?:is|was)\s{1,8}(?:set\s{1,8}to\s{1,8})?)?)(?!\[REDACTED\])"
+            r"(?=[^\s,;\"']{0,200}[\d_/+=!@#$%^&*-])([^\s,;\"']{4,200})"
+        ),
+        r"\1" + REDACTED,
+        "log in with db password hunter2 and retry",
+        "hunter2",
     ),
 )
 
@@ -169,6 +189,13 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     ("authorization header", "Authorization: Bearer abc.def", "abc.def"),
     ("authorization header", '"authorization": "Basic dTpw"', "dTpw"),
     ("url credentials", "https://x-access-token:ghs_abc@github.com/o/r", "ghs_abc"),
+    ("json secret key", '{\\"api_key\\": \\"Zx9-escaped\\"}', "Zx9-escaped"),
+    ("json secret key", '{"password": "cut-short-befo', "cut-short-befo"),
+    ("secret assignment", "aws_secret_access_key = wJalrXUtnFEMIK7MDENG", "wJalrXUtnFEMIK7MDENG"),
+    ("secret in prose", "the staging token is tk-81ff2 for now", "tk-81ff2"),
+    ("secret in prose", "my API key is 4f9a2c", "4f9a2c"),
+    ("secret in prose", "the api key 9f8e7d6c", "9f8e7d6c"),
+    ("github token", "cut ghp_abcdefgh", "ghp_abcdefgh"),
 )
 
 

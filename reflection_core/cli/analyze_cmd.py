@@ -40,20 +40,24 @@ def command(
         use_ledger=not no_ledger,
         permission_mode=permission_mode,
     )
+    from reflection_core.redact import redact, redact_obj
+
     if as_json:
-        echo_json(decision.to_dict())
+        echo_json(redact_obj(decision.to_dict()))
         return
-    click.echo(
-        f"status:   {decision.status} ({decision.stop_category}), severity {decision.severity}"
-    )
-    click.echo(f"task:     {decision.task_type}; agent score {decision.agent_score}/5")
+
+    def _echo(line: str) -> None:
+        click.echo(redact(line))
+
+    _echo(f"status:   {decision.status} ({decision.stop_category}), severity {decision.severity}")
+    _echo(f"task:     {decision.task_type}; agent score {decision.agent_score}/5")
     for name, gate in decision.gates.items():
         mark = "ok " if gate.satisfied else ("!! " if gate.required else "-- ")
         need = "required" if gate.required else "advisory"
-        click.echo(f"  {mark}{name:<6} {need:<9} {gate.evidence}")
+        _echo(f"  {mark}{name:<6} {need:<9} {gate.evidence}")
     for item in decision.missing:
-        click.echo(f"missing:  {item}")
+        _echo(f"missing:  {item}")
     for action in decision.next_actions:
-        click.echo(f"next:     {action}")
+        _echo(f"next:     {action}")
     if decision.feedback:
-        click.echo("\nThe stop hook would block with:\n" + decision.feedback)
+        _echo("\nThe stop hook would block with:\n" + decision.feedback)

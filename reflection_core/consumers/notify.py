@@ -93,6 +93,8 @@ def choose_notice(
     agent_continues: bool = False,
 ) -> Notice | None:
     """The notice for this verdict, or None when the gating says stay quiet."""
+    if verdict.get("status") == "skipped":
+        return None  # a stop that was not judged is no news about the task
     kind = notice_kind(verdict)
     if not should_send(kind, on=on, attention=attention, agent_continues=agent_continues):
         return None

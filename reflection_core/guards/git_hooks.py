@@ -23,6 +23,7 @@ from pathlib import Path
 from reflection_core import config, paths
 from reflection_core.guards import registry
 from reflection_core.guards.branches import PushParseError, parse_push_lines
+from reflection_core.guards.hookenv import commit_config, within_deadline
 from reflection_core.guards.registry import PushContext
 
 CHAINED_SUFFIX = ".before-reflection"
@@ -75,13 +76,17 @@ def pre_commit_main(argv: Sequence[str] | None = None) -> int:
     root = paths.find_repo_root()
     if root is None:
         return 0
+    status = within_deadline(lambda: _pre_commit_guards(root), "commit")
+    return status or run_chained(root, "pre-commit", args, b"")
+
+
+def _pre_commit_guards(root: Path) -> int:
     try:
-        cfg = config.load(root)
+        cfg = commit_config(root)
     except config.ConfigError as exc:
         sys.stderr.write(f"reflection: configuration error: {exc}\n")
         return 2
-    status = run_guards("pre-commit", root, cfg, None)
-    return status or run_chained(root, "pre-commit", args, b"")
+    return run_guards("pre-commit", root, cfg, None)
 
 
 def fail_closed(message: str) -> int:
@@ -97,6 +102,28 @@ def pre_push_main(argv: Sequence[str] | None = None) -> int:
     root = paths.find_repo_root()
     if root is None:
         return fail_closed("not inside a git repository")
+    status = within_deadline(lambda: _pre_push_guards(root, remote, stdin), "push")
+    if status:
+        return status
+    chained = run_chained(root, "pre-push", args, stdin)
+    if chained == 0:
+        _attach_verdicts(root, remote, stdin)
+    return chained
+
+
+def _attach_verdicts(root: Path, remote: str, stdin: bytes) -> None:
+    """The verdict travels with the push, for CI (a git note on each pushed branch tip)."""
+    from reflection_core.consumers.verdict_notes import attach_and_push
+
+    try:
+        refs = parse_push_lines(stdin.decode("utf-8", errors="surrogateescape"))
+    except PushParseError:
+        return
+    tips = [r.local_sha for r in refs if not r.is_delete and r.branch is not None]
+    attach_and_push(root, remote, tips)
+
+
+def _pre_push_guards(root: Path, remote: str, stdin: bytes) -> int:
     try:
         cfg = config.load(root)
     except config.ConfigError as exc:
@@ -106,15 +133,6 @@ def pre_push_main(argv: Sequence[str] | None = None) -> int:
     except PushParseError as exc:
         return fail_closed(str(exc))
     try:
-        status = run_guards("pre-push", root, cfg, PushContext(remote, refs))
+        return run_guards("pre-push", root, cfg, PushContext(remote, refs))
     except Exception as exc:  # fail closed on our own bugs too
         return fail_closed(f"internal error in the push guards: {type(exc).__name__}: {exc}")
-    if status:
-        return status
-    chained = run_chained(root, "pre-push", args, stdin)
-    if chained == 0:
-        from reflection_core.consumers.verdict_notes import attach_and_push
-
-        tips = [r.local_sha for r in refs if not r.is_delete and r.branch is not None]
-        attach_and_push(root, remote, tips)  # the verdict travels with the push, for CI
-    return chained

@@ -14,7 +14,7 @@ from pathlib import Path
 from reflection_core import config
 from reflection_core.guards import gitcmd
 from reflection_core.guards.branches import protected_rule
-from reflection_core.guards.hookenv import repo_and_config
+from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.registry import PushContext
 
 
@@ -64,6 +64,10 @@ def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="reflection-protected-commit", description=__doc__)
     parser.parse_args(argv)
+    return within_deadline(_check, "commit")
+
+
+def _check() -> int:
     loaded = repo_and_config()
     if isinstance(loaded, int):
         return loaded

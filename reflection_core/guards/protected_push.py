@@ -1,7 +1,8 @@
 """Console script `reflection-protected-push`: refuse pushes that target a protected branch.
 
 Works as a native git pre-push hook (refs on stdin, every ref checked) and under
-the pre-commit framework (PRE_COMMIT_REMOTE_BRANCH & co., first ref only).
+the pre-commit framework (PRE_COMMIT_REMOTE_BRANCH & co., first ref only, read
+only when git's stdin lists nothing).
 Fails CLOSED: input it cannot parse, or a config it cannot read, refuses the push.
 """
 
@@ -23,6 +24,7 @@ from reflection_core.guards.branches import (
     parse_push_lines,
     refs_from_pre_commit_env,
 )
+from reflection_core.guards.hookenv import within_deadline
 from reflection_core.guards.registry import PushContext
 
 
@@ -42,9 +44,13 @@ def read_stdin_refs() -> list[PushedRef]:
 
 
 def push_refs(env: Mapping[str, str]) -> list[PushedRef]:
-    """The refs being pushed: the pre-commit framework's one ref, else git's stdin lines."""
-    from_env = refs_from_pre_commit_env(env)
-    return from_env if from_env is not None else read_stdin_refs()
+    """The refs being pushed: git's stdin lines; the pre-commit framework's variables
+    only when git said nothing (the framework's stdin is spent). An environment hint
+    never overrides what git says it pushes."""
+    from_git = read_stdin_refs()
+    if from_git:
+        return from_git
+    return refs_from_pre_commit_env(env) or []
 
 
 def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote: str) -> int:
@@ -106,6 +112,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("remote", nargs="?", default=None, help="remote name (git passes it)")
     parser.add_argument("url", nargs="?", default=None, help="remote URL (git passes it)")
     args = parser.parse_args(argv)
+    return within_deadline(lambda: _check(args.remote), "push")
+
+
+def _check(remote_arg: str | None) -> int:
     root = paths.find_repo_root()
     if root is None:
         return fail_closed("not inside a git repository")
@@ -117,7 +127,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         refs = push_refs(os.environ)
     except PushParseError as exc:
         return fail_closed(str(exc))
-    remote = args.remote or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
+    remote = remote_arg or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
     if not refs:
         sys.stderr.write(
             "reflection: no pushed refs to check (run as a pre-push hook; "

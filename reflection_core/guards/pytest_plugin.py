@@ -57,6 +57,8 @@ _SELECTING_DESTS = {
     "ignore_glob": "--ignore-glob",
     "inifilename": "-c",
 }
+# The options under which pytest itself deselects collected tests.
+_DESELECTING_DESTS = ("keyword", "markexpr", "deselect", "lf", "stepwise")
 # `-o KEY=VALUE` overrides that change which tests are collected.
 _COLLECTION_INI_KEYS = (
     "python_files",
@@ -154,7 +156,10 @@ def narrowing_notes(
         elif value.split("=", 1)[0].strip() in _COLLECTION_INI_KEYS:
             notes.append(f"collection overridden with -o {value}")
     # What pytest parsed, wherever it came from (a backstop for forms not read above).
-    ini_tokens = set(config.getini("addopts") or [])
+    # An ini file's addopts define the suite only when the fingerprint holds that file.
+    unseen = unfingerprinted(repo_root, shaping_files(config))
+    ini_unseen = config.inipath is not None and Path(config.inipath) in unseen
+    ini_tokens = set() if ini_unseen else set(config.getini("addopts") or [])
     for dest, flag in _SELECTING_DESTS.items():
         parsed = getattr(config.option, dest, None)
         if not parsed or flag in ini_tokens:
@@ -168,7 +173,73 @@ def narrowing_notes(
         if key in _COLLECTION_INI_KEYS and ("-o", str(override)) not in run | suite:
             notes.append(f"collection overridden with -o {override}")
     notes.extend(_path_notes(config, repo_root))
+    notes.extend(_unseen_notes(config, repo_root, unseen))
     return list(dict.fromkeys(notes))
+
+
+# The ini keys that choose which tests run, and pytest's defaults for them.
+_COLLECTION_DEFAULTS: dict[str, list[str]] = {
+    "addopts": [],
+    "python_files": ["test_*.py", "*_test.py"],
+    "python_classes": ["Test"],
+    "python_functions": ["test"],
+    "testpaths": [],
+}
+
+
+def shaping_files(config: pytest.Config) -> list[Path]:
+    """Every file that shaped this run: the ini file pytest read (wherever it is, the
+    rootdir or above) and every conftest.py it loaded."""
+    files = [Path(config.inipath)] if config.inipath else []
+    for plugin in config.pluginmanager.get_plugins():
+        where = getattr(plugin, "__file__", None)
+        if where and Path(where).name == "conftest.py":
+            files.append(Path(where))
+    return [f.resolve() for f in files]
+
+
+def unfingerprinted(repo_root: Path, files: Sequence[Path]) -> set[Path]:
+    """Those of `files` the tree fingerprint leaves out: outside the repository, or
+    git-ignored (.gitignore, .git/info/exclude, the global excludes) and untracked."""
+    from reflection_core.guards import gitcmd
+
+    root = repo_root.resolve()
+    inside = [f for f in files if root in f.parents]
+    unseen = {f for f in files if f not in inside}
+    if inside:
+        rels = [f":(literal){f.relative_to(root)}" for f in inside]
+        out = gitcmd.run(root, ["ls-files", "-z", "-c", "-o", "--exclude-standard", "--", *rels])
+        seen = {(root / rel).resolve() for rel in out.split("\0") if rel}
+        unseen.update(f for f in inside if f not in seen)
+    return unseen
+
+
+def _unseen_notes(config: pytest.Config, repo_root: Path, unseen: set[Path]) -> list[str]:
+    """A file the fingerprint cannot show shaped the run: a conftest.py (it can skip,
+    deselect or patch anything), or an ini file that sets what is collected."""
+    notes = []
+    for path in sorted(unseen):
+        where = _shown(path, repo_root)
+        if path.name == "conftest.py":
+            notes.append(f"shaped by {where}, which the fingerprint leaves out")
+        elif config.inipath and path == Path(config.inipath).resolve():
+            changed = [k for k, d in _COLLECTION_DEFAULTS.items() if _ini(config, k) != d]
+            if changed:
+                keys = ", ".join(changed)
+                notes.append(f"{keys} set in {where}, which the fingerprint leaves out")
+    return notes
+
+
+def _ini(config: pytest.Config, key: str) -> list[str]:
+    try:
+        return [str(v) for v in config.getini(key) or []]
+    except ValueError:  # a key this pytest does not know
+        return []
+
+
+def _shown(path: Path, repo_root: Path) -> str:
+    root = repo_root.resolve()
+    return str(path.relative_to(root)) if root in path.parents else str(path)
 
 
 def _path_notes(config: pytest.Config, repo_root: Path) -> list[str]:
@@ -187,28 +258,19 @@ def _path_notes(config: pytest.Config, repo_root: Path) -> list[str]:
 
     if all(covered(tp) for tp in testpaths):
         return []
-    if all(covered(path) for path in _test_files(repo_root, testpaths)):
+    patterns = _ini(config, "python_files") or _COLLECTION_DEFAULTS["python_files"]
+    if all(covered(path) for path in _test_files(repo_root, testpaths, patterns)):
         return []
     return ["a subset of the test paths selected"]
 
 
-def _test_files(repo_root: Path, under: list[Path]) -> list[Path]:
-    """Test files git knows (tracked or untracked-not-ignored) below any of `under`."""
+def _test_files(repo_root: Path, under: list[Path], patterns: Sequence[str]) -> list[Path]:
+    """Test files (by the run's `python_files` patterns) git knows (tracked or
+    untracked-not-ignored) below any of `under`."""
     from reflection_core.guards import gitcmd
 
-    out = gitcmd.run(
-        repo_root,
-        [
-            "ls-files",
-            "-z",
-            "-c",
-            "-o",
-            "--exclude-standard",
-            "--",
-            ":(glob)**/test_*.py",
-            ":(glob)**/*_test.py",
-        ],
-    )
+    specs = [f":(glob)**/{pattern}" for pattern in patterns]
+    out = gitcmd.run(repo_root, ["ls-files", "-z", "-c", "-o", "--exclude-standard", "--", *specs])
     files = [(repo_root / rel).resolve() for rel in out.split("\0") if rel]
     return [f for f in files if any(u == f or u in f.parents for u in under)]
 
@@ -318,6 +380,10 @@ class _LedgerRecorder:
         notes = narrowing_notes(self.config, self.root, self.suite_tokens)
         if self.stopped_early(session):
             notes.append("stopped before every collected test ran")
+        if self.deselected and not any(
+            getattr(self.config.option, dest, None) for dest in _DESELECTING_DESTS
+        ):
+            notes.append(f"{self.deselected} test(s) deselected by a hook, not by an option")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             notes.append("interrupted")
         args = [str(a) for a in self.config.invocation_params.args]

@@ -24,13 +24,14 @@ from pathlib import Path
 from reflection_core import config
 from reflection_core.globs import path_matches
 from reflection_core.guards import fingerprint, gitcmd, ledger, runner_ready
+from reflection_core.guards.branches import PushParseError
 from reflection_core.guards.evidence import (
     is_pytest_command,
     not_the_suite,
     outcome,
     why_not_counted,
 )
-from reflection_core.guards.hookenv import repo_and_config
+from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.registry import PushContext
 
@@ -512,6 +513,14 @@ def push_targets_from_env(root: Path, env: Mapping[str, str]) -> list[tuple[str,
     return [(sha, env.get("PRE_COMMIT_FROM_REF", ""))]
 
 
+def push_targets_from_git() -> list[tuple[str, str]]:
+    """(local sha, remote sha) per ref git lists on a pre-push hook's stdin: git's word
+    wins over the PRE_COMMIT_* variables, which only fill in when stdin is empty."""
+    from reflection_core.guards.protected_push import read_stdin_refs
+
+    return [(r.local_sha, r.remote_sha) for r in read_stdin_refs() if not r.is_delete]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="reflection-tests-ran", description=__doc__)
     parser.add_argument(
@@ -521,6 +530,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what to check: the staged tree or pushed commits (auto: from the framework's env)",
     )
     args = parser.parse_args(argv)
+    return within_deadline(lambda: _check(args.stage), "commit or push")
+
+
+def _check(stage: str) -> int:
     loaded = repo_and_config()
     if isinstance(loaded, int):
         return loaded
@@ -530,12 +543,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     try:
         targets = push_targets_from_env(root, os.environ)
-        if args.stage == "push" or (args.stage == "auto" and targets is not None):
+        if stage == "push" or (stage == "auto" and targets is not None):
+            targets = push_targets_from_git() or targets
             remote = os.environ.get("PRE_COMMIT_REMOTE_NAME", "origin")
             return check_push_refs(root, cfg, targets or [], remote)
         return check_staged(root, cfg)
     except gitcmd.GitError as exc:
         sys.stderr.write(f"reflection: tests-ran check could not run git: {exc}\n")
+        return 1
+    except PushParseError as exc:
+        sys.stderr.write(f"reflection: {exc}; refusing the push (fails closed).\n")
         return 1
 
 

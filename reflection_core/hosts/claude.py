@@ -69,9 +69,14 @@ class ClaudeHost(Host):
                 "stop_hook_active": bool(payload.get("stop_hook_active")),
                 "background_tasks": _in_flight(payload),
             }
+            if common["transcript"] is None and payload.get("transcript_path") is not None:
+                # named but not a path (a number, a list, ""): the stop hook skips, visibly
+                stop["transcript"] = Transcript("", self.transcript_format)
             if event == "stop":
                 return StopRequested(**stop)
             agent_file = self._transcript(text(payload, "agent_transcript_path"))
+            if agent_file is None and payload.get("agent_transcript_path") is not None:
+                agent_file = Transcript("", self.transcript_format)  # named, but not a path
             stop["transcript"] = agent_file or stop["transcript"]
             return SubagentStopped(**stop, agent_id=text(payload, "agent_id"))
         if event == "stop-failure":

@@ -60,24 +60,34 @@ def record_block(
     task_id: str,
     patterns: list[str],
     attempt: int,
-) -> None:
-    """Store that block number `attempt` was given, naming `patterns`."""
+    max_attempts: int | None = None,
+) -> int | None:
+    """Count one more block, naming `patterns`: the stored count + 1, and at least
+    `attempt` (the transcript may show more than was stored). Read and write are one
+    IMMEDIATE transaction, so concurrent stops each count once. Returns the count, or
+    None (nothing stored) when it would pass `max_attempts`: a concurrent stop used
+    the last attempt, and this one must not block."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         current = load(conn, session_key, task_id)
+        count = max(current.attempts + 1, attempt)
+        if max_attempts is not None and count > max_attempts:
+            conn.execute("COMMIT")
+            return None
         merged = sorted(current.sent_patterns | set(patterns))
         conn.execute(
             "INSERT INTO stop_attempts (session_key, task_id, attempts, patterns, updated_at)"
             " VALUES (?, ?, ?, ?, ?)"
             " ON CONFLICT (session_key, task_id) DO UPDATE SET"
-            " attempts = MAX(attempts, excluded.attempts), patterns = excluded.patterns,"
+            " attempts = excluded.attempts, patterns = excluded.patterns,"
             " updated_at = excluded.updated_at",
-            (session_key, task_id, attempt, json.dumps(merged), time.time()),
+            (session_key, task_id, count, json.dumps(merged), time.time()),
         )
         conn.execute("COMMIT")
     except BaseException:
         conn.execute("ROLLBACK")
         raise
+    return count
 
 
 def reset(conn: sqlite3.Connection, session_key: str, task_id: str) -> None:

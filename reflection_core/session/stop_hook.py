@@ -10,7 +10,9 @@ Failure policy: open. A bug here never blocks or wedges a session.
 from __future__ import annotations
 
 import dataclasses
+import os
 import sqlite3
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -47,17 +49,23 @@ def handle_stop(event: StopRequested) -> Reply:
     root, cfg = workspace.root, workspace.config
     unstored: list[str] = []  # what could not be stored; the decision never depends on it
 
-    session = read_session(
-        event,
-        last_assistant_message=event.last_assistant_message,
-        max_task_bytes=int(cfg.get("stop.max_transcript_bytes")),
-    )
+    session = _open_session(event, int(cfg.get("stop.max_transcript_bytes")))
+    if isinstance(session, str):
+        return _skip_unreadable(root, event, session)
     session_key = paths.safe_session_id(event.session_id)
     if isinstance(event, SubagentStopped):
         session_key += "-sub-" + paths.safe_session_id(event.agent_id or "agent")
-    decision, sources, state = _judge(event, name, root, cfg, session, session_key, unstored)
+    decision, sources, state, counted = _judge(
+        event, name, root, cfg, session, session_key, unstored
+    )
     notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
     answer = render_decision(decision)
+    if counted == 0:
+        # A concurrent stop of this task used the last attempt: this one lets go.
+        answer = Reply(
+            message=f"reflection: stopped incomplete; the {decision.max_attempts} attempt(s) "
+            "were used by concurrent stops of this task; not blocking."
+        )
     if unstored and decision.should_block and event.stop_hook_active:
         # Without stored attempts the budget cannot run out: push on at most once.
         answer = Reply(
@@ -92,9 +100,10 @@ def _judge(
     session: Any,
     session_key: str,
     unstored: list[str],
-) -> tuple[Any, dict[str, Any], Any]:
-    """Gather the context, decide, and count the attempt (state that cannot be stored is
-    named in `unstored`; the decision never depends on it)."""
+) -> tuple[Any, dict[str, Any], Any, int | None]:
+    """Gather the context, decide, and count the attempt: the count stored, or 0 when
+    concurrent stops used the budget (state that cannot be stored is named in
+    `unstored`; the decision never depends on it)."""
     from reflection_core.session import attempts
     from reflection_core.session.analyze import gather_context
     from reflection_core.session.decide import decide
@@ -119,10 +128,19 @@ def _judge(
             else None
         )
         decision = decide(session, ctx)
+        counted: int | None = None
         if conn is not None and decision.should_block:
-            _optional_state(
-                lambda: attempts.record_block(
-                    conn, session_key, tid, decision.patterns, decision.attempt
+            counted = _optional_state(
+                lambda: (
+                    attempts.record_block(
+                        conn,
+                        session_key,
+                        tid,
+                        decision.patterns,
+                        decision.attempt,
+                        decision.max_attempts,
+                    )
+                    or 0
                 ),
                 unstored,
             )
@@ -131,7 +149,7 @@ def _judge(
     finally:
         if conn is not None:
             conn.close()
-    return decision, sources, state
+    return decision, sources, state, counted
 
 
 def _write_verdict(
@@ -169,6 +187,51 @@ def _write_verdict(
     except OSError as exc:
         return f"reflection: could not write the verdict ({type(exc).__name__}: {exc})"
     return None
+
+
+def transcript_problem(event: StopRequested) -> str | None:
+    """Why the transcript the host named cannot be judged, or None. Checked with `os.stat`
+    before anything opens it: a FIFO, a device or a directory is never read."""
+    handed = event.transcript
+    if handed is None or handed.records is not None:
+        return None  # no transcript named (judged from the last message) or handed inline
+    if not handed.path:
+        return "the payload's transcript_path is not a file path"
+    try:
+        mode = os.stat(handed.path).st_mode
+    except (OSError, ValueError) as exc:
+        return f"the transcript cannot be opened ({type(exc).__name__}): {handed.path[:200]}"
+    if not stat.S_ISREG(mode):
+        return f"the transcript is not a regular file: {handed.path[:200]}"
+    return None
+
+
+# The reader's warnings that mean the transcript was never read (session/transcript.py).
+_UNREAD_WARNINGS = ("transcript not readable", "transcript read failed")
+
+
+def _open_session(event: StopRequested, max_task_bytes: int) -> Session | str:
+    """The session to judge, or why its transcript cannot be read (also when the file
+    changed between the check and the read: the reader's own warning says so)."""
+    problem = transcript_problem(event)
+    if problem is not None:
+        return problem
+    session = read_session(
+        event, last_assistant_message=event.last_assistant_message, max_task_bytes=max_task_bytes
+    )
+    failed = [w for w in session.warnings if w.startswith(_UNREAD_WARNINGS)]
+    return failed[0] if failed else session
+
+
+def _skip_unreadable(root: Path | None, event: StopRequested, problem: str) -> Reply:
+    """A stop whose transcript cannot be read is not judged: a `skipped` verdict, one
+    visible line, never a block (there is nothing to push the agent on)."""
+    line = f"reflection: stop not judged (skipped): {problem}"[:300]
+    try:
+        _write_skipped(root, event, "UnreadableTranscript", problem)
+    except OSError as exc:
+        line += f" (could not write the verdict: {type(exc).__name__})"
+    return Reply(message=line, stderr=line)
 
 
 def _optional_state(step: Callable[[], Any], unstored: list[str]) -> Any:

@@ -55,7 +55,8 @@ _STOP_TEXT = """
     over own please same she should so some such than that the their them then there these they
     this those through to too under until up very was we were what when where which while who
     whom why will with would you your yours add make update change implement create use want
-    need fix new work code file thing sure get got see look try still again ok okay thanks hey hi"""
+    need fix new work code file thing sure get got see look try still again ok okay thanks hey hi
+    redacted"""
 STOP_WORDS = frozenset(_STOP_TEXT.split())
 
 
@@ -67,9 +68,12 @@ def _stem(word: str) -> str:
 
 
 def task_terms(prompt: str) -> list[str]:
-    """The normalized content words of a task prompt, in first-seen order, at most MAX_TERMS."""
+    """The normalized content words of a task prompt, in first-seen order, at most MAX_TERMS.
+    Secrets are redacted first (before the cut), so no token or password becomes a term."""
+    from reflection_core.redact import redact
+
     seen: dict[str, None] = {}
-    for word in _WORD.findall(prompt.lower()[:4000]):
+    for word in _WORD.findall(redact(prompt[:_REDACT_CHARS]).lower()[:4000]):
         if word in STOP_WORDS or len(word) < 3:
             continue
         stem = _stem(word)
@@ -78,6 +82,10 @@ def task_terms(prompt: str) -> list[str]:
         if len(seen) >= MAX_TERMS:
             break
     return list(seen)
+
+
+# How much of a prompt is redacted: the 4,000 characters used and a whole secret across the cut.
+_REDACT_CHARS = 4000 + 4096 + 64
 
 
 def task_signature(prompt: str) -> str:

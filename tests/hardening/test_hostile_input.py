@@ -314,8 +314,10 @@ def test_a_tampered_config_cache_never_weakens_a_guard(tmp_path: Path) -> None:
     entry = json.loads(cache.read_text())
     entry["data"]["protected_branches"] = []
     cache.write_text(json.dumps(entry))
+    config._LOADED.clear()  # a new process: only the disk cache is left
     assert config.load(repo).get("protected_branches") == ["main", "release"]
     cache.write_text("{}")
+    config._LOADED.clear()
     assert config.load(repo).get("protected_branches") == ["main", "release"]
     assert json.loads(cache.read_text())["data"]["protected_branches"] == ["main", "release"]
 

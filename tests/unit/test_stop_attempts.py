@@ -32,11 +32,11 @@ def test_tasks_and_sessions_are_separate_and_reset_forgets() -> None:
     assert attempts.load(conn, "s", "t1") == attempts.AttemptState()
 
 
-def test_a_count_never_goes_backwards() -> None:
+def test_each_block_counts_once_more_and_never_below_the_attempt_given() -> None:
     conn = attempts.connect()
-    attempts.record_block(conn, "s", "t", [], attempt=3)
-    attempts.record_block(conn, "s", "t", [], attempt=2)
-    assert attempts.load(conn, "s", "t").attempts == 3
+    assert attempts.record_block(conn, "s", "t", [], attempt=3) == 3
+    assert attempts.record_block(conn, "s", "t", [], attempt=2) == 4
+    assert attempts.load(conn, "s", "t").attempts == 4
 
 
 def test_concurrent_writers_lose_no_pattern() -> None:
