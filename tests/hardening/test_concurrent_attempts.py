@@ -54,7 +54,7 @@ def test_concurrent_stop_hooks_block_no_more_often_than_the_budget(tmp_path: Pat
     files = {
         "src/app.py": "x = 1\n",
         "tests/test_app.py": "def test_app():\n    assert True\n",
-        ".reflection.yaml": "tests:\n  ledger: false\nstop:\n  max_attempts: 3\n",
+        ".reflection.yaml": "tests:\n  ledger: false\nstop:\n  max_attempts: 3\n  require: tests\n",
     }
     repo = make_repo(tmp_path / "repo", branch="main", files=files)
     steps = [{"read": "src/app.py"}, {"edit": "src/app.py"}]
