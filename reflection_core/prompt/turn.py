@@ -74,7 +74,7 @@ REPLY_KINDS = ("continuation", "reply")
 QUIET_KINDS = ("continuation", "reply", "question", "chat", "command", "output")
 _SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any language
 _NEW_TARGET = re.compile(
-    r"https?://|`|[\w-]+\.[a-z]{1,5}\b|[\\/]\w|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b"
+    r"https?://|`|(?<![\w-])[\w-]+\.[a-z]{1,5}\b|[\\/]\w|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b"
 )
 _OUTPUT_LINE = re.compile(
     r"^\s*(?:\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|at\s+\S+\s*\(|File \"|Traceback"
