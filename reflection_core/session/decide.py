@@ -356,6 +356,7 @@ def task_coverage(
     message: str,
     requests: HumanActionAssessment,
     known: list[str] | None = None,
+    compile_command: str | None = None,
 ) -> list[Gap]:
     """What the work does not show: a push/commit claimed although it failed, requested
     check commands not run, listed paths left unchanged, and the agent's own open todo
@@ -373,7 +374,7 @@ def task_coverage(
     ]
     if task.changed_paths:
         gaps += unrun_requested(session, requested_commands(prompt))
-        gaps += uncompiled_sources(session, task.changed_paths)
+        gaps += uncompiled_sources(session, task.changed_paths, compile_command)
         if known and not any(g.pattern == "build:not_run" for g in gaps):
             gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
@@ -687,12 +688,15 @@ def gather_evidence(session: Session, ctx: DecisionContext, cfg: dict[str, Any])
     no_change = not planning and no_change_made(
         session, task, ctx, message, bool(requests.human_only)
     )
+    compile_command = ctx.repo.build_command or ctx.repo.typecheck_command
     known = (
         []
         if gates["tests"].failing
-        else known_checks(session, [inputs.test_command, ctx.repo.build_command])
+        else known_checks(session, [inputs.test_command, compile_command])
     )
-    coverage = [] if planning else task_coverage(session, task, message, requests, known)
+    coverage = (
+        [] if planning else task_coverage(session, task, message, requests, known, compile_command)
+    )
     return StopEvidence(
         task=task,
         inputs=inputs,
