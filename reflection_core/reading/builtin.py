@@ -249,6 +249,12 @@ _REPORT_KINDS = ("report_only", "read_only")
 _QUESTION_MARKS = ("?", "\uff1f")  # the full-width mark ends Chinese and Japanese questions
 
 
+def claims_done(text: str) -> bool:
+    """The message says the work is finished (done, fixed, working, ready), in any of
+    DONE_CLAIM's languages."""
+    return any(pattern.search(text or "") for pattern in _DONE)
+
+
 def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
     for pattern in patterns:
         match = pattern.search(text)

@@ -105,8 +105,13 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     # note (its item still counts as evidence for the readings, see CHECK_EVIDENCE).
     ("tests:failing", "soft"),  # a failed test run after the latest change (4/2: 67%)
     ("tests:not_rerun", "once"),  # tests ran before the latest change, not after (4/0, 3)
-    ("tests:not_run", "soft"),  # code changed, no test ran in the task (10/6 pushing)
-    ("check:not_run", "soft"),  # nothing checked the change; the project has a check (1/3)
+    # No test ran in the task after a code change, nothing else (build, typecheck, lint, a
+    # run of the program) checked it, and the final message says it is done: the evidence
+    # and the words agree (8/1 pushing, 5 users). Without the claim, or after another check,
+    # a note (5/8 as open items, 3 users; 10/6 when the whole of tests:not_run pushed).
+    ("tests:not_run_claimed", "once"),
+    ("tests:not_run", "soft"),
+    ("check:not_run", "soft"),  # nothing checked the change; the project has a check (2/7)
     ("check:failing", "soft"),  # the check of a change the tests do not reach failed
     ("tests:ledger", "soft"),  # the ledger has no passing run for the tree (no blocks yet)
     ("build:failing", "soft"),  # (no blocks yet)
@@ -127,7 +132,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (8/1, 6)
     ("reading:reported_failure", "soft"),  # (no blocks on the dev stops yet)
     ("reading:claim_contradicted", "evidence"),  # (3/0, 3 users)
-    ("todos:open", "soft"),  # (3/0, 2 users: agrees with readings, pushes only as a note)
+    # The agent's own open todo items agree with readings (4/1 as open items, 3 users); pushing
+    # alone added no right block and one wrong one on the dev stops, so alone it is a note.
+    ("todos:open", "soft"),
     ("claims:unsupported", "evidence"),  # (7/1, 4 users)
     ("drift:remaining", "soft"),  # (3/0, 2 users)
     ("loop:action", "soft"),  # (no blocks yet)

@@ -210,6 +210,15 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("hugo", "build", "build"),
     ("astro", "build", "build"),
     ("docusaurus", "build", "build"),
+    # Declarative system and infrastructure configs: evaluating them is their check.
+    ("nix", "flake check", "build"),
+    ("nix", "build", "build"),
+    ("nixos-rebuild", "build", "build"),
+    ("nixos-rebuild", "dry-build", "build"),
+    ("home-manager", "build", "build"),
+    ("darwin-rebuild", "build", "build"),
+    ("terraform", "validate", "lint"),
+    ("tofu", "validate", "lint"),
 )
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
@@ -666,6 +675,8 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
     ):
         facts.test(prog if prog not in _SHELLS else _program(args[0]))
+    elif _SOURCE_FILE.search(prog):
+        _run_source(prog, facts)  # a script run as the program: `./deploy.sh`
 
 
 _CONTAINER_VALUE_OPTIONS = frozenset(
@@ -696,7 +707,14 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
 
 
 def _subcommand_kind(prog: str, args: list[str]) -> str | None:
-    return next((k for p, sub, k in SUBCOMMAND_CHECKS if p == prog and args[:1] == [sub]), None)
+    return next(
+        (
+            k
+            for p, sub, k in SUBCOMMAND_CHECKS
+            if p == prog and args[: len(sub.split())] == sub.split()
+        ),
+        None,
+    )
 
 
 def _builds(prog: str, args: list[str]) -> bool:

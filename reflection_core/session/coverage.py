@@ -322,9 +322,12 @@ def checked_since_last_change(session: Session) -> bool:
     return any(is_check(call) for call in session.tool_calls[latest + 1 :])
 
 
-def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
+def uncompiled_sources(
+    session: Session, changed: list[str], compile_command: str | None = None
+) -> list[Gap]:
     """Compiled-language source changed, and no build, test, typecheck or lint ran after
-    the latest change: nothing has even compiled it."""
+    the latest change: nothing has even compiled it. `compile_command` is the project's
+    build or typecheck command when the project model knows one: the push names it."""
     sources = [p for p in changed if p.lower().endswith(COMPILED_SUFFIXES)]
     if not sources:
         return []
@@ -336,7 +339,9 @@ def uncompiled_sources(session: Session, changed: list[str]) -> list[Gap]:
             "build:not_run",
             f"compiled source changed ({sources[0]}{more}) and nothing compiled it after "
             "the latest change",
-            "Build it with the project's compile command and fix what it reports",
+            f"Run `{compile_command}` and fix what it reports"
+            if compile_command
+            else "Build it with the project's compile command and fix what it reports",
             "MEDIUM",
         )
     ]

@@ -13,7 +13,7 @@ from typing import Any
 
 from reflection_core import config
 from reflection_core.reading import dispatch
-from reflection_core.reading.builtin import SURE, read_builtin
+from reflection_core.reading.builtin import SURE, claims_done, read_builtin
 from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import (
@@ -25,6 +25,7 @@ from reflection_core.session.categories import (
     gap_weight,
 )
 from reflection_core.session.coverage import (
+    checked_since_last_change,
     claimed_without_any_run,
     known_checks,
     open_todos,
@@ -355,6 +356,7 @@ def task_coverage(
     message: str,
     requests: HumanActionAssessment,
     known: list[str] | None = None,
+    compile_command: str | None = None,
 ) -> list[Gap]:
     """What the work does not show: a push/commit claimed although it failed, requested
     check commands not run, listed paths left unchanged, and the agent's own open todo
@@ -372,7 +374,7 @@ def task_coverage(
     ]
     if task.changed_paths:
         gaps += unrun_requested(session, requested_commands(prompt))
-        gaps += uncompiled_sources(session, task.changed_paths)
+        gaps += uncompiled_sources(session, task.changed_paths, compile_command)
         if known and not any(g.pattern == "build:not_run" for g in gaps):
             gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
@@ -686,12 +688,15 @@ def gather_evidence(session: Session, ctx: DecisionContext, cfg: dict[str, Any])
     no_change = not planning and no_change_made(
         session, task, ctx, message, bool(requests.human_only)
     )
+    compile_command = ctx.repo.build_command or ctx.repo.typecheck_command
     known = (
         []
         if gates["tests"].failing
-        else known_checks(session, [inputs.test_command, ctx.repo.build_command])
+        else known_checks(session, [inputs.test_command, compile_command])
     )
-    coverage = [] if planning else task_coverage(session, task, message, requests, known)
+    coverage = (
+        [] if planning else task_coverage(session, task, message, requests, known, compile_command)
+    )
     return StopEvidence(
         task=task,
         inputs=inputs,
@@ -729,6 +734,7 @@ def assess_stop(
     gaps = collect_gaps(
         ev.gates, assessment, ev.loops, ev.findings, ctx.gate_failures, ev.no_change, ev.coverage
     )
+    gaps = [claimed_unchecked(g, session, ev.message) for g in gaps]
     digest = build_digest(
         session,
         ev.task,
@@ -740,6 +746,21 @@ def assess_stop(
     if not ev.planning:
         gaps += reading_gaps(reading, digest, gaps)
     return assessment, gaps, digest, reading
+
+
+def claimed_unchecked(gap: Gap, session: Session, message: str) -> Gap:
+    """`tests:not_run` split by what agrees with it: when nothing at all (no test, build,
+    typecheck, lint or run of the program) ran after the latest change and the final message
+    says the work is done, the evidence and the words agree (`tests:not_run_claimed`)."""
+    if gap.pattern != "tests:not_run" or checked_since_last_change(session):
+        return gap
+    if not claims_done(message):
+        return gap
+    return replace(
+        gap,
+        pattern="tests:not_run_claimed",
+        missing=f"{gap.missing}, nothing else checked it, and the message says it is done",
+    )
 
 
 @dataclass

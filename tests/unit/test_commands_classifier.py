@@ -438,6 +438,14 @@ _SUBCOMMAND_LINES = [
     ("hugo build --minify", "build"),
     ("npx astro build", "build"),
     ("npx docusaurus build", "build"),
+    ("nix flake check --show-trace", "build"),
+    ("nix build .#default", "build"),
+    ("sudo nixos-rebuild build --flake .#host", "build"),
+    ("nixos-rebuild dry-build", "build"),
+    ("home-manager build --flake .", "build"),
+    ("darwin-rebuild build --flake .", "build"),
+    ("terraform validate", "lint"),
+    ("tofu validate", "lint"),
 ]
 
 
@@ -450,6 +458,16 @@ def test_every_subcommand_check_entry_has_an_example() -> None:
 @pytest.mark.parametrize(("line", "kind"), _SUBCOMMAND_LINES)
 def test_subcommand_checks_build_render_and_test(line: str, kind: str) -> None:
     assert kind in classify_command(line).kinds
+
+
+@pytest.mark.parametrize("line", ["nix flake update", "nix develop", "terraform apply"])
+def test_config_tools_that_change_or_enter_are_no_check(line: str) -> None:
+    assert not classify_command(line).kinds & {"build", "lint", "test"}
+
+
+@pytest.mark.parametrize("line", ["./deploy.sh --dry-run", "/opt/tools/bin/sync.py", "cli.js"])
+def test_a_script_run_as_the_program_is_a_run(line: str) -> None:
+    assert "run" in classify_command(line).kinds
 
 
 @pytest.mark.parametrize("line", ["quarto preview", "mkdocs serve", "hugo server"])

@@ -41,6 +41,27 @@ def test_untested_change_is_working_noted_by_default_and_pushed_when_tests_are_r
     assert run("I changed the parser.", UNTESTED, require="tests").should_block
 
 
+def test_unchecked_change_the_message_calls_done_is_pushed_naming_the_split_rule() -> None:
+    d = run("The parser is fixed.", UNTESTED)
+    assert d.should_block and d.pushed_by == ["tests:not_run_claimed"]
+    assert d.feedback is not None and "message says it is done" in d.feedback
+
+
+def test_unchecked_change_said_done_after_another_check_ran_stays_a_note() -> None:
+    built = (
+        SessionBuilder("Fix the parser bug")
+        .edit("src/parser.py")
+        .bash("python -m py_compile src/parser.py", output="")
+    )
+    d = run("The parser is fixed.", built)
+    assert not d.should_block and "tests:not_run" in d.open_patterns
+
+
+def test_unchecked_change_without_a_done_claim_stays_a_note() -> None:
+    d = run("I changed how the parser reads empty lines.", UNTESTED)
+    assert not d.should_block and d.open_patterns[0] == "tests:not_run"
+
+
 def test_claim_without_a_run_is_a_false_claim() -> None:
     d = run("Fixed it. All tests pass.", UNTESTED)
     assert d.severity == "HIGH"

@@ -7,7 +7,7 @@ import pytest
 
 from reflection_core import config
 from reflection_core.session.coverage import listed_paths, requested_commands
-from reflection_core.session.decide import Decision, DecisionContext, decide
+from reflection_core.session.decide import Decision, DecisionContext, RepoFacts, decide
 from reflection_core.session.task import build_task_context, changed_paths
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -258,6 +258,21 @@ def test_compiled_source_nothing_compiled_after_the_change_blocks(path: str) -> 
     d = run(SessionBuilder("Add overflow handling").edit(path), "Done: overflow is handled.")
     assert "build:not_run" in d.patterns and d.should_block, d.missing
     assert any("nothing compiled it" in m for m in d.missing)
+
+
+@pytest.mark.parametrize(
+    ("facts", "named"),
+    [
+        (RepoFacts(build_command="go build ./..."), "go build ./..."),
+        (RepoFacts(typecheck_command="npx tsc --noEmit"), "npx tsc --noEmit"),
+    ],
+)
+def test_uncompiled_source_push_names_the_projects_compile_command(
+    facts: RepoFacts, named: str
+) -> None:
+    session = SessionBuilder("Add overflow handling").edit("internal/ring.go").build("Done.")
+    d = decide(session, DecisionContext(config=config.defaults(), repo=facts))
+    assert d.should_block and f"Run `{named}`" in (d.feedback or "")
 
 
 @pytest.mark.parametrize(

@@ -110,5 +110,6 @@ def test_any_session_gets_a_valid_bounded_decision(
 
 
 def test_a_config_without_stop_keys_uses_the_defaults() -> None:
-    d = decide(build("Fix the bug", [("edit", "src/a.py")], "Done."), DecisionContext(config={}))
+    session = build("Fix the bug", [("edit", "src/a.py")], "I edited a.py.")
+    d = decide(session, DecisionContext(config={}))
     assert not d.should_block and d.max_attempts == 3 and d.gates["tests"].failing
