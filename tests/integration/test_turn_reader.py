@@ -135,6 +135,20 @@ def test_a_passing_check_of_the_change_outweighs_a_sure_reading_about_checking(
     assert "reading:unexercised_change" in decision.open_patterns
 
 
+def test_a_sure_reading_about_checking_pushes_when_no_check_ran_after_the_change(
+    api: ChatServer,
+) -> None:
+    answer(api, unexercised_change=0.97)
+    session = (
+        SessionBuilder("Make the CSV export keep leading zeros in postal codes.")
+        .bash("python -m pytest -q tests/test_writer.py", output="4 passed in 0.30s")
+        .edit("src/export/writer.py", new="cell = str(cell).zfill(5)")
+        .build(FINAL)
+    )
+    decision = decide(session, context(api))
+    assert decision.should_block and "reading:unexercised_change" in decision.pushed_by
+
+
 def test_a_reader_not_shown_the_turn_cannot_report_what_only_the_turn_shows(
     api: ChatServer,
 ) -> None:
