@@ -1,15 +1,16 @@
 """What a reader that sees the turn costs per stop, measured on labelled real stops.
 
     python -m reflection_core.evals.trace_cost DATA_DIR [--cap 4000] [--half A|B]
-        [--usd-in-per-mtok 1.0] [--usd-out-per-mtok 5.0] [--answer-tokens 250] [--json OUT]
+        [--usd-in-per-mtok 1.0] [--usd-out-per-mtok 5.0] [--answer-tokens 300] [--json OUT]
 
 DATA_DIR holds `cases.jsonl` and the transcripts it names (as for `evals.real_stops`). For
 each stop it builds what a configured reader would be sent at `reader.trace_tokens: CAP`:
 the turn's condensed trace (session/trace.py) and the whole input (the system prompt, the
 digest and the trace), 4 characters a token. Prints the median, p90 and max of the trace's
-tokens at the cap and uncapped, how often the cap cut the trace, the whole input, the time
-to build the trace, and the cost per stop at the given prices (input, plus `--answer-tokens`
-of output). Nothing of the data is printed or copied: only counts.
+tokens at the cap and uncapped, how often the cap cut the trace, the whole input (and the
+input of a digest-only read, for comparison), the time to build the trace, and the cost per
+stop at the given prices (input, plus `--answer-tokens` of output: a full answer lists every
+kind, ~300 tokens). Nothing of the data is printed or copied: only counts.
 """
 
 from __future__ import annotations
@@ -56,12 +57,14 @@ def measure_stop(transcript: Path, cap: int) -> dict[str, Any]:
     assert trace is not None and whole is not None
     digest = build_digest(session, build_task_context(session, session.cwd))
     sent = prompt.system_prompt(trace) + prompt.render_input(digest, trace)
+    digest_only = prompt.SYSTEM + prompt.render_digest(digest)
     return {
         "calls": trace.total_calls,
         "trace_tokens": trace.tokens,
         "uncapped_tokens": whole.tokens,
         "cut": trace.omitted > 0 or whole.tokens > trace.tokens,
         "input_tokens": tokens_of(sent),
+        "digest_only_tokens": tokens_of(digest_only),
         "build_ms": build_ms,
     }
 
@@ -91,8 +94,9 @@ def summarize(rows: list[dict[str, Any]], errors: int, args: argparse.Namespace)
         "trace_tokens": percentiles([r["trace_tokens"] for r in rows]),
         "uncapped_trace_tokens": percentiles([r["uncapped_tokens"] for r in rows]),
         "input_tokens": percentiles([r["input_tokens"] for r in rows]),
+        "digest_only_input_tokens": percentiles([r["digest_only_tokens"] for r in rows]),
         "build_ms": percentiles([round(r["build_ms"], 1) for r in rows]),
-        "usd_per_stop": percentiles([round(c, 6) for c in costs]),
+        "usd_per_stop": {k: round(v, 6) for k, v in percentiles(costs).items()},
         "prices": {"usd_in_per_mtok": usd_in, "usd_out_per_mtok": usd_out},
         "answer_tokens": args.answer_tokens,
     }
@@ -112,6 +116,7 @@ def render(summary: dict[str, Any]) -> str:
             row("trace_tokens"),
             row("uncapped_trace_tokens"),
             row("input_tokens"),
+            row("digest_only_input_tokens"),
             row("build_ms", " ms"),
             row("usd_per_stop"),
             f"  (at ${prices['usd_in_per_mtok']}/M input, ${prices['usd_out_per_mtok']}/M "
@@ -127,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--half", choices=HALVES, help="only the users of this half")
     parser.add_argument("--usd-in-per-mtok", type=float, default=1.0)
     parser.add_argument("--usd-out-per-mtok", type=float, default=5.0)
-    parser.add_argument("--answer-tokens", type=int, default=250, help="tokens of answer")
+    parser.add_argument("--answer-tokens", type=int, default=300, help="tokens of answer")
     parser.add_argument("--json", type=Path, help="also write the summary here")
     args = parser.parse_args(argv)
     if not (args.data_dir / "cases.jsonl").is_file():

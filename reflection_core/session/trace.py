@@ -7,9 +7,10 @@ task, in order: the record index, the tool, the command or path with a short sum
 the input, how it ended, and the last lines of its result; then the final message.
 
 Capped at `budget` tokens (4 characters a token, measured on the text a model gets): the
-oldest calls are left out first; when the latest change and the calls after it do not fit
-even so, result tails shorten (6 lines, then 2, then none); when their one-line headers
-still do not fit, the latest change is kept with the newest calls after it that fit.
+oldest calls are left out first; when the latest change (the newest call when nothing
+changed) and the calls after it do not fit even so, result tails shorten (6 lines, then 2,
+then none); when their one-line headers still do not fit, the latest change is kept with
+the newest calls after it that fit.
 Secrets are redacted before anything is measured. Pure: no I/O.
 """
 
@@ -172,7 +173,9 @@ def build_trace(session: Session, budget: int) -> Trace | None:
     )
     calls = _Calls(session.tool_calls, session.cwd or "")
     count = len(session.tool_calls)
-    protect = last_change_index(session)  # -1: nothing changed, every call may go
+    # The latest change (or, when nothing changed, the newest call) and all after it stay.
+    protect = last_change_index(session)
+    protect = protect if protect >= 0 else count - 1
     room = limit - _overhead(count, final)
     for lines, chars in DETAIL_LEVELS:
         start = _oldest_kept(calls, count, room, protect, (lines, chars))
@@ -198,7 +201,7 @@ def _oldest_kept(
     for pos in range(count - 1, -1, -1):
         used += len(calls.at(pos, *detail).render()) + 1
         if used > room:
-            return pos + 1 if pos + 1 <= protect or protect < 0 else None
+            return pos + 1 if pos + 1 <= protect else None
     return 0
 
 

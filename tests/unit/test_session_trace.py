@@ -178,3 +178,15 @@ def test_the_todo_list_shows_each_item_and_its_status() -> None:
     trace = build_trace(session, 4000)
     assert trace is not None
     assert "[completed] Add export; [pending] Document export" in trace.text
+
+
+def test_without_a_change_the_newest_call_stays_even_under_a_tiny_cap() -> None:
+    trace = build_trace(_explored(3).build("Found them."), 40)
+    assert trace is not None and trace.tokens <= 40
+    assert [c.at for c in trace.calls] == [2] and trace.calls[0].tail == ()
+
+
+def test_a_turn_without_tool_calls_is_its_final_message() -> None:
+    trace = build_trace(SessionBuilder("What does --dry-run do?").build("It prints the plan."), 500)
+    assert trace is not None and trace.calls == () and trace.omitted == 0
+    assert trace.text.endswith("FINAL MESSAGE\nIt prints the plan.")
