@@ -437,6 +437,12 @@ SCHEMA: dict[str, Any] = {
         "budget_tokens_per_day": Field(
             _int(0), 200000, "Tokens paid readers may spend per rolling 24 hours."
         ),
+        "trace_tokens": Field(
+            _int(0, 50000),
+            4000,
+            "Cap of the turn's condensed trace (tool calls, result tails, final message) a "
+            "paid reader gets besides the digest; 0 = digest only.",
+        ),
     },
     "memory": {
         "enabled": Field(_bool, True, "Store lessons and recall them on similar prompts."),

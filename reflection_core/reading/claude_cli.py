@@ -1,9 +1,9 @@
 """The Claude Code reader: the user's own login, one headless `claude -p` call, no API key.
 
 Runs `claude -p --model <reader.model, default haiku> --output-format json` with the
-facts prompt as the system prompt and the digest on stdin, in an empty scratch
-directory, with `--safe-mode` (no hooks, so the call cannot re-enter this Stop hook;
-no CLAUDE.md, plugins or MCP servers), no tools and no saved session. The CLI prints
+facts prompt as the system prompt and the digest (and the turn's trace) on stdin, in an
+empty scratch directory, with `--safe-mode` (no hooks, so the call cannot re-enter this
+Stop hook; no CLAUDE.md, plugins or MCP servers), no tools and no saved session. The CLI prints
 one JSON envelope:
 
     {"type": "result", "subtype": "success", "is_error": false, "result": "<text>",
@@ -21,13 +21,16 @@ from __future__ import annotations
 import json
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflection_core.reading import process, prompt
 from reflection_core.reading.errors import ReaderError
 from reflection_core.reading.facts import Reading
 from reflection_core.reading.reply import ReplyError, parse_text
 from reflection_core.reading.settings import CLAUDE_DEFAULT_MODEL, ReaderSettings
+
+if TYPE_CHECKING:
+    from reflection_core.session.trace import Trace
 
 _USAGE_KEYS = (
     "input_tokens",
@@ -37,8 +40,8 @@ _USAGE_KEYS = (
 )
 
 
-def argv(settings: ReaderSettings) -> list[str]:
-    """The exact command line (the digest goes on stdin, never in argv)."""
+def argv(settings: ReaderSettings, trace: Trace | None = None) -> list[str]:
+    """The exact command line (the digest and the trace go on stdin, never in argv)."""
     return [
         settings.claude_path,
         "-p",
@@ -51,15 +54,18 @@ def argv(settings: ReaderSettings) -> list[str]:
         "",
         "--no-session-persistence",
         "--system-prompt",
-        prompt.SYSTEM,
+        prompt.system_prompt(trace),
     ]
 
 
-def read(digest: dict[str, Any], settings: ReaderSettings, timeout_s: float) -> Reading:
-    """Claude's reading of `digest`; raises ReaderError on any failure."""
+def read(
+    digest: dict[str, Any], settings: ReaderSettings, timeout_s: float, trace: Trace | None = None
+) -> Reading:
+    """Claude's reading of `digest` (and `trace`); raises ReaderError on any failure."""
     model = settings.model or CLAUDE_DEFAULT_MODEL
+    stdin = prompt.render_input(digest, trace)
     with tempfile.TemporaryDirectory(prefix="reflection-reader-") as scratch:
-        done = process.run(argv(settings), prompt.render_digest(digest), timeout_s, Path(scratch))
+        done = process.run(argv(settings, trace), stdin, timeout_s, Path(scratch))
     envelope = parse_envelope(done.stdout)
     if envelope is None:
         detail = done.stderr.strip().splitlines()[-1:] or [done.stdout.strip()[:200]]

@@ -1,12 +1,17 @@
 """Which reading a stop decision gets: the built-in one, or a paid reader's merged over it.
 
-`read(digest, builtin, cfg)` returns `builtin` unchanged unless a paid reader is
+`read(digest, builtin, cfg, session)` returns `builtin` unchanged unless a paid reader is
 configured (`reader.kind` llm, claude or command) AND the built-in reading is uncertain
 (or `reader.when: always`) AND the session's and the day's token budgets allow it. A
 paid reader gets `reader.timeout_seconds` of wall clock. On a timeout, an HTTP or
 process error, malformed output or a spent budget the result is `builtin` with
 `error` set, saying which reader failed and why; a failure that is our own bug says
 so too. Every paid read is recorded with its tokens and latency (`ledger`).
+
+With `reader.trace_tokens` > 0 and the session at hand, the paid reader also gets the
+turn's condensed trace (session/trace.py, capped at that many tokens, redacted); its size
+counts in the estimate checked against the budgets. Only such a reader may report the
+kinds the turn shows (`TURN_KINDS`); from any other they are dropped.
 
 Merging: a kind the paid reader answered (mentioned with any confidence, 0 included)
 replaces the built-in facts of that kind; kinds it did not mention keep the built-in
@@ -18,14 +23,20 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflection_core.reading.errors import ReaderError
-from reflection_core.reading.facts import Reading
+from reflection_core.reading.facts import TURN_KINDS, Reading
 from reflection_core.reading.settings import ReaderSettings, resolve
 
+if TYPE_CHECKING:
+    from reflection_core.session.model import Session
+    from reflection_core.session.trace import Trace
 
-def read(digest: dict[str, Any], builtin: Reading, cfg: Any) -> Reading:
+
+def read(
+    digest: dict[str, Any], builtin: Reading, cfg: Any, session: Session | None = None
+) -> Reading:
     """The reading the decision uses for this stop (never raises for a reader's failure)."""
     settings = resolve(cfg)
     if not settings.paid:
@@ -37,8 +48,11 @@ def read(digest: dict[str, Any], builtin: Reading, cfg: Any) -> Reading:
     session_id = str(digest.get("session_id") or "")
     started = time.monotonic()
     try:
-        _check_budget(settings, session_id, estimated_tokens(digest, settings))
-        paid = _ask(digest, builtin, settings, started + settings.timeout_s)
+        trace = turn_trace(session, settings)
+        _check_budget(settings, session_id, estimated_tokens(digest, settings, trace))
+        paid = seen_only(
+            _ask(digest, builtin, settings, started + settings.timeout_s, trace), trace
+        )
     except ReaderError as exc:
         return _fall_back(
             builtin, settings, session_id, exc.kind, str(exc), exc.cost_tokens, started
@@ -71,14 +85,39 @@ def merge(builtin: Reading, paid: Reading) -> Reading:
     )
 
 
-def estimated_tokens(digest: dict[str, Any], settings: ReaderSettings) -> int:
+def turn_trace(session: Session | None, settings: ReaderSettings) -> Trace | None:
+    """The turn's condensed trace for the paid reader, or None (off, or no session)."""
+    if session is None or settings.trace_tokens <= 0:
+        return None
+    from reflection_core.session.trace import build_trace
+
+    return build_trace(session, settings.trace_tokens)
+
+
+def seen_only(paid: Reading, trace: Trace | None) -> Reading:
+    """`paid` without the kinds only the turn shows when it was not shown the turn; with
+    what the trace it was shown held, for the record."""
+    if trace is not None:
+        shown = {"tokens": trace.tokens, "calls": len(trace.calls), "omitted": trace.omitted}
+        return dataclasses.replace(paid, extra={**paid.extra, "trace": shown})
+    answered = [k for k in paid.extra.get("answered") or () if k not in TURN_KINDS]
+    return dataclasses.replace(
+        paid,
+        facts=tuple(f for f in paid.facts if f.kind not in TURN_KINDS),
+        extra={**paid.extra, "answered": answered},
+    )
+
+
+def estimated_tokens(
+    digest: dict[str, Any], settings: ReaderSettings, trace: Trace | None = None
+) -> int:
     """What one read will likely cost, checked against the budgets before it is made."""
     from reflection_core.reading import prompt
     from reflection_core.verify.providers import estimate_tokens
 
     if settings.kind == "command":
         return 0  # unknown until the command reports it
-    size = estimate_tokens(prompt.SYSTEM + prompt.render_digest(digest))
+    size = estimate_tokens(prompt.system_prompt(trace) + prompt.render_input(digest, trace))
     answer = int(settings.judge.get("max_tokens", 800))
     votes = int(settings.judge.get("votes", 1)) if settings.kind == "llm" else 1
     return (size + answer) * votes
@@ -109,20 +148,24 @@ def _check_budget(settings: ReaderSettings, session_id: str, estimate: int) -> N
 
 
 def _ask(
-    digest: dict[str, Any], builtin: Reading, settings: ReaderSettings, deadline: float
+    digest: dict[str, Any],
+    builtin: Reading,
+    settings: ReaderSettings,
+    deadline: float,
+    trace: Trace | None,
 ) -> Reading:
     if settings.kind == "llm":
         from reflection_core.reading import llm
 
-        return llm.read(digest, settings, deadline)
+        return llm.read(digest, settings, deadline, trace)
     left = deadline - time.monotonic()
     if settings.kind == "claude":
         from reflection_core.reading import claude_cli
 
-        return claude_cli.read(digest, settings, left)
+        return claude_cli.read(digest, settings, left, trace)
     from reflection_core.reading import command
 
-    return command.read(digest, builtin, settings, left)
+    return command.read(digest, builtin, settings, left, trace)
 
 
 def _fall_back(

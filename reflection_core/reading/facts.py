@@ -25,7 +25,12 @@ FACT_KINDS: tuple[str, ...] = (
     "host_failure",  # the stop is the host's failure (API error, usage limit, compaction)
     "report_delivered",  # a report-only / read-only task answered in the final message
     "reported_failure",  # the task says something does not work (still, again, the same error)
+    "unfinished_work",  # the turn shows the work unfinished where the evidence cannot see it
+    "unexercised_change",  # the turn shows the checks that ran never reached the change
 )
+# Kinds read from the turn's trace (session/trace.py): asked only of a reader given it, and
+# dropped from a reader that was not.
+TURN_KINDS: tuple[str, ...] = ("unfinished_work", "unexercised_change")
 
 
 @dataclass(frozen=True)

@@ -1,8 +1,9 @@
 """The LLM reader: the facts prompt over an OpenAI-compatible or Anthropic endpoint.
 
-The model gets the compact evidence digest (never the transcript) and answers with
-JSON facts. With `judge.votes` > 1 several voters (models x prompt stances) answer in
-parallel and `voting.vote` merges them; with `judge.committee` a reviewer and an
+The model gets the compact evidence digest (never the transcript) and, when
+`reader.trace_tokens` > 0, the turn's condensed trace, and answers with JSON facts. With
+`judge.votes` > 1 several voters (models x prompt stances) answer in parallel and
+`voting.vote` merges them; with `judge.committee` a reviewer and an
 auditor read the diff and a disapproval becomes a `remaining_work` fact. The endpoint
 is the `judge:` section; `reader.model` overrides `judge.model`.
 """
@@ -10,7 +11,7 @@ is the `judge:` section; `reader.model` overrides `judge.model`.
 from __future__ import annotations
 
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from reflection_core.reading import committee, prompt
 from reflection_core.reading.call_log import CallLog, record_calls
@@ -22,19 +23,29 @@ from reflection_core.reading.settings import ReaderSettings
 from reflection_core.reading.voting import vote
 from reflection_core.verify.prompts import STANCES
 
+if TYPE_CHECKING:
+    from reflection_core.session.trace import Trace
 
-def read(digest: dict[str, Any], settings: ReaderSettings, deadline: float) -> Reading:
-    """The model's reading of `digest`; raises ReaderError when no voter answered usably."""
+
+def read(
+    digest: dict[str, Any], settings: ReaderSettings, deadline: float, trace: Trace | None = None
+) -> Reading:
+    """The model's reading of `digest` (and `trace`); raises ReaderError when no voter
+    answered usably."""
     endpoint = settings.endpoint()
     log = CallLog(provider=endpoint.provider)
     try:
-        return _read(digest, settings, deadline, log)
+        return _read(digest, settings, deadline, log, trace)
     finally:
         record_calls(log)
 
 
 def _read(
-    digest: dict[str, Any], settings: ReaderSettings, deadline: float, log: CallLog
+    digest: dict[str, Any],
+    settings: ReaderSettings,
+    deadline: float,
+    log: CallLog,
+    trace: Trace | None,
 ) -> Reading:
     judge = settings.judge
     models = settings.llm_models()
@@ -52,13 +63,13 @@ def _read(
         deadline=deadline,
     )
     source = f"llm:{models[0]}"
-    context = prompt.render_digest(digest)
+    context = prompt.render_input(digest, trace)
     votes = int(judge.get("votes", 1))
     plan = [(models[i % len(models)], i % len(STANCES)) for i in range(votes)]
 
     def ask(item: tuple[str, int]) -> ParsedReply | None:
         model, stance = item
-        system = (prompt.SYSTEM + STANCES[stance]).strip() + "\n"
+        system = (prompt.system_prompt(trace) + STANCES[stance]).strip() + "\n"
         answer: ParsedReply | None = asker.ask(
             model, "reader", system, context, lambda text: parse_text(text, source)
         )

@@ -30,6 +30,7 @@ class ReaderSettings:
     timeout_s: float
     budget_per_session: int
     budget_per_day: int
+    trace_tokens: int  # cap of the turn's trace sent besides the digest; 0 = none
     judge: Mapping[str, Any]
     root: Path | None
 
@@ -80,6 +81,7 @@ def resolve(cfg: Any) -> ReaderSettings:
         timeout_s=float(reader.get("timeout_seconds", 20.0)),
         budget_per_session=int(reader.get("budget_tokens_per_session", 20000)),
         budget_per_day=int(reader.get("budget_tokens_per_day", 200000)),
+        trace_tokens=int(reader.get("trace_tokens", 4000)),
         judge=judge,
         root=getattr(cfg, "root", None),
     )

@@ -132,6 +132,11 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (8/1, 6)
     ("reading:reported_failure", "soft"),  # (no blocks on the dev stops yet)
     ("reading:claim_contradicted", "evidence"),  # (3/0, 3 users)
+    # Read from the turn's trace by a configured reader only (the replay reads built-in):
+    # they push when the reader is sure and no passing check contradicts a reading about
+    # checking (decide.reader_insists), or when hard evidence agrees.
+    ("reading:unfinished_work", "evidence"),
+    ("reading:unexercised_change", "evidence"),
     # The agent's own open todo items agree with readings (4/1 as open items, 3 users); pushing
     # alone added no right block and one wrong one on the dev stops, so alone it is a note.
     ("todos:open", "soft"),

@@ -387,11 +387,11 @@ def task_coverage(
     return gaps
 
 
-def read_stop(digest: dict[str, Any], cfg: dict[str, Any]) -> Reading:
+def read_stop(digest: dict[str, Any], cfg: dict[str, Any], session: Session) -> Reading:
     """The one reading of this stop's words the decision uses: the built-in reading, or a
     configured paid reader's merged over it (only when the built-in one is uncertain and
     a budget allows; a failed paid read falls back with `error` set)."""
-    return dispatch.read(digest, read_builtin(digest), cfg)
+    return dispatch.read(digest, read_builtin(digest), cfg, session)
 
 
 def reading_dict(reading: Reading | None) -> dict[str, Any] | None:
@@ -491,6 +491,14 @@ _READING_GAPS = {
         "Run what does not work (or a check that exercises the fix) and show that it works now",
         "the task says it does not work, and nothing ran after the latest change to show it does",
     ),
+    "unfinished_work": (
+        "Finish what the task asked: the reader of the turn names what is missing",
+        "the reader of the turn finds the work unfinished",
+    ),
+    "unexercised_change": (
+        "Run a check that exercises the change itself",
+        "the reader of the turn finds that no check reached the change",
+    ),
 }
 
 
@@ -551,7 +559,9 @@ def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, change
 
 # Readings about whether the change was checked: a passing check after the latest change
 # is evidence against them, whoever read them.
-_CHECK_READINGS = frozenset({"punt_to_user", "reported_failure", "claim_contradicted"})
+_CHECK_READINGS = frozenset(
+    {"punt_to_user", "reported_failure", "claim_contradicted", "unexercised_change"}
+)
 
 
 def reader_insists(gap: Gap, reading: Reading, digest: dict[str, Any]) -> bool:
@@ -742,7 +752,7 @@ def assess_stop(
         has_tests=ctx.repo.has_tests,
         extra_background=payload_background(ctx.background_tasks),
     )
-    reading = read_stop(digest, cfg)
+    reading = read_stop(digest, cfg, session)
     if not ev.planning:
         gaps += reading_gaps(reading, digest, gaps)
     return assessment, gaps, digest, reading

@@ -23,6 +23,7 @@ from tests.e2e import model_server
 from tests.e2e.conftest import scenario_env
 from tests.e2e.model_server import ModelServer
 from tests.readerutil import builtin, digest
+from tests.unit.sessionbuild import SessionBuilder
 
 ANSWER = {"facts": [{"kind": "human_only", "confidence": 0.9, "quote": "log in manually"}]}
 
@@ -72,6 +73,30 @@ def test_the_real_cli_reads_the_digest_and_runs_no_hooks(
     assert any(final in text for text in calls[0].all_texts())  # the digest reached the model
     assert not calls[0].body.get("tools")  # no tools offered
     assert not marker.exists(), "a user hook ran inside the reader's claude -p"
+
+
+def test_the_real_cli_passes_the_turn_to_the_model_and_its_reading_back(
+    cli_env: tuple[Path, ModelServer], claude_bin: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _, server = cli_env
+    reason = "#0 pads only the first column; the task asked for every postal code"
+    answer = {"facts": [{"kind": "unfinished_work", "confidence": 0.95, "quote": reason}]}
+    monkeypatch.setattr(model_server, "SIDE_QUERY_ANSWER", json.dumps(answer))
+    session = (
+        SessionBuilder("Keep leading zeros in every postal code column of the export.")
+        .edit("src/export.py", new="row[0] = row[0].zfill(5)")
+        .bash("python -m pytest -q tests/test_export.py", output="2 passed in 0.1s")
+        .build("Leading zeros are kept.")
+    )
+    reader = {"kind": "claude", "claude_path": str(claude_bin), "trace_tokens": 1000}
+    reading = read(digest(), builtin(), Config(data=validate({"reader": reader}, "e2e")), session)
+    assert reading.error is None, reading.error
+    assert reading.confidence("unfinished_work") == pytest.approx(0.95)
+    calls = [r for r in server.model.requests if r.path.split("?")[0].endswith("/v1/messages")]
+    texts = "\n".join(calls[0].all_texts())
+    assert "- unfinished_work: " in json.dumps(calls[0].body.get("system"))  # the turn prompt
+    assert "#1 Bash: python -m pytest -q tests/test_export.py -> exit 0" in texts
+    assert "    2 passed in 0.1s" in texts  # the result's tail
 
 
 def test_without_safe_mode_the_same_call_would_run_the_users_hooks(

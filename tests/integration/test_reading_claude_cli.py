@@ -20,6 +20,7 @@ from reflection_core.config import Config, validate
 from reflection_core.reading import claude_cli, ledger
 from reflection_core.reading.dispatch import read
 from tests.readerutil import builtin, digest
+from tests.unit.sessionbuild import SessionBuilder
 
 STUB = """#!{python}
 import json, os, subprocess, sys, time
@@ -113,6 +114,27 @@ def test_the_cli_is_called_headless_without_hooks_tools_or_a_shell(stub: Path) -
     assert json.loads(seen["stdin"])["task_prompt"] == digest()["task_prompt"]
     assert digest()["task_prompt"] not in " ".join(argv)
     assert Path(seen["cwd"]).name.startswith("reflection-reader-")
+
+
+def test_the_turn_goes_on_stdin_after_the_digest_with_the_turn_prompt(
+    stub: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("STUB_RESULT", answer(unfinished_work=0.92))
+    session = (
+        SessionBuilder("Add a --verbose flag to the CLI and cover it with a test.")
+        .edit("cli.py", new="parser.add_argument('--verbose')")
+        .bash("python -m pytest -q", output="5 passed in 0.2s")
+        .build("Added the flag.")
+    )
+    reading = read(digest(), builtin(), cfg(stub, trace_tokens=500), session)
+    seen = call(stub)
+    system = seen["argv"][seen["argv"].index("--system-prompt") + 1]
+    assert "- unfinished_work: " in system
+    head, trace = seen["stdin"].split("\n\nTRACE OF THE TURN", 1)
+    assert json.loads(head)["task_prompt"] == digest()["task_prompt"]
+    assert "#1 Bash: python -m pytest -q -> exit 0\n    5 passed in 0.2s" in trace
+    assert reading.has("unfinished_work", 0.9)
+    assert reading.extra["paid"]["trace"]["calls"] == 2
 
 
 def test_reader_model_picks_the_cli_model(stub: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from reflection_core.config import Config, validate
 from reflection_core.reading import ledger
 from reflection_core.reading.dispatch import read
-from reflection_core.reading.facts import FACT_KINDS
+from reflection_core.reading.facts import FACT_KINDS, TURN_KINDS
 from tests.readerutil import builtin, digest
 
 READER = """
@@ -65,7 +65,8 @@ def test_the_command_reads_the_digest_and_its_facts_replace_the_builtin(
     assert reading.cost_tokens == 321
     request = json.loads((tmp_path / "request.json").read_text())
     assert request["digest"]["final_message"] == final
-    assert set(request["kinds"]) == set(FACT_KINDS)
+    assert set(request["kinds"]) == set(FACT_KINDS) - set(TURN_KINDS)  # no trace, no turn kinds
+    assert "trace" not in request
     assert request["builtin"] == [
         {"kind": "remaining_work", "confidence": 0.45, "quote": "Next I will wire it"}
     ]

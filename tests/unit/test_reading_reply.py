@@ -9,7 +9,7 @@ import pytest
 
 from reflection_core.reading import prompt
 from reflection_core.reading.dispatch import merge
-from reflection_core.reading.facts import FACT_KINDS, Fact, Reading
+from reflection_core.reading.facts import FACT_KINDS, TURN_KINDS, Fact, Reading
 from reflection_core.reading.reply import (
     MAX_QUOTE_CHARS,
     ReplyError,
@@ -99,11 +99,13 @@ def test_fenced_text_with_prose_parses_and_prose_alone_does_not() -> None:
 def test_the_prompt_explains_every_fact_kind_and_nothing_else() -> None:
     assert set(prompt.KIND_MEANINGS) == set(FACT_KINDS)
     for kind in FACT_KINDS:
-        assert f"- {kind}: " in prompt.SYSTEM
+        assert f"- {kind}: " in prompt.TURN_SYSTEM
+        assert (f"- {kind}: " in prompt.SYSTEM) == (kind not in TURN_KINDS)
 
 
 def test_the_system_prompt_stays_small() -> None:
     assert estimate_tokens(prompt.SYSTEM) < 600
+    assert estimate_tokens(prompt.TURN_SYSTEM) < 800
 
 
 def test_the_digest_is_capped_however_long_the_session_was() -> None:
