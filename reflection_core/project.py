@@ -16,9 +16,10 @@ from typing import Any
 
 from reflection_core import config
 from reflection_core.config import Config
+from reflection_core.lazyre import lazy
 
 _MAX_READ = 256 * 1024
-_MAKE_TARGET = re.compile(r"^([A-Za-z0-9_.-]+)\s*:(?!=)", re.MULTILINE)
+_MAKE_TARGET = lazy(r"^([A-Za-z0-9_.-]+)\s*:(?!=)", re.MULTILINE)
 _TEST_DIRS = ("tests", "test", "spec", "__tests__")
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -30,13 +29,14 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core import config
+from reflection_core.lazyre import lazy
 from reflection_core.session.analyze import gather_context, load_session
 from reflection_core.session.decide import Decision, decide
 
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 # The redaction that made the data set replaced some numbers with a bare <REDACTED>,
 # which leaves the record invalid JSON; the hook never sees such records, so quote them.
-_BARE_REDACTION = re.compile(r"(?<=[:\[,])<REDACTED>(?=[,\]}])")
+_BARE_REDACTION = lazy(r"(?<=[:\[,])<REDACTED>(?=[,\]}])")
 
 
 @dataclass
@@ -122,7 +122,7 @@ def make_stand_in_repo(base: Path, with_tests: bool) -> Path:
     return root
 
 
-_QUOTED = re.compile(r'"[^"\n]{0,400}"')
+_QUOTED = lazy(r'"[^"\n]{0,400}"')
 
 
 def evidence_line(decision: Decision) -> str:

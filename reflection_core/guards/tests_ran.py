@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
@@ -33,12 +32,13 @@ from reflection_core.guards.evidence import (
 from reflection_core.guards.hookenv import repo_and_config
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.registry import PushContext
+from reflection_core.lazyre import lazy
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
 MAX_PUSH_COMMITS = 50
 MAX_REPORTED_COMMITS = 3
-_DIFF_HEADER = re.compile(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
+_DIFF_HEADER = lazy(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
 @dataclass

@@ -13,11 +13,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.model import CommandInfo, ToolKind
 from reflection_core.session.shell_words import Segment, segments, tokenize
 
 _SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 
 @dataclass
@@ -96,7 +97,7 @@ _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "dotenv": (frozenset({"run", "--"}), frozenset({"-f", "--file"})),
 }
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-_PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
+_PYTHONS = lazy(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
 
 
 def _program(word: str) -> str:
@@ -214,11 +215,9 @@ SEARCH_PROGRAMS = frozenset(
 _MODIFY_PROGRAMS = frozenset({"rm", "touch", "ln", "chmod", "truncate", "unlink", "rmdir", "shred"})
 _JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
-_TEST_SCRIPT = re.compile(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
-_TEST_FILE_SCRIPT = re.compile(
-    r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$"
-)
-_WRITE_IN_CODE = re.compile(
+_TEST_SCRIPT = lazy(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
+_TEST_FILE_SCRIPT = lazy(r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$")
+_WRITE_IN_CODE = lazy(
     r"open\([^)]*['\"][wax]\+?b?['\"]|\.write_(text|bytes)\(|shutil\.(copy|move|rmtree)"
     r"|os\.(remove|unlink|rename|replace)\(|writeFileSync|fs\.write"
 )
@@ -724,9 +723,7 @@ def _normal_word(word: str) -> str:
     return word if word and not re.search(r"[\s'\"]", word) else repr(word)
 
 
-_DECORATION = re.compile(
-    r"^(cd|pushd|popd|echo|printf|tail|head|true|sleep|clear|set|source|\.)(\s|$)"
-)
+_DECORATION = lazy(r"^(cd|pushd|popd|echo|printf|tail|head|true|sleep|clear|set|source|\.)(\s|$)")
 
 
 def _keep_captures(pipeline: _Facts) -> None:
