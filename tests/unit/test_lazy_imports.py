@@ -7,9 +7,12 @@ speed work documents (it turns them into `reflection_core.lazyre.lazy`).
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -64,3 +67,65 @@ def test_a_lazy_pattern_is_compiled_only_when_used() -> None:
     assert pattern.pattern == "(unclosed"
     with pytest.raises(re.error):
         pattern.search("x")
+
+
+# Every lazy pattern of the package, built from the cache file by a fresh process, against
+# re.compile: same flags, groups, names, and the same matches on sample text.
+_CACHE_PROBE = r"""
+import importlib, json, pkgutil, re, sys
+import reflection_core
+from reflection_core import lazyre
+made = []
+real_init = lazyre._LazyPattern.__init__
+def spy(self, pattern, flags):
+    real_init(self, pattern, flags)
+    made.append((pattern, flags))
+lazyre._LazyPattern.__init__ = spy
+for info in pkgutil.walk_packages(reflection_core.__path__, "reflection_core."):
+    if not info.name.endswith("__main__"):
+        importlib.import_module(info.name)
+sample = sys.argv[1]
+differ = []
+for pattern, flags in made:
+    ours, theirs = lazyre.compile(pattern, flags), re.compile(pattern, flags)
+    same = (ours.flags, ours.groups, ours.groupindex) == (
+        theirs.flags, theirs.groups, theirs.groupindex
+    ) and [m.span() for m in ours.finditer(sample)] == [m.span() for m in theirs.finditer(sample)]
+    if not same:
+        differ.append(pattern[:60])
+print(json.dumps({"patterns": len(made), "differ": differ}))
+"""
+_SAMPLE = (
+    "Fixed the redirect in src/auth.py; `pytest -q` says 41 passed. Please run npm publish "
+    "yourself, I can't. Shall I push? Traceback: ValueError at line 3. git push --force "
+    "origin main && rm -rf build/ ; token sk-abc123def456ghi789jkl. 次は何をしますか？"
+)
+
+
+def _probe_cache(prefix: Path) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPYCACHEPREFIX": str(prefix)}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    run = subprocess.run(
+        [sys.executable, "-c", _CACHE_PROBE, _SAMPLE],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+        env=env,
+    )
+    return json.loads(run.stdout.strip().splitlines()[-1])
+
+
+def test_patterns_built_from_the_cache_file_match_as_re_compile_does(tmp_path: Path) -> None:
+    first = _probe_cache(tmp_path)  # compiles every pattern and writes the cache at exit
+    assert list(tmp_path.rglob("regex-*.marshal"))
+    second = _probe_cache(tmp_path)  # builds every pattern from the file
+    assert first["patterns"] > 300 and first == second
+    assert second["differ"] == []
+
+
+def test_a_corrupt_cache_file_falls_back_to_compiling(tmp_path: Path) -> None:
+    _probe_cache(tmp_path)
+    for cached in tmp_path.rglob("regex-*.marshal"):
+        cached.write_bytes(b"\x00garbage")
+    assert _probe_cache(tmp_path)["differ"] == []
