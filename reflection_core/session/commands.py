@@ -8,6 +8,7 @@ Words and operators come from shell_words.py (the tokenizer).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
@@ -757,7 +758,11 @@ def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Seg
 
 def classify_command(command: str) -> CommandInfo:
     """What a shell command line does: kinds, test runner, push targets, files written."""
-    text = command if isinstance(command, str) else str(command)
+    return _classify_text(command if isinstance(command, str) else str(command))
+
+
+@functools.lru_cache(maxsize=4096)  # a session repeats its commands; the answer is never mutated
+def _classify_text(text: str) -> CommandInfo:
     facts, segment_tests = _classify_line(text)
     normalized = [n for n in facts.normalized if not _DECORATION.match(n)] or facts.normalized
     return CommandInfo(
