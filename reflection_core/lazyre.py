@@ -23,6 +23,7 @@ import marshal
 import os
 import re
 import sys
+from array import array
 from typing import Any, cast
 
 try:  # the engine's parser and code generator: Python 3.11+, then 3.10
@@ -34,8 +35,10 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parser
 
 _MAX_ENTRIES = 4096
-# (pattern, flags) -> the arguments `_sre.compile` takes after the pattern.
-_Parts = tuple[int, list[int], int, dict[str, int], tuple[Any, ...]]
+_CODE_TYPE = "I" if array("I").itemsize >= 4 else "L"  # 32-bit words
+# (pattern, flags) -> the arguments `_sre.compile` takes after the pattern, with the
+# engine's code packed as 32-bit words (unpacking only the patterns used is what is fast).
+_Parts = tuple[int, bytes, int, dict[str, int], tuple[Any, ...]]
 _cache: dict[tuple[str, int], _Parts] | None = None
 _added: dict[tuple[str, int], _Parts] = {}
 
@@ -53,15 +56,18 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
             if not _added:
                 atexit.register(_save)
             _added[key] = parts
-        return cast("re.Pattern[str]", _sre.compile(pattern, *parts))
-    except (RuntimeError, TypeError, ValueError, AttributeError):
+        flags_out, code, groups, groupindex, indexgroup = parts
+        words = array(_CODE_TYPE, code).tolist()
+        built = _sre.compile(pattern, flags_out, words, groups, groupindex, indexgroup)
+        return cast("re.Pattern[str]", built)
+    except (RuntimeError, TypeError, ValueError, AttributeError, OverflowError):
         return re.compile(pattern, flags)
 
 
 def _parts(pattern: str, flags: int) -> _Parts:
     """What `re.compile` hands the engine, as plain ints, strings and containers."""
     parsed = _sre_parser.parse(pattern, flags)
-    code = [int(op) for op in _sre_compiler._code(parsed, flags)]
+    code = array(_CODE_TYPE, [int(op) for op in _sre_compiler._code(parsed, flags)]).tobytes()
     groupindex = dict(parsed.state.groupdict)
     indexgroup: list[str | None] = [None] * parsed.state.groups
     for name, index in groupindex.items():
@@ -82,7 +88,7 @@ def _cache_file() -> str:
         folder = os.path.join(sys.pycache_prefix, os.path.splitdrive(here)[1].lstrip(os.sep))
     else:
         folder = os.path.join(here, "__pycache__")
-    version = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-{_sre.MAGIC}"
+    version = f"{sys.implementation.cache_tag}-{sys.hexversion:x}-{_sre.MAGIC}-{_sre.CODESIZE}"
     return os.path.join(folder, f"regex-{version}.marshal")
 
 
