@@ -12,7 +12,6 @@ staged tree (`git write-tree`); in the pre-push stage every pushed commit's tree
 
 from __future__ import annotations
 
-import argparse
 import os
 import shlex
 import sys
@@ -509,6 +508,8 @@ def push_targets_from_env(root: Path, env: Mapping[str, str]) -> list[tuple[str,
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import argparse  # only the console script parses arguments; hooks import this module
+
     parser = argparse.ArgumentParser(prog="reflection-tests-ran", description=__doc__)
     parser.add_argument(
         "--stage",
