@@ -14,7 +14,7 @@ records too, but none of them starts a new task.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
@@ -357,6 +357,7 @@ class _Builder:
 def session_from_records(
     records: Iterable[Any],
     *,
+    roles: Sequence[RecordRole] | None = None,
     session_id: str | None = None,
     last_assistant_message: str | None = None,
     resolve_spill: SpillResolver | None = None,
@@ -369,7 +370,8 @@ def session_from_records(
     subagent's own transcript, where every record is a sidechain record.
     """
     items = [r for r in records if isinstance(r, dict)]
-    roles = [record_role(r, sidechain_file=sidechain_file) for r in items]
+    if roles is None or len(roles) != len(items):  # `roles`: the reader's, one per record
+        roles = [record_role(r, sidechain_file=sidechain_file) for r in items]
     start = max((i for i, role in enumerate(roles) if role == "prompt"), default=-1)
     session = Session(session_id=session_id)
     for record in items:
