@@ -321,10 +321,10 @@ def main() -> int:
     parser.add_argument("--commit-files", type=int, default=2_000)
     parser.add_argument("--tests", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=9)
-    parser.add_argument("--ci", action="store_true", help="5 rounds; exit 1 on gross misses")
+    parser.add_argument("--ci", action="store_true", help="3 rounds; exit 1 on gross misses")
     args = parser.parse_args()
     if args.ci:
-        args.rounds = min(args.rounds, 5)
+        args.rounds = min(args.rounds, 3)
     gate = Gate(args.ci)
     with tempfile.TemporaryDirectory(prefix="bench-guards-") as tmp:
         os.environ["REFLECTION_STATE_DIR"] = str(Path(tmp) / "state")

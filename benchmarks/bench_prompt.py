@@ -163,9 +163,7 @@ def main() -> int:
         help="measure with PYTHONDONTWRITEBYTECODE=1: an uncached source tree compiles every run",
     )
     args = parser.parse_args()
-    runs, batch = (
-        (min(args.runs, 11), min(args.batch, 3000)) if args.ci else (args.runs, args.batch)
-    )
+    runs, batch = (min(args.runs, 9), min(args.batch, 2000)) if args.ci else (args.runs, args.batch)
     gate = Gate(args.ci)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)

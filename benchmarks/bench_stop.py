@@ -230,11 +230,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--small-mb", type=float, default=1)
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument(
-        "--ci", action="store_true", help="a 100 MB session, 3 repeats; exit 1 on gross misses"
+        "--ci", action="store_true", help="a 50 MB session, 3 repeats; exit 1 on gross misses"
     )
     args = parser.parse_args(argv)
     if args.ci:
-        args.big_mb, args.repeat = min(args.big_mb, 100), min(args.repeat, 3)
+        args.big_mb, args.repeat = min(args.big_mb, 50), min(args.repeat, 3)
     with tempfile.TemporaryDirectory(prefix="bench-stop-") as tmp:
         work = Path(tmp)
         repo = work / "repo"

@@ -176,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"load average at start: {load:.2f} on {os.cpu_count()} CPUs")
         bench_short(gate, work, repo, env, runs)
-        bench_huge_task(gate, work, repo, env, args.task_mb, 3 if args.ci else 5)
+        bench_huge_task(gate, work, repo, env, args.task_mb, 2 if args.ci else 5)
     return gate.exit_code()
 
 
