@@ -280,8 +280,11 @@ def bench_large(gate: Gate, tmp: Path, files: int, rounds: int) -> Path:
         assert proc.returncode == 0, proc.stderr
 
     hook_s = median_time(run_hook, rounds)
-    check_tests, status_proc = interleaved(
-        [str(BIN / "reflection"), "check", "tests"], ["git", "status", "--porcelain"], repo, rounds
+    check_tests, status_proc = interleaved(  # cheap pairs: more rounds steady the ratio
+        [str(BIN / "reflection"), "check", "tests"],
+        ["git", "status", "--porcelain"],
+        repo,
+        max(rounds, 9),
     )
     evidence = tests_ran.current_tree_evidence(repo, cfg)
     assert evidence.passed and evidence.ignorable_only, evidence.reason
