@@ -148,3 +148,10 @@ class _LazyPattern:
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(pattern, flags)`, deferred until the pattern is first used."""
     return cast("re.Pattern[str]", _LazyPattern(pattern, int(flags)))
+
+
+def unwrap(value: object) -> re.Pattern[str] | None:
+    """The compiled pattern behind a `lazy` one, None for anything else (for audits)."""
+    if isinstance(value, _LazyPattern):
+        return compile(value.pattern, value._flags)
+    return None
