@@ -1,16 +1,17 @@
 """Git-guard costs, measured interleaved in one run; prints ratios and FAIL on a missed target.
 
-Targets:
-- a `git commit` through what `reflection init` installs by default costs at most 1.5x
-  the same commit through one native hook process doing the same two checks
-  (protected branch, tests ran) with no dispatch around them;
-- the pytest plugin adds at most 3% to a 500-test run in a 50,000-file repository.
+Targets (values in targets.py):
+- a `git commit` through what `reflection init` installs by default against the same
+  commit through one native hook process doing the same two checks (protected branch,
+  tests ran) with no dispatch around them;
+- the pytest plugin's share of a 500-test run in a 50,000-file repository;
+- `reflection check tests` (a process, warm) on that repository against `git status`.
 
 Also printed, for reference: a commit with no hooks and through the pre-commit framework,
 the native pre-push hook against bare `python -c pass`, and on the 50,000-file repo the
 working-tree fingerprint and tests-ran checks, cold (every file's stat data stale) and warm.
 
-    python benchmarks/bench_guards.py [--files 50000] [--rounds 9]
+    python benchmarks/bench_guards.py [--files 50000] [--rounds 9] [--ci]
 """
 
 from __future__ import annotations
@@ -24,6 +25,15 @@ import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from targets import (
+    CHECK_TESTS_VS_GIT_STATUS,
+    COMMIT_HOOK_RATIO,
+    PLUGIN_SHARE,
+    Gate,
+)
 
 BIN = Path(sys.executable).parent
 GIT_ENV = {
@@ -100,15 +110,6 @@ repos:
     always_run: true
 """
 
-failures: list[str] = []
-
-
-def verdict(label: str, ratio: float, target: float) -> None:
-    ok = ratio <= target
-    print(f"{label}: {ratio:6.3f} (target <= {target}) {'ok' if ok else 'FAIL'}")
-    if not ok:
-        failures.append(label)
-
 
 def write_hook(directory: Path, body: str) -> None:
     directory.mkdir(parents=True, exist_ok=True)
@@ -117,7 +118,7 @@ def write_hook(directory: Path, body: str) -> None:
     hook.chmod(0o755)
 
 
-def bench_commit(tmp: Path, files: int, rounds: int) -> None:
+def bench_commit(gate: Gate, tmp: Path, files: int, rounds: int) -> None:
     """Interleaved `git commit` through each hook setup on the same repo."""
     from reflection_core.guards import fingerprint, ledger
 
@@ -177,14 +178,10 @@ def bench_commit(tmp: Path, files: int, rounds: int) -> None:
     print(f"\ngit commit in a {files}-file repo (medians of {rounds}, interleaved):")
     for name, value in medians.items():
         print(f"  {name:<26} {value * 1000:7.1f} ms")
-    verdict(
-        "ratio default install / one native hook process",
-        medians["default install"] / medians["one native hook process"],
-        1.5,
-    )
+    gate.report(COMMIT_HOOK_RATIO, medians["default install"] / medians["one native hook process"])
 
 
-def bench_plugin(repo: Path, tests: int, rounds: int) -> None:
+def bench_plugin(gate: Gate, repo: Path, tests: int, rounds: int) -> None:
     """A test run with and without the ledger plugin, interleaved, in the big repo."""
     body = "".join(f"def test_{n}():\n    assert sum(range(20000)) > 0\n\n" for n in range(tests))
     (repo / "tests").mkdir(exist_ok=True)
@@ -216,7 +213,7 @@ def bench_plugin(repo: Path, tests: int, rounds: int) -> None:
     for name, value in medians.items():
         print(f"  {name:<28} {value * 1000:8.1f} ms")
     overhead = medians["with the plugin"] / medians["without (-p no:reflection)"] - 1
-    verdict("pytest plugin overhead (fraction of the run)", overhead, 0.03)
+    gate.report(PLUGIN_SHARE, overhead)
 
 
 def bench_pre_push(tmp: Path, rounds: int) -> None:
@@ -244,7 +241,7 @@ def bench_pre_push(tmp: Path, rounds: int) -> None:
     print(f"ratio hook / bare python:           {hook_s / floor:7.2f}x")
 
 
-def bench_large(tmp: Path, files: int, rounds: int) -> Path:
+def bench_large(gate: Gate, tmp: Path, files: int, rounds: int) -> Path:
     from reflection_core import config
     from reflection_core.guards import fingerprint, ledger, tests_ran
 
@@ -283,6 +280,12 @@ def bench_large(tmp: Path, files: int, rounds: int) -> Path:
         assert proc.returncode == 0, proc.stderr
 
     hook_s = median_time(run_hook, rounds)
+    check_tests, status_proc = interleaved(  # cheap pairs: more rounds steady the ratio
+        [str(BIN / "reflection"), "check", "tests"],
+        ["git", "status", "--porcelain"],
+        repo,
+        max(rounds, 9),
+    )
     evidence = tests_ran.current_tree_evidence(repo, cfg)
     assert evidence.passed and evidence.ignorable_only, evidence.reason
     cold_ms = statistics.median(cold) * 1000
@@ -292,31 +295,49 @@ def bench_large(tmp: Path, files: int, rounds: int) -> Path:
     print(f"tests-ran check on the staged tree (pre-commit):      {staged * 1000:8.1f} ms")
     print(f"`reflection hook pre-commit` process, warm:           {hook_s * 1000:8.1f} ms")
     print(f"`git status --porcelain`, warm (reference):           {status_s * 1000:8.1f} ms")
+    print(f"`reflection check tests` process, warm:               {check_tests * 1000:8.1f} ms")
+    print(f"`git status --porcelain` process, warm, interleaved:  {status_proc * 1000:8.1f} ms")
     print(f"ratio warm fingerprint / git status:                  {warm_fp / status_s:8.2f}x")
+    gate.report(CHECK_TESTS_VS_GIT_STATUS, check_tests / status_proc, "x")
     print(f"ratio warm working-tree check / 300 ms target:        {warm_check / 0.3:8.2f}")
     print(f"ratio staged-tree check / 300 ms target:              {staged / 0.3:8.2f}")
     return repo
 
 
-def main() -> None:
+def interleaved(
+    cmd: list[str], reference: list[str], cwd: Path, rounds: int
+) -> tuple[float, float]:
+    """Median wall seconds of two commands run alternately (both must succeed)."""
+    samples: tuple[list[float], list[float]] = ([], [])
+    for _ in range(rounds):
+        for index, argv in enumerate((cmd, reference)):
+            started = time.perf_counter()
+            proc = subprocess.run(argv, cwd=cwd, capture_output=True, text=True)
+            samples[index].append(time.perf_counter() - started)
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+    return statistics.median(samples[0]), statistics.median(samples[1])
+
+
+def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--files", type=int, default=50_000)
     parser.add_argument("--commit-files", type=int, default=2_000)
     parser.add_argument("--tests", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=9)
+    parser.add_argument("--ci", action="store_true", help="3 rounds; exit 1 on gross misses")
     args = parser.parse_args()
+    if args.ci:
+        args.rounds = min(args.rounds, 3)
+    gate = Gate(args.ci)
     with tempfile.TemporaryDirectory(prefix="bench-guards-") as tmp:
         os.environ["REFLECTION_STATE_DIR"] = str(Path(tmp) / "state")
         os.environ["XDG_CONFIG_HOME"] = str(Path(tmp) / "config")  # a throwaway ledger key
-        bench_commit(Path(tmp), args.commit_files, args.rounds)
+        bench_commit(gate, Path(tmp), args.commit_files, args.rounds)
         bench_pre_push(Path(tmp), args.rounds)
-        big = bench_large(Path(tmp), args.files, args.rounds)
-        bench_plugin(big, args.tests, args.rounds)
-    if failures:
-        print(f"\nFAIL: {', '.join(failures)}")
-        sys.exit(1)
-    print("\nall targets met")
+        big = bench_large(gate, Path(tmp), args.files, args.rounds)
+        bench_plugin(gate, big, args.tests, args.rounds)
+    return gate.exit_code()
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

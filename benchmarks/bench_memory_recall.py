@@ -5,13 +5,14 @@ times `recall_lesson` for a similar prompt (a hit) and an unrelated one (a miss)
 against the floor every SQLite-backed hook pays anyway: opening the state
 database and running one trivial query. Prints the ratios; no pass/fail timing.
 
-    python benchmarks/bench_memory_recall.py
+    python benchmarks/bench_memory_recall.py [--ci]   (--ci: 100 rounds instead of 300)
 """
 
 from __future__ import annotations
 
 import os
 import statistics
+import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -20,7 +21,7 @@ from pathlib import Path
 ROUNDS = 300
 
 
-def timed(fn: Callable[[], object], rounds: int = ROUNDS) -> float:
+def timed(fn: Callable[[], object], rounds: int) -> float:
     samples = []
     for _ in range(rounds):
         started = time.perf_counter()
@@ -30,6 +31,7 @@ def timed(fn: Callable[[], object], rounds: int = ROUNDS) -> float:
 
 
 def main() -> None:
+    rounds = 100 if "--ci" in sys.argv[1:] else ROUNDS
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["REFLECTION_STATE_DIR"] = tmp
         from reflection_core import state
@@ -63,9 +65,9 @@ def main() -> None:
             conn.close()
 
         assert recall_lesson(root, hit) is not None
-        base = timed(floor)
-        t_hit = timed(lambda: recall_lesson(root, hit))
-        t_miss = timed(lambda: recall_lesson(root, miss))
+        base = timed(floor, rounds)
+        t_hit = timed(lambda: recall_lesson(root, hit), rounds)
+        t_miss = timed(lambda: recall_lesson(root, miss), rounds)
     print(f"open state db + SELECT 1 : {base * 1e3:7.3f} ms (1.00x)")
     print(f"recall_lesson, similar   : {t_hit * 1e3:7.3f} ms ({t_hit / base:.2f}x)")
     print(f"recall_lesson, unrelated : {t_miss * 1e3:7.3f} ms ({t_miss / base:.2f}x)")

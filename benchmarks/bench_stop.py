@@ -7,9 +7,9 @@ then measures, side by side in one run, each in a fresh child process:
   analyze   session.analyze.analyze_transcript (reader + the whole decision)
   hook      the real `reflection hook stop` process, end to end
 
-and prints the big/small time ratio (target <= 1.5) and each child's peak RSS.
+and prints the big/small time ratio (target in targets.py) and each child's peak RSS.
 
-    python benchmarks/bench_stop.py [--big-mb 200] [--small-mb 1] [--repeat 7]
+    python benchmarks/bench_stop.py [--big-mb 200] [--small-mb 1] [--repeat 7] [--ci]
 """
 
 from __future__ import annotations
@@ -24,7 +24,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-TARGET_RATIO = 1.5
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from targets import STOP_SESSION_GROWTH, Gate
+
 SESSION_ID = "bench-0000-4000-8000-000000000001"
 FINAL_MESSAGE = "Fixed the redirect; the full test suite passes."
 
@@ -226,7 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--big-mb", type=float, default=200)
     parser.add_argument("--small-mb", type=float, default=1)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument(
+        "--ci", action="store_true", help="a 50 MB session, 3 repeats; exit 1 on gross misses"
+    )
     args = parser.parse_args(argv)
+    if args.ci:
+        args.big_mb, args.repeat = min(args.big_mb, 50), min(args.repeat, 3)
     with tempfile.TemporaryDirectory(prefix="bench-stop-") as tmp:
         work = Path(tmp)
         repo = work / "repo"
@@ -258,13 +266,15 @@ def main(argv: list[str] | None = None) -> int:
             small, big = pair["small"], pair["big"]
             ratio = big["seconds"] / small["seconds"] if small["seconds"] else float("inf")
             worst = max(worst, ratio)
-            verdict = "ok" if ratio <= TARGET_RATIO else "SLOW"
+            verdict = "ok" if ratio <= STOP_SESSION_GROWTH.limit else "SLOW"
             print(
                 f"{mode:<10}{small['seconds']:>10.4f}{big['seconds']:>10.4f}{ratio:>8.2f}"
                 f"{small['peak_mb']:>10.1f}{big['peak_mb']:>9.1f}  {verdict}"
             )
-        print(f"\nworst ratio {worst:.2f} (target <= {TARGET_RATIO})")
-        return 0 if worst <= TARGET_RATIO else 1
+        gate = Gate(args.ci)
+        print()
+        gate.report(STOP_SESSION_GROWTH, worst)
+        return gate.exit_code()
 
 
 if __name__ == "__main__":

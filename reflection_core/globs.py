@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from reflection_core import lazyre
+
 
 class PatternError(ValueError):
     """A glob or regex that cannot be compiled; the message says why."""
@@ -57,7 +59,7 @@ def compile_path_glob(pattern: str) -> re.Pattern[str]:
     anchored = "/" in pattern.rstrip("/")
     regex = _translate(body)
     prefix = "" if anchored else "(?:.*/)?"
-    return re.compile(f"^{prefix}{regex}$")
+    return lazyre.compile(f"^{prefix}{regex}$")  # the defaults' ~20 globs, every hook
 
 
 def path_matches(path: str, patterns: tuple[str, ...] | list[str]) -> bool:

@@ -147,12 +147,13 @@ def _deadline_seconds(payload: dict[str, Any]) -> float:
             return DEFAULT_DEADLINE_S
     try:
         with deadline(DEFAULT_DEADLINE_S):
-            from reflection_core import config, paths
+            from reflection_core import paths
+            from reflection_core.hosts.loader import preload_config
 
             root = paths.hook_root(payload.get("cwd"))
             if root is None:
                 return DEFAULT_DEADLINE_S
-            return float(config.load(root).get("hooks.deadline_seconds"))
+            return float(preload_config(root).get("hooks.deadline_seconds"))
     except (Exception, HookDeadline):
         return DEFAULT_DEADLINE_S  # a config problem is reported by the handler itself
 

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import stat
 import sys
 from pathlib import Path
 
+from reflection_core.lazyre import lazy
+
 REFLECTION_DIRNAME = ".reflection"
-_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+_UNSAFE = lazy(r"[^A-Za-z0-9_-]+")
 _MAX_ID_LEN = 80
 
 

@@ -14,6 +14,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from reflection_core.lazyre import lazy
+
 REDACTED = "[REDACTED]"
 
 # Names whose value is a secret: `password`, `DB_PASS`, `GITHUB_TOKEN`, `AWS_SECRET`,
@@ -47,7 +49,7 @@ class Rule:
 RULES: tuple[Rule, ...] = (
     Rule(
         "private key block",
-        re.compile(
+        lazy(
             r"-----BEGIN [A-Z ]{0,40}PRIVATE KEY-----.*?"
             r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----|\Z)",
             re.S,
@@ -58,56 +60,56 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "provider api key",
-        re.compile(r"\b(?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
+        lazy(r"\b(?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
         REDACTED,
         "key sk-ant-abcdefghijklmnop0123456789",
         "abcdefghijklmnop0123456789",
     ),
     Rule(
         "github token",
-        re.compile(r"\bgh[pousr]_[A-Za-z0-9]{6,}"),
+        lazy(r"\bgh[pousr]_[A-Za-z0-9]{6,}"),
         REDACTED,
         "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
     ),
     Rule(
         "github fine-grained token",
-        re.compile(r"\bgithub_pat_[A-Za-z0-9_]{6,}"),
+        lazy(r"\bgithub_pat_[A-Za-z0-9_]{6,}"),
         REDACTED,
         "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
         "11ABCDEFG0123456789_abcdefghijklmnop",
     ),
     Rule(
         "slack token",
-        re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
+        lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
         REDACTED,
         "xoxb-1234567890-abcdefghij",
         "1234567890-abcdefghij",
     ),
     Rule(
         "aws access key id",
-        re.compile(r"\b(?:AKIA|ASIA)[0-9A-Z]{12,16}"),
+        lazy(r"\b(?:AKIA|ASIA)[0-9A-Z]{12,16}"),
         REDACTED,
         "id AKIAABCDEFGHIJKLMNOP here",
         "AKIAABCDEFGHIJKLMNOP",
     ),
     Rule(
         "google api key",
-        re.compile(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+        lazy(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
         REDACTED,
         "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
         "SyA-abcdefghijklmnopqrstuvwxyz01234",
     ),
     Rule(
         "jwt",
-        re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"),
+        lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"),
         REDACTED,
         "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
         "eyJzdWIiOiIxMjM0In0",
     ),
     Rule(
         "authorization header",
-        re.compile(
+        lazy(
             r"(?i)(\bauthorization[\"']?\s{0,8}[:=]\s{0,8}[\"']?(?:basic|bearer|token|digest)?\s{0,8})"
             r"[^\s\"',;]{1,4096}"
         ),
@@ -117,28 +119,28 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "basic credentials",
-        re.compile(r"(?i)(\bbasic\s{1,8})(?=[A-Za-z0-9+/]{0,4096}[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}"),
+        lazy(r"(?i)(\bbasic\s{1,8})(?=[A-Za-z0-9+/]{0,4096}[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}"),
         r"\1" + REDACTED,
         "sent Basic dXNlcjpodW50ZXIy to the proxy",
         "dXNlcjpodW50ZXIy",
     ),
     Rule(
         "bearer token",
-        re.compile(r"(?i)\b(bearer|token)\s{1,8}[A-Za-z0-9._~+/=\-]{16,}"),
+        lazy(r"(?i)\b(bearer|token)\s{1,8}[A-Za-z0-9._~+/=\-]{16,}"),
         r"\1 " + REDACTED,
         "Bearer abcdefghijklmnop0123",
         "abcdefghijklmnop0123",
     ),
     Rule(
         "url credentials",
-        re.compile(r"(?i)(\b[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{1,256}:)[^\s@/]{1,4096}@"),
+        lazy(r"(?i)(\b[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{1,256}:)[^\s@/]{1,4096}@"),
         r"\1" + REDACTED + "@",
         "git push https://dev:s3cr3tT0ken@example.com/o/r main",
         "s3cr3tT0ken",
     ),
     Rule(
         "cli secret flag",
-        re.compile(
+        lazy(
             r"(?i)(--?(?:password|passwd|pass|pwd|secret|token|api-?key|access-?key|auth-?token"
             r"|client-?secret)(?:=|\s{1,8}))" + _VALUE
         ),
@@ -148,7 +150,7 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "json secret key",
-        re.compile(
+        lazy(
             r"(?i)(" + _QUOTE + r"(?:" + _SECRET_NAME + r")" + _QUOTE + r"\s{0,8}:\s{0,8})" + _VALUE
         ),
         r"\1" + REDACTED,
@@ -157,14 +159,14 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "secret assignment",
-        re.compile(r"(?i)(\b(?:" + _SECRET_NAME + r")\s{0,8}[:=]\s{0,8})" + _VALUE),
+        lazy(r"(?i)(\b(?:" + _SECRET_NAME + r")\s{0,8}[:=]\s{0,8})" + _VALUE),
         r"\1" + REDACTED,
         "DB_PASS=hunter2x python app.py",
         "hunter2x",
     ),
     Rule(
         "secret in prose",
-        re.compile(
+        lazy(
             r"(?i)(\b(?:password|passwd|passphrase|pwd|secret|token|api[ _-]?key)\s{1,8}"
             r"(?:(?:is|was)\s{1,8}(?:set\s{1,8}to\s{1,8})?)?)(?!\[REDACTED\])"
             r"(?=[^\s,;\"']{0,200}[\d_/+=!@#$%^&*-])([^\s,;\"']{4,200})"

@@ -22,6 +22,7 @@ from typing import Any
 
 from reflection_core import paths
 from reflection_core.consumers import verdict_files
+from reflection_core.lazyre import lazy
 from reflection_core.redact import redact
 
 SECTION = "## Lessons from past sessions (reflection curate)"
@@ -29,14 +30,14 @@ MEMORY_FILES = ("CLAUDE.md", "AGENTS.md")
 REPEAT_THRESHOLD = 2
 MAX_LESSON_CHARS = 160
 
-_SENTENCES = re.compile(r"(?<=[.!?;])\s+|\n+")
-_CORRECTION = re.compile(
+_SENTENCES = lazy(r"(?<=[.!?;])\s+|\n+")
+_CORRECTION = lazy(
     r"^\s*(?:(?P<lead>no|nope|wrong|actually|not like that)\b[\s,.!:;-]*)?"
     r"(?P<rule>(?:please\s+)?(?:use|don'?t|do not|never|always|stop|prefer|keep|avoid|only)\b.*)$",
     re.I,
 )
-_STRONG = re.compile(r"^(?:please\s+)?(?:don'?t|do not|never|always|stop|avoid)\b", re.I)
-_INSTEAD = re.compile(r"\buse\s+\S+.*\b(?:instead of|not|rather than)\b", re.I)
+_STRONG = lazy(r"^(?:please\s+)?(?:don'?t|do not|never|always|stop|avoid)\b", re.I)
+_INSTEAD = lazy(r"\buse\s+\S+.*\b(?:instead of|not|rather than)\b", re.I)
 
 SMELL_LESSONS: dict[str, str] = {
     "bug_without_repro": "When a bug report has no reproduction, ask for the exact steps, input "

@@ -22,6 +22,7 @@ from typing import Any
 from reflection_core import paths
 from reflection_core.atomic import append_line
 from reflection_core.consumers import speech
+from reflection_core.lazyre import lazy
 from reflection_core.redact import redact, redact_obj
 
 DONE = "done"
@@ -30,7 +31,7 @@ ATTENTION = "attention"
 SUMMARY_CHARS = 280
 MAX_ITEMS = 3
 LOG_NAME = "notify.log"
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL = lazy(r"[\x00-\x1f\x7f-\x9f]")
 
 
 @dataclass(frozen=True)

@@ -12,19 +12,21 @@ import re
 import shlex
 import subprocess
 
-_FENCED_CODE = re.compile(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
-_IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")
-_LINK = re.compile(r"\[([^\]\n]*)\]\([^)\n]*\)")
-_URL = re.compile(r"\bhttps?://\S+")
-_HEADING = re.compile(r"^\s{0,3}#{1,6}\s*", re.M)
-_LIST_MARK = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+", re.M)
-_QUOTE = re.compile(r"^\s*>\s?", re.M)
-_TABLE_RULE = re.compile(r"^\s*\|?\s*:?-{3,}.*$", re.M)
-_EMPHASIS = re.compile(r"(\*\*|__|\*|_|~~)(?=\S)(.+?)(?<=\S)\1")
-_LEFTOVER = re.compile(r"[*_#|<>`~]+")
-_SPACE = re.compile(r"\s+")
-_SENTENCE_END = re.compile(r"[.!?](?=\s)")
+from reflection_core.lazyre import lazy
+
+_FENCED_CODE = lazy(r"```.*?(?:```|\Z)|~~~.*?(?:~~~|\Z)", re.S)
+_INLINE_CODE = lazy(r"`[^`\n]*`")
+_IMAGE = lazy(r"!\[([^\]\n]*)\]\([^)\n]*\)")
+_LINK = lazy(r"\[([^\]\n]*)\]\([^)\n]*\)")
+_URL = lazy(r"\bhttps?://\S+")
+_HEADING = lazy(r"^\s{0,3}#{1,6}\s*", re.M)
+_LIST_MARK = lazy(r"^\s*(?:[-*+]|\d+[.)])\s+", re.M)
+_QUOTE = lazy(r"^\s*>\s?", re.M)
+_TABLE_RULE = lazy(r"^\s*\|?\s*:?-{3,}.*$", re.M)
+_EMPHASIS = lazy(r"(\*\*|__|\*|_|~~)(?=\S)(.+?)(?<=\S)\1")
+_LEFTOVER = lazy(r"[*_#|<>`~]+")
+_SPACE = lazy(r"\s+")
+_SENTENCE_END = lazy(r"[.!?](?=\s)")
 
 
 class SpeechError(RuntimeError):

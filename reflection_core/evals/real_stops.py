@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 import tempfile
 from collections import Counter
@@ -35,6 +34,7 @@ from typing import Any
 from reflection_core import config
 from reflection_core.evals import replay_repo
 from reflection_core.evals.users import HALVES, in_half, user_of
+from reflection_core.lazyre import lazy
 from reflection_core.session.analyze import gather_context, load_session
 from reflection_core.session.categories import rule_id, rule_pushes
 from reflection_core.session.decide import Decision, decide
@@ -42,7 +42,7 @@ from reflection_core.session.decide import Decision, decide
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 # The redaction that made the data set replaced some numbers with a bare <REDACTED>,
 # which leaves the record invalid JSON; the hook never sees such records, so quote them.
-_BARE_REDACTION = re.compile(r"(?<=[:\[,])<REDACTED>(?=[,\]}])")
+_BARE_REDACTION = lazy(r"(?<=[:\[,])<REDACTED>(?=[,\]}])")
 
 
 @dataclass
@@ -171,7 +171,7 @@ def make_stand_in_repo(base: Path, transcript: Path, with_tests: bool) -> Path:
     return replay_repo.write_repo(base, replay_repo.rebuilt_files(facts, with_tests))
 
 
-_QUOTED = re.compile(r'"[^"\n]{0,400}"')
+_QUOTED = lazy(r'"[^"\n]{0,400}"')
 
 
 def evidence_line(decision: Decision) -> str:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core import project_model
+from reflection_core.lazyre import lazy
 from reflection_core.project_model import (
     CONTENT_FILES,
     ECOSYSTEMS,
@@ -39,9 +40,9 @@ from reflection_core.project_model import (
 MAX_FILE_CHARS = 64 * 1024
 MAX_FILES = 200
 MAX_DEPTH = 8
-_LINE_NUMBER = re.compile(r"^\s*\d+(?:→|\t)", re.MULTILINE)
-_DRIVE = re.compile(r"^[A-Za-z]:/")
-_REMINDER = re.compile(r"\s*<system-reminder>.*?</system-reminder>\s*", re.DOTALL)
+_LINE_NUMBER = lazy(r"^\s*\d+(?:→|\t)", re.MULTILINE)
+_DRIVE = lazy(r"^[A-Za-z]:/")
+_REMINDER = lazy(r"\s*<system-reminder>.*?</system-reminder>\s*", re.DOTALL)
 # Root files a rebuilt repo keeps: what the project model reads or looks for.
 KEPT_ROOT_FILES = frozenset(
     {

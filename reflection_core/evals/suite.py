@@ -19,15 +19,16 @@ a silently skipped case.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from reflection_core.lazyre import lazy
+
 TARGETS = ("session", "compaction", "prompt")
 SUITE_NAMES = ("judge", "stop", "post-compaction", "agent", "prompts")
 _RESERVED = {"id", "category", "expect", "note"}
-_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+_ID = lazy(r"^[A-Za-z0-9_.-]+$")
 
 
 class SuiteError(ValueError):

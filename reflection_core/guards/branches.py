@@ -16,8 +16,9 @@ from dataclasses import dataclass
 from reflection_core.config import Config
 from reflection_core.globs import matching_branch_rule
 from reflection_core.guards.gitcmd import is_zero
+from reflection_core.lazyre import lazy
 
-_SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_SHA = lazy(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 HEADS = "refs/heads/"
 
 

@@ -10,15 +10,15 @@ rule does not apply (a pull request is the way forward). Annotations use the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from reflection_core.guards.branches import allowed_identity, protected_rule
 from reflection_core.guards.github_api import PullRequest
+from reflection_core.lazyre import lazy
 
-_MERGE_PR = re.compile(r"^Merge pull request #(\d+) from ")
-_SQUASH_PR = re.compile(r"\(#(\d+)\)\s*$")
+_MERGE_PR = lazy(r"^Merge pull request #(\d+) from ")
+_SQUASH_PR = lazy(r"\(#(\d+)\)\s*$")
 
 
 @dataclass(frozen=True)

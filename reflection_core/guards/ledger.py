@@ -22,8 +22,6 @@ import hashlib
 import hmac
 import json
 import os
-import platform
-import secrets
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -131,6 +129,8 @@ def signing_key(*, create: bool) -> bytes | None:
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        import secrets  # once per user: when the key is first created
+
         with os.fdopen(fd, "w", encoding="ascii") as handle:
             handle.write(secrets.token_hex(32) + "\n")
         os.link(tmp, path)
@@ -157,6 +157,8 @@ def utc_now() -> str:
 
 
 def python_versions() -> dict[str, str]:
+    import platform  # only when a run is recorded, not when evidence is read
+
     return {"python": platform.python_version()}
 
 

@@ -12,9 +12,7 @@ staged tree (`git write-tree`); in the pre-push stage every pushed commit's tree
 
 from __future__ import annotations
 
-import argparse
 import os
-import re
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
@@ -34,12 +32,13 @@ from reflection_core.guards.evidence import (
 from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.registry import PushContext
+from reflection_core.lazyre import lazy
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
 MAX_PUSH_COMMITS = 50
 MAX_REPORTED_COMMITS = 3
-_DIFF_HEADER = re.compile(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
+_DIFF_HEADER = lazy(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
 @dataclass
@@ -522,6 +521,8 @@ def push_targets_from_git() -> list[tuple[str, str]]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    import argparse  # only the console script parses arguments; hooks import this module
+
     parser = argparse.ArgumentParser(prog="reflection-tests-ran", description=__doc__)
     parser.add_argument(
         "--stage",

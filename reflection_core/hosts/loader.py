@@ -33,14 +33,29 @@ def _workdir(event: HostEvent) -> Path:
     return Path(cwd if cwd and os.path.isdir(cwd) else os.getcwd())
 
 
+# Configs the hook process loaded before its handler ran (for its deadline); the handler's
+# open_workspace takes each over once instead of reading the file a second time.
+_PRELOADED: dict[Path, Config] = {}
+
+
+def preload_config(root: Path) -> Config:
+    """`config.load(root)`, kept for this process's next open_workspace at `root`."""
+    from reflection_core import config
+
+    cfg = _PRELOADED[root] = config.load(root)
+    return cfg
+
+
 def open_workspace(event: HostEvent) -> Workspace:
     """Raises config.ConfigError for a broken config; handlers say so and fail open."""
     from reflection_core import config
 
     where = _workdir(event)
     root = paths.find_repo_root(where)
-    cfg = config.load(root) if root is not None else config.Config()
-    return Workspace(root=root, config=cfg)
+    if root is None:
+        return Workspace(root=None, config=config.Config())
+    cfg = _PRELOADED.pop(root, None)
+    return Workspace(root=root, config=cfg if cfg is not None else config.load(root))
 
 
 def read_session(

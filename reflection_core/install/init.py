@@ -371,7 +371,8 @@ if [ ! -x "$PYTHON" ]; then
     echo "  or skip every check once with 'git {verb} --no-verify'." >&2
     exit 1
 fi
-exec "$PYTHON" -m reflection_core hook {hook_type} "$@"
+exec "$PYTHON" -c "import sys; from reflection_core.entry import main; sys.exit(main())" \\
+    hook {hook_type} "$@"
 """
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from reflection_core.guards import registry
 from reflection_core.install.launcher import hook_words
+from reflection_core.lazyre import lazy
 
 GITIGNORE_ENTRY = ".reflection/"
 SNIPPET_START = "<!-- reflection:prompt-protocol:start -->"
@@ -212,8 +213,8 @@ def pre_commit_repo_block(
     return registry.local_repo_block(script_dir, stages, indent=indent, item_indent=item_indent)
 
 
-_TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*\s*:")
-_REPOS_KEY = re.compile(r"^repos\s*:\s*(#.*)?$")
+_TOP_KEY = lazy(r"^[A-Za-z_][\w-]*\s*:")
+_REPOS_KEY = lazy(r"^repos\s*:\s*(#.*)?$")
 
 
 def merge_pre_commit_config(

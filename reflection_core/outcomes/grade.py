@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from reflection_core.lazyre import lazy
 from reflection_core.outcomes import phrases
 
 OUTCOMES: tuple[str, ...] = (
@@ -35,7 +36,7 @@ NEXT_PROMPT_OUTCOMES = ("premature", "fine", "answered", "unknown")
 
 
 def _compile(table: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.I | re.M) for p in table)
+    return tuple(lazy(p, re.I | re.M) for p in table)
 
 
 _REPORTS_BROKEN = _compile(phrases.REPORTS_BROKEN)

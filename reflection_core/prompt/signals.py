@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator
 from typing import Any, NamedTuple
 
+from reflection_core import lazyre
+
 
 class LazyPattern:
     """A regex compiled on first use, so patterns of rare branches cost the hook nothing.
@@ -30,7 +32,7 @@ class LazyPattern:
     @property
     def pattern(self) -> re.Pattern[str]:
         if self._compiled is None:
-            compile_ = compile_words if self._words else re.compile
+            compile_ = compile_words if self._words else lazyre.compile
             self._compiled = compile_(self._source, self._flags)
         return self._compiled
 
@@ -91,9 +93,9 @@ def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
     words = [part[2:] for part in parts if part.startswith(r"\b")]
     others = [part for part in parts if not part.startswith(r"\b")]
     if not words:
-        return re.compile(source, flags)
+        return lazyre.compile(source, flags)
     body = rf"(?<!\w)(?:{'|'.join(words)})"
-    return re.compile("|".join([body, *others]), flags)
+    return lazyre.compile("|".join([body, *others]), flags)
 
 
 _FILE_EXT = (

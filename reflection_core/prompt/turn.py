@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from reflection_core.lazyre import lazy
 from reflection_core.prompt import continuation, phrases
 from reflection_core.prompt.signals import LazyPattern
 
@@ -73,10 +74,10 @@ _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re
 REPLY_KINDS = ("continuation", "reply")
 QUIET_KINDS = ("continuation", "reply", "question", "chat", "command", "output")
 _SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any language
-_NEW_TARGET = re.compile(
+_NEW_TARGET = lazy(
     r"https?://|`|(?<![\w-])[\w-]+\.[a-z]{1,5}\b|[\\/]\w|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b"
 )
-_OUTPUT_LINE = re.compile(
+_OUTPUT_LINE = lazy(
     r"^\s*(?:\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|at\s+\S+\s*\(|File \"|Traceback"
     r"|[\w.]*(?:Error|Exception)\b|(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\b|[{}\[\]]|\"[\w-]+\":"
     r"|\$ |> |\+\s|-\s{2}|npm (?:ERR|WARN))"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.reading.facts import Fact, Reading
 from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
 from reflection_core.session.human_action import assess_requests, ends_as_question, prose_of
@@ -229,7 +230,7 @@ REPORTED_FAILURE: tuple[str, ...] = (
 
 
 def _compile(phrases: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
-    return tuple(re.compile(p, re.I | re.M) for p in phrases)
+    return tuple(lazy(p, re.I | re.M) for p in phrases)
 
 
 _ANNOUNCED = _compile(ANNOUNCED_NEXT_ACTION)
@@ -244,7 +245,7 @@ _STRONG_DRIFT = _compile(STRONG_DRIFT)
 _ADMITS = _compile(ADMITS_FAILURE)
 _ERROR_OUTPUT = _compile(ERROR_OUTPUT)
 _REPORTED_FAILURE = _compile(REPORTED_FAILURE)
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_SENTENCE_END = lazy(r"(?<=[.!?])\s+")
 _REPORT_KINDS = ("report_only", "read_only")
 _QUESTION_MARKS = ("?", "\uff1f")  # the full-width mark ends Chinese and Japanese questions
 

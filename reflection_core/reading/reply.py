@@ -14,11 +14,12 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.reading.facts import FACT_KINDS, Fact
 
 MAX_QUOTE_CHARS = 200
 MAX_FACTS = 3 * len(FACT_KINDS)
-_FENCE = re.compile(r"^```(?:json)?\s*|\s*```$", re.I)
+_FENCE = lazy(r"^```(?:json)?\s*|\s*```$", re.I)
 
 
 class ReplyError(ValueError):

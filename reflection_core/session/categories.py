@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.gates import GateResult
 from reflection_core.session.human_action import HumanActionAssessment
 from reflection_core.session.model import Session
@@ -239,8 +240,8 @@ DRIFT_PHRASES: tuple[str, ...] = (
     r"^\s*(#+\s*|\*\*)?(próximos passos|trabalho restante)\s*(\*\*)?\s*(:|$)",  # pt
     r"^\s*(#+\s*|\*\*)?(следующие шаги|дальнейшие шаги|осталось сделать)\s*(\*\*)?\s*(:|$)",  # ru
 )
-_DRIFT = tuple(re.compile(p, re.I | re.M) for p in DRIFT_PHRASES)
-_OPTIONAL = re.compile(
+_DRIFT = tuple(lazy(p, re.I | re.M) for p in DRIFT_PHRASES)
+_OPTIONAL = lazy(
     r"\b(optional(ly)?|if you (want|like|wish)|could also|future improvements?|nice to have)\b"
     # Work that waits on the user's answer is not announced as the agent's to do now.
     r"|\b(as soon as|once|when|after|if) you('ve| have)? (tell|told|answer|decide|choose|"
@@ -251,7 +252,7 @@ _OPTIONAL = re.compile(
     r"\bopcional\b|\bse (quiser|desejar)\b|при желании|по желанию",
     re.I,
 )
-_NOTHING_LEFT = re.compile(
+_NOTHING_LEFT = lazy(
     r"\s*(?:[-:\u2014]+\s*)?(none|nothing|n/a|no (further|more|remaining) (steps|work|action))\b"
     r"|\s*(list )?is empty\b",
     re.I,
@@ -289,7 +290,7 @@ STUCK_PHRASES: tuple[str, ...] = (
     r"\bnão consigo (continuar|acessar|prosseguir)|\bacesso negado\b",  # pt
     r"не могу (продолжить|получить доступ|подключиться)|доступ запрещ",  # ru
 )
-_STUCK = tuple(re.compile(p, re.I) for p in STUCK_PHRASES)
+_STUCK = tuple(lazy(p, re.I) for p in STUCK_PHRASES)
 
 
 def leftmost(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
@@ -303,14 +304,14 @@ def leftmost(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] 
     return best
 
 
-_TEST_CLAIM = re.compile(
+_TEST_CLAIM = lazy(
     r"\b(all )?(the )?(unit |integration )?tests? (now )?(pass(es|ing)?|are (passing|green)|"
     r"succeed\w*|(are |is )?green)\b|\b(verified|confirmed|validated)\b|"
     r"\bworks (correctly|as expected|now)\b|\bbuild (passes|succeeds|is green)\b|"
     r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b",
     re.I,
 )
-_NEGATED = re.compile(
+_NEGATED = lazy(
     r"n't\b|\b(not|never|unable|without|cannot|no longer|once|if|should|would|will|to be|until)\b",
     re.I,
 )
@@ -318,22 +319,22 @@ _NEGATED = re.compile(
 
 # After a passing partial run, only a claim about the whole suite overstates it:
 # "the serializer tests pass" is true, "all tests pass" is not known.
-_WHOLE_SUITE = re.compile(
+_WHOLE_SUITE = lazy(
     r"\b(all|every|entire|whole|full|everything)\b|\btest suite\b|\bno regressions?\b", re.I
 )
 
 
 _DONE_CLAIM = {
-    "push": re.compile(r"\bpushed\b", re.I),
-    "commit": re.compile(r"\bcommitted\b", re.I),
+    "push": lazy(r"\bpushed\b", re.I),
+    "commit": lazy(r"\bcommitted\b", re.I),
 }
 
 
 # "Do you want me to commit this?" names the action it asks permission for.
-_PERMISSION_VERB = re.compile(
+_PERMISSION_VERB = lazy(
     r"\b(?:(?:want|like) me to|(?:should|shall|can|may) i(?: go ahead and)?)\s+(\w+)", re.I
 )
-_EXTRA = re.compile(r"\b(also|more|additional|another|other|further|extra|too)\b", re.I)
+_EXTRA = lazy(r"\b(also|more|additional|another|other|further|extra|too)\b", re.I)
 
 
 def asks_for_requested_work(punts: list[str], task_prompt: str) -> list[str]:

@@ -15,6 +15,7 @@ import shlex
 from collections.abc import Iterable
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.commands import classify_command, shell_tool_kind
 from reflection_core.session.model import AssistantText, Event, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import (
@@ -38,11 +39,11 @@ _SHELL_TOOLS = frozenset(
     {"shell", "exec_command", "local_shell", "container.exec", "shell_command"}
 )
 _EXIT_PATTERNS = (
-    re.compile(r'"exit_code"\s*:\s*(-?\d+)'),
-    re.compile(r"^Exit code: (-?\d+)", re.M),
-    re.compile(r"^Process exited with code (-?\d+)", re.M),
+    lazy(r'"exit_code"\s*:\s*(-?\d+)'),
+    lazy(r"^Exit code: (-?\d+)", re.M),
+    lazy(r"^Process exited with code (-?\d+)", re.M),
 )
-_PATCH_FILE = re.compile(
+_PATCH_FILE = lazy(
     r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M
 )
 

@@ -8,16 +8,18 @@ Words and operators come from shell_words.py (the tokenizer).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.model import CommandInfo, ToolKind
 from reflection_core.session.shell_words import Segment, segments, tokenize
 
 _SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
-_ASSIGNMENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
+_ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 
 @dataclass
@@ -96,7 +98,7 @@ _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "dotenv": (frozenset({"run", "--"}), frozenset({"-f", "--file"})),
 }
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
-_PYTHONS = re.compile(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
+_PYTHONS = lazy(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
 
 
 def _program(word: str) -> str:
@@ -163,10 +165,8 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
 CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck", "run"})
 # Source files named as tests: run directly (`node parser.test.js`, `python test_x.py`),
 # they are a test run of that file.
-_TEST_SOURCE = re.compile(
-    r"(^|[/_.-])([Tt]ests?|[Ss]pec)([_.-][^/]*)?\.[a-z]+$|[a-z0-9]Tests?\.[a-z]+$"
-)
-_SOURCE_FILE = re.compile(r"\.(py|js|mjs|cjs|ts|tsx|jsx|rb|sh|bash|pl|php|lua|go)$")
+_TEST_SOURCE = lazy(r"(^|[/_.-])([Tt]ests?|[Ss]pec)([_.-][^/]*)?\.[a-z]+$|[a-z0-9]Tests?\.[a-z]+$")
+_SOURCE_FILE = lazy(r"\.(py|js|mjs|cjs|ts|tsx|jsx|rb|sh|bash|pl|php|lua|go)$")
 # Interpreters that run a source file given as their first argument.
 _INTERPRETERS = frozenset({"node", "ruby", "tsx", "ts-node", "perl", "php", "lua", "bash", "sh"})
 _LINT_PROGRAMS = frozenset(
@@ -232,11 +232,9 @@ SEARCH_PROGRAMS = frozenset(
 _MODIFY_PROGRAMS = frozenset({"rm", "touch", "ln", "chmod", "truncate", "unlink", "rmdir", "shred"})
 _JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
-_TEST_SCRIPT = re.compile(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
-_TEST_FILE_SCRIPT = re.compile(
-    r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$"
-)
-_WRITE_IN_CODE = re.compile(
+_TEST_SCRIPT = lazy(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
+_TEST_FILE_SCRIPT = lazy(r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$")
+_WRITE_IN_CODE = lazy(
     r"open\([^)]*['\"][wax]\+?b?['\"]|\.write_(text|bytes)\(|shutil\.(copy|move|rmtree)"
     r"|os\.(remove|unlink|rename|replace)\(|writeFileSync|fs\.write"
 )
@@ -777,9 +775,7 @@ def _normal_word(word: str) -> str:
     return word if word and not re.search(r"[\s'\"]", word) else repr(word)
 
 
-_DECORATION = re.compile(
-    r"^(cd|pushd|popd|echo|printf|tail|head|true|sleep|clear|set|source|\.)(\s|$)"
-)
+_DECORATION = lazy(r"^(cd|pushd|popd|echo|printf|tail|head|true|sleep|clear|set|source|\.)(\s|$)")
 
 
 def _keep_captures(pipeline: _Facts) -> None:
@@ -813,7 +809,11 @@ def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Seg
 
 def classify_command(command: str) -> CommandInfo:
     """What a shell command line does: kinds, test runner, push targets, files written."""
-    text = command if isinstance(command, str) else str(command)
+    return _classify_text(command if isinstance(command, str) else str(command))
+
+
+@functools.lru_cache(maxsize=4096)  # a session repeats its commands; the answer is never mutated
+def _classify_text(text: str) -> CommandInfo:
     facts, segment_tests = _classify_line(text)
     normalized = [n for n in facts.normalized if not _DECORATION.match(n)] or facts.normalized
     return CommandInfo(

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.categories import drift_markers
 from reflection_core.session.decide import RepoFacts, with_defaults
 from reflection_core.session.gates import GateInputs, LedgerEvidence, evaluate_gates, pr_evidence
@@ -20,15 +21,15 @@ from reflection_core.session.human_action import assess_requests
 from reflection_core.session.model import Session
 from reflection_core.session.task import build_task_context, required_gates
 
-_PR_NUMBER = re.compile(r"\b(PR|pull request|MR|merge request) ?#\d+", re.I)
-_WAITING = re.compile(
+_PR_NUMBER = lazy(r"\b(PR|pull request|MR|merge request) ?#\d+", re.I)
+_WAITING = lazy(
     r"\b(waiting for (the|an|your) (answer|reply|decision|input)|(has|have) not (yet )?"
     r"(answered|replied|decided)|not answered yet|(i|we) asked|asked the user|"
     r"not stated|unclear (what|which|whether)|needs? (a |the )?(user's |your )?decision)\b",
     re.I,
 )
-_REQUEST = re.compile(r"\b(the )?user (asked|wants|wanted|requested)\b|^\s*task:", re.I)
-_DONE = re.compile(
+_REQUEST = lazy(r"\b(the )?user (asked|wants|wanted|requested)\b|^\s*task:", re.I)
+_DONE = lazy(
     r"\b(everything (requested |asked )?is done|(the )?answer was (already )?given|"
     r"task is (complete|done)|all (requested )?(work|items) (is |are )?done|"
     r"already (answered|delivered))\b",

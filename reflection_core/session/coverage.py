@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.categories import unsupported_claims
 from reflection_core.session.commands import classify_command
 from reflection_core.session.evidence import (
@@ -26,9 +27,9 @@ from reflection_core.session.gates import GateResult, last_change_index, run_pas
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.todos import parse_todos
 
-_SENTENCE = re.compile(r"(?<=[.?!;])\s+|\n+")
-_BACKTICKED = re.compile(r"`([^`\n]{3,200})`")
-_VERIFY = re.compile(
+_SENTENCE = lazy(r"(?<=[.?!;])\s+|\n+")
+_BACKTICKED = lazy(r"`([^`\n]{3,200})`")
+_VERIFY = lazy(
     r"\b(make sure|ensure|check|verify|confirm|run|passes|pass|clean|succeeds?|works?|green|"
     r"done when)\b",
     re.I,
@@ -104,7 +105,7 @@ _SCRIPT_DIRS = ("./", "bin/", "scripts/", "tools/")
 _WRAPPER_WORDS = frozenset(
     ["python", "python3", "-m", "uv", "poetry", "pipenv", "run", "exec", "npx"]
 )
-_CHANGE_VERB = re.compile(
+_CHANGE_VERB = lazy(
     r"\b(fix|replace|update|change|rename|remove|delete|migrate|refactor|convert|move|"
     r"port|upgrade|add|apply|implement|patch|switch)\w*\b",
     re.I,
@@ -114,11 +115,11 @@ _PATH = (
     r"php|swift|sql|ya?ml|toml|json|cfg|ini|sh|css|scss|html|vue|svelte)"
 )
 # Two or more paths joined by "and" (or commas): "in billing/ and reports/".
-_PATH_LIST = re.compile(
+_PATH_LIST = lazy(
     rf"(?<![\w./-])`?(?:{_PATH})`?(?:\s*,\s*`?(?:{_PATH})`?){{0,20}},?\s+(?:and|&)\s+(?:both\s+)?`?(?:{_PATH})`?"
 )
-_ONE_PATH = re.compile(rf"(?<![\w/.-])({_PATH})(?![\w/])")
-_NOTHING_THERE = re.compile(
+_ONE_PATH = lazy(rf"(?<![\w/.-])({_PATH})(?![\w/])")
+_NOTHING_THERE = lazy(
     r"\b(no (changes?|occurrences?|uses?|calls?|matches)|none (in|under|there)|nothing (in|"
     r"under|to change)|(didn't|did not|doesn't|does not) need|already|unchanged because|"
     r"not (needed|affected))\b",
@@ -161,12 +162,12 @@ ERROR_OUTPUT_SHAPES: tuple[str, ...] = (
     r"^\s*at [\w.$<>]+ \(\S+:\d+:\d+\)",
     r"(^|\s)Error: ",
 )
-_ERROR_OUTPUT = tuple(re.compile(shape, re.M) for shape in ERROR_OUTPUT_SHAPES)
+_ERROR_OUTPUT = tuple(lazy(shape, re.M) for shape in ERROR_OUTPUT_SHAPES)
 
 
 # A sentence that quotes a command as text to replace or document, not one to run:
 # "the README still says `python setup.py install`, which is deprecated".
-_QUOTED_AS_TEXT = re.compile(
+_QUOTED_AS_TEXT = lazy(
     r"\b(replace|remove|delete|drop|deprecat\w*|obsolete|outdated|instead of|rather than|"
     r"readme|docs?|documentation|mention\w*|says?|tells?)\b",
     re.I,

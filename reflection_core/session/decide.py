@@ -12,6 +12,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from reflection_core import config
+from reflection_core.lazyre import lazy
 from reflection_core.reading import dispatch
 from reflection_core.reading.builtin import SURE, claims_done, read_builtin
 from reflection_core.reading.facts import Reading
@@ -59,9 +60,9 @@ from reflection_core.session.task import (
 )
 
 SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
-_OUR_ATTEMPT = re.compile(r"\breflection(?: \(| \u2014 FINAL )attempt \(?(\d+)/\d+\)")
+_OUR_ATTEMPT = lazy(r"\breflection(?: \(| \u2014 FINAL )attempt \(?(\d+)/\d+\)")
 MESSAGE_LIMIT = 20_000  # a final message longer than this is read as its start and its end
-_NO_CHANGE_NEEDED = re.compile(
+_NO_CHANGE_NEEDED = lazy(
     r"\b(no (code )?changes? (is |are |was |were )?(needed|required|necessary)|already "
     r"(fixed|implemented|works|working|in place|handled|supported|done)|nothing to (fix|change)|"
     r"works as (expected|intended)|(can(no|')t|could(n't| not)) reproduce|not a bug)\b",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.evidence import is_check
 from reflection_core.session.gates import last_change_index, run_passed
@@ -36,7 +37,7 @@ HOST_FAILURE_MARKERS: tuple[str, ...] = (
     r"\brequest timed out\b.{0,40}\bapi\b|\bapi error\b.{0,40}\btimed? ?out\b",
     r"\bcredit balance is too low\b",
 )
-_HOST_FAILURE = tuple(re.compile(p, re.I) for p in HOST_FAILURE_MARKERS)
+_HOST_FAILURE = tuple(lazy(p, re.I) for p in HOST_FAILURE_MARKERS)
 
 # What the prompt asks for, beyond "change the code". One phrase per line; the first kind
 # whose phrase appears wins, in this order.
@@ -53,7 +54,7 @@ TASK_KIND_PHRASES: tuple[tuple[str, str], ...] = (
     ("read_only", r"^\W*(what|why|how|where|which|who|when|is|are|does|do)\b[^\n]*\?\s*$"),
     ("ops", r"^\W*(please )?(install|deploy|restart|start|stop|upgrade|uninstall|set ?up)\b"),
 )
-_TASK_KIND = tuple((kind, re.compile(p, re.I)) for kind, p in TASK_KIND_PHRASES)
+_TASK_KIND = tuple((kind, lazy(p, re.I)) for kind, p in TASK_KIND_PHRASES)
 # Subagent tools: their result arrives as the tool result; none yet means still running.
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 _MONITOR_TOOLS = frozenset({"Monitor", "BashOutput"})

@@ -13,6 +13,7 @@ import re
 from dataclasses import dataclass, field, replace
 
 from reflection_core.globs import matching_branch_rule
+from reflection_core.lazyre import lazy
 from reflection_core.session.evidence import (
     checkable,
     ignored_by_tests,
@@ -23,10 +24,10 @@ from reflection_core.session.evidence import (
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
-_FAILED_IN_OUTPUT = re.compile(
+_FAILED_IN_OUTPUT = lazy(
     r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b", re.M
 )
-_NOTHING_RAN = re.compile(
+_NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
     r"\bno tests? (files? )?(were )?found\b|\b0 passing\b|\bTests:\s+0 total\b|"
     r"\b0 tests? (ran|run|executed)\b",
@@ -34,21 +35,21 @@ _NOTHING_RAN = re.compile(
 )
 # A count of tests that did run: a runner that found nothing in one place ("running 0
 # tests" for doc-tests, "No tests found" for one package) may still have run the rest.
-_RAN_SOME = re.compile(
+_RAN_SOME = lazy(
     r"\b[1-9]\d* (passed|passing)\b|\bRan [1-9]\d* tests?\b|\bTests:\s+[1-9]\d* passed|"
     r"^ok\s+\S+\s+(\(cached\)|[\d.]+s)",  # go test: one `ok <pkg> <time>` per tested package
     re.I | re.M,
 )
-_PASSED_IN_OUTPUT = re.compile(
+_PASSED_IN_OUTPUT = lazy(
     r"\b[1-9]\d* (passed|passing)\b|^OK\b|^ok\s|\bPASS\b|\bTests?:\s+\d+ passed", re.M
 )
-_FLAKY = re.compile(
+_FLAKY = lazy(
     r"\b(flaky|flake|intermittent\w*|unrelated (to (my|the|these) changes?)?|pre-?existing|"
     r"not (related|caused by) (to )?(my|the|these) change)",
     re.I,
 )
 _TEXT_TAIL = 20_000
-_PR_URL = re.compile(r"https?://(?:(?!https?://)\S)+/(?:pull|merge_requests)/\d+")
+_PR_URL = lazy(r"https?://(?:(?!https?://)\S)+/(?:pull|merge_requests)/\d+")
 
 
 @dataclass

@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.commands import tool_effect
 from reflection_core.session.model import AssistantText, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import (
@@ -42,7 +43,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "google_web_search": "web",
     "invoke_agent": "agent",
 }
-_EXIT_CODE = re.compile(r"^Exit Code: (-?\d+)", re.M)
+_EXIT_CODE = lazy(r"^Exit Code: (-?\d+)", re.M)
 _CONTEXT_PREFIX = "<session_context>"  # the CLI's own first message
 _HOOK_CONTEXT_PREFIX = "<hook_context>"  # a BeforeAgent hook's additionalContext, as a part
 TAIL_BYTES = 256 * 1024

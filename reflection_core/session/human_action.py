@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from reflection_core.lazyre import lazy
+
 HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
-    (kind, re.compile(pattern, re.I))
+    (kind, lazy(pattern, re.I))
     for kind, pattern in (
         ("oauth", r"\boauth\b|authori[sz]e (the |this )?(app|application|access)|consent screen"),
         (
@@ -95,11 +97,9 @@ HUMAN_ONLY_OTHER_LANGUAGES: tuple[tuple[str, str], ...] = (
         r"\bvotre approbation\b|\bsu aprobaci[oó]n\b|\bsua aprovação\b|ваше одобрение",
     ),
 )
-HUMAN_ONLY += tuple(
-    (kind, re.compile(pattern, re.I)) for kind, pattern in HUMAN_ONLY_OTHER_LANGUAGES
-)
+HUMAN_ONLY += tuple((kind, lazy(pattern, re.I)) for kind, pattern in HUMAN_ONLY_OTHER_LANGUAGES)
 
-_REQUEST = re.compile(
+_REQUEST = lazy(
     r"\?|\b(you('ll| will)? need to|you must|you should|please|could you|can you|would you|"
     r"let me know|once you|after you|when you|you can (now )?run|you may want to|"
     r"do you want|shall i|should i|tell me|i('ll| will)? need you to)\b"
@@ -111,22 +111,22 @@ _REQUEST = re.compile(
 )
 # A sentence opening with a bare imperative addresses the user ("Enter the code ...");
 # list items do not (a "Next steps" list names the agent's own remaining work).
-_IMPERATIVE = re.compile(
+_IMPERATIVE = lazy(
     r"^(complete|enter|go to|visit|log ?in|sign ?in|click|approve|upload|provide|paste|set|"
     r"create|grant|authori[sz]e|open|run|install|add|check|verify|solve|confirm|copy|fetch|"
     r"generate|grab|obtain|get|put)\b",
     re.I,
 )
 # "The integration needs a key: copy it from the dashboard" asks in its second clause.
-_CLAUSE = re.compile(r"[:;]\s+|\s[\u2014\u2013-]\s")
-_BULLET = re.compile(r"^\s*([-*\u2022]|\d+[.)])\s")
-_AGENT_VERBS = re.compile(
+_CLAUSE = lazy(r"[:;]\s+|\s[\u2014\u2013-]\s")
+_BULLET = lazy(r"^\s*([-*\u2022]|\d+[.)])\s")
+_AGENT_VERBS = lazy(
     r"\b(run|execute|test|install|commit|push|create|open|fix|implement|edit|update|add|write|"
     r"build|continue|proceed|apply|make|change|refactor|delete|remove|check|verify|try|start|"
     r"go ahead|finish|complete|investigate|look into|rerun|re-run)\b",
     re.I,
 )
-_CHOICE = re.compile(
+_CHOICE = lazy(
     r"\bwhich\b.*\?|\bprefer\b|\b(\w+) or (?!not\b|anything\b|something\b|so\b)(\w+)\b.*\?",
     re.I,
 )
@@ -159,10 +159,10 @@ OFFER_TO_ACT: tuple[str, ...] = (
     r"fa[cç]a o commit)\b",  # pt
     r"\b(хотите|нужно),? (чтобы я )?(запустил|протестировал|закоммитил|установил|исправил)\b",  # ru
 )
-_CHOICE_OTHER = tuple(re.compile(p, re.I) for p in CHOICE_OTHER_LANGUAGES)
-_OFFER = tuple(re.compile(p, re.I) for p in OFFER_TO_ACT)
+_CHOICE_OTHER = tuple(lazy(p, re.I) for p in CHOICE_OTHER_LANGUAGES)
+_OFFER = tuple(lazy(p, re.I) for p in OFFER_TO_ACT)
 # A punt asks permission for, or hands over, work the agent's own tools can do.
-_PUNT = re.compile(
+_PUNT = lazy(
     r"\b(should|shall|can|may) i\b|\b(want|like) me to\b|\bme to\b.*\?|"
     r"\byou (can|could|may want to|might want to|should|need to|'ll need to|will need to|"
     r"must) (now |then |also )?(run|execute|test|install|commit|push|create|open|fix|"
@@ -173,12 +173,12 @@ _PUNT = re.compile(
     re.I,
 )
 # A sentence saying a human-only item stands in the way: "the index asks for a 2FA code".
-_NEEDS = re.compile(
+_NEEDS = lazy(
     r"\b(asks? for|asking for|requires?|required|needs?|needed|wants|prompts? for|prompted for|"
     r"expects?|waiting (for|on)|before (it|they|i|we)\b|until|blocked (by|on))\b",
     re.I,
 )
-_BLOCKING = re.compile(
+_BLOCKING = lazy(
     _NEEDS.pattern + r"|\bonly (you|someone|somebody|a (human|person)|the (account )?owner)\b"
     r"|\b(so (that )?i can|before i can|to (continue|proceed|finish|go on)|"
     r"(can(no|')t|could(n't| not)) (continue|proceed|go on|finish) without)\b",
@@ -186,7 +186,7 @@ _BLOCKING = re.compile(
 )
 # A request that the user hand something over or do something for the agent:
 # "Please send me the current code", "Can you give me the key?", "I need you to approve it".
-_HANDOVER = re.compile(
+_HANDOVER = lazy(
     r"\b(?:please|(?:can|could|would|will) you(?: please)?|i(?:'ll| will)? need you to|"
     r"once you(?:'ve| have)?|when you(?:'ve| have)?)\s+"
     r"(?P<verb>send|give|share|paste|provide|enter|type|forward|tell|post|text|email|read out|"
@@ -194,23 +194,23 @@ _HANDOVER = re.compile(
     r"shared|pasted|provided|entered|approved|completed|confirmed|done)\b(?P<object>[^.?!]*)",
     re.I,
 )
-_PRONOUN = re.compile(r"\b(it|that|this|them|those|these|one)\b", re.I)
-_WORD = re.compile(r"[a-z0-9]+")
+_PRONOUN = lazy(r"\b(it|that|this|them|those|these|one)\b", re.I)
+_WORD = lazy(r"[a-z0-9]+")
 # Words that say nothing about which item a request refers to.
 _FILLER = frozenset(
-    _WORD.findall("me us the a an to so i we can now here over please current new latest for with")
+    "me us the a an to so i we can now here over please current new latest for with".split()  # noqa: SIM905
 )
 # Kinds that a list item also names when it is the agent's own step ("Add the API key
 # handling"): in a list they count only when the item says it is the user's part.
 _WEAK_IN_LISTS = frozenset({"credentials", "upload"})
-_USERS_OWN = re.compile(r"\b(your|yourself|manually|by hand|you)\b", re.I)
-_INLINE_NUMBER = re.compile(r"(?<=[\s:;])(\d+)\.\s")
-_SENTENCE = re.compile(r"(?<=[.?!])\s+|\n+")
+_USERS_OWN = lazy(r"\b(your|yourself|manually|by hand|you)\b", re.I)
+_INLINE_NUMBER = lazy(r"(?<=[\s:;])(\d+)\.\s")
+_SENTENCE = lazy(r"(?<=[.?!])\s+|\n+")
 # Chinese and Japanese end sentences and questions with full-width marks and no space.
 _FULLWIDTH_PUNCTUATION = str.maketrans({"\uff1f": "? ", "\uff01": "! ", "\u3002": ". "})
 # A sentence may ask without a mark when a particle ends it: Chinese 吗/呢, Korean -까(요),
 # Japanese -か. It is a question all the same.
-_QUESTION_PARTICLE = re.compile(r"(吗|呢|까요?|ですか|ますか|でしょうか)\s*$")
+_QUESTION_PARTICLE = lazy(r"(吗|呢|까요?|ですか|ますか|でしょうか)\s*$")
 
 
 @dataclass
@@ -226,8 +226,8 @@ class HumanActionAssessment:
 
 
 # Text that is not the agent's own prose: fenced code blocks and quoted lines.
-_CODE_OR_QUOTE = re.compile(r"```.*?(```|\Z)|^\s*>.*$", re.S | re.M)
-_INLINE_CODE = re.compile(r"`[^`\n]*`")
+_CODE_OR_QUOTE = lazy(r"```.*?(```|\Z)|^\s*>.*$", re.S | re.M)
+_INLINE_CODE = lazy(r"`[^`\n]*`")
 
 
 def prose_of(text: str) -> str:

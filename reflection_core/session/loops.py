@@ -7,14 +7,14 @@ Both thresholds come from `stop.loops.*`.
 
 from __future__ import annotations
 
-import re
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.model import Session, ToolCall
 
-_SPACES = re.compile(r"\s+")
+_SPACES = lazy(r"\s+")
 
 
 @dataclass

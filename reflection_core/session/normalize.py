@@ -14,10 +14,11 @@ records too, but none of them starts a new task.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from typing import Any, Literal
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.commands import classify_command, shell_tool_kind
 from reflection_core.session.model import (
     AssistantText,
@@ -46,12 +47,12 @@ OUTPUT_HEAD_CHARS = 4096
 OUTPUT_TAIL_CHARS = 4096
 EARLIER_PROMPTS_KEPT = 3
 
-_HOOK_FEEDBACK = re.compile(
+_HOOK_FEEDBACK = lazy(
     r"^\s*[\w:.-]+(?: \[[^\]]*\])? hook (?:blocking error|feedback|error|returned)\b", re.I
 )
 # The first line of every block reason session/feedback.py writes.
-_OWN_BLOCK_REASON = re.compile(r"reflection (?:\(attempt \d+/\d+\)|— FINAL attempt)")
-_REMINDER = re.compile(r"<system-reminder>.*?(?:</system-reminder>|$)", re.S)
+_OWN_BLOCK_REASON = lazy(r"reflection (?:\(attempt \d+/\d+\)|— FINAL attempt)")
+_REMINDER = lazy(r"<system-reminder>.*?(?:</system-reminder>|$)", re.S)
 _NOT_A_PROMPT_PREFIXES = (
     "<local-command-stdout>",
     "<local-command-stderr>",
@@ -63,8 +64,8 @@ _NOT_A_PROMPT_PREFIXES = (
     "<bash-stderr>",
     "<user-memory-input>",
 )
-_COMMAND_NAME = re.compile(r"<command-name>\s*/?([^<\s]*)\s*</command-name>")
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.S)
+_COMMAND_NAME = lazy(r"<command-name>\s*/?([^<\s]*)\s*</command-name>")
+_COMMAND_ARGS = lazy(r"<command-args>(.*?)</command-args>", re.S)
 # Built-in slash commands act on the CLI itself; custom ones (and /init, /review) are tasks.
 _BUILTIN_COMMANDS = frozenset(
     {"clear", "compact", "model", "cost", "help", "status", "config", "login", "logout"}
@@ -73,14 +74,14 @@ _BUILTIN_COMMANDS = frozenset(
     | {"statusline", "bashes", "release-notes", "privacy-settings", "upgrade", "rewind"}
     | {"todos", "output-style", "plugin", "plugins", "fast", "tasks", "sandbox", "stats"}
 )
-_EXIT_CODE = re.compile(r"^\s*(?:<persisted-output>\s*)?Exit code:? (-?\d+)")
-_SPILL_PATH = re.compile(r"Full output saved to: (.+?)\s*$", re.M)
-_MODIFIED_HINT = re.compile(
+_EXIT_CODE = lazy(r"^\s*(?:<persisted-output>\s*)?Exit code:? (-?\d+)")
+_SPILL_PATH = lazy(r"Full output saved to: (.+?)\s*$", re.M)
+_MODIFIED_HINT = lazy(
     r"\[This command modified \d+ files? you've previously read: (.+?)\. Call Read"
 )
-_BACKGROUND_ID = re.compile(r"running in background with ID: ([\w-]+)")
-_NOTIFICATION_FIELD = re.compile(r"<(task-id|tool-use-id|status|summary)>(.*?)</\1>", re.S)
-_NOTIFICATION_EXIT = re.compile(r"exit code (-?\d+)")
+_BACKGROUND_ID = lazy(r"running in background with ID: ([\w-]+)")
+_NOTIFICATION_FIELD = lazy(r"<(task-id|tool-use-id|status|summary)>(.*?)</\1>", re.S)
+_NOTIFICATION_EXIT = lazy(r"exit code (-?\d+)")
 
 _TOOL_KINDS: dict[str, ToolKind] = {
     "Edit": "edit",
@@ -356,6 +357,7 @@ class _Builder:
 def session_from_records(
     records: Iterable[Any],
     *,
+    roles: Sequence[RecordRole] | None = None,
     session_id: str | None = None,
     last_assistant_message: str | None = None,
     resolve_spill: SpillResolver | None = None,
@@ -368,7 +370,8 @@ def session_from_records(
     subagent's own transcript, where every record is a sidechain record.
     """
     items = [r for r in records if isinstance(r, dict)]
-    roles = [record_role(r, sidechain_file=sidechain_file) for r in items]
+    if roles is None or len(roles) != len(items):  # `roles`: the reader's, one per record
+        roles = [record_role(r, sidechain_file=sidechain_file) for r in items]
     start = max((i for i, role in enumerate(roles) if role == "prompt"), default=-1)
     session = Session(session_id=session_id)
     for record in items:

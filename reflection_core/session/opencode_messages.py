@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+from reflection_core.lazyre import lazy
 from reflection_core.session.commands import tool_effect
 from reflection_core.session.model import AssistantText, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import EARLIER_PROMPTS_KEPT, cap_output, is_hook_feedback
@@ -35,7 +36,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "websearch": "web",
     "task": "agent",
 }
-_EXIT = re.compile(r"\bexit(?:ed with)? code:? (-?\d+)", re.I)
+_EXIT = lazy(r"\bexit(?:ed with)? code:? (-?\d+)", re.I)
 
 
 def _dict(value: Any) -> dict[str, Any]:

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from reflection_core.lazyre import lazy
 from reflection_core.redact import REDACTED, redact, secret_values
 from reflection_core.session.model import Session, ToolCall
 
@@ -17,7 +18,7 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "no_verify",
         # `-n` means --no-verify only for commit (for push it is --dry-run).
-        re.compile(
+        lazy(
             r"\bgit\b[^|;&]*\s(commit|push|merge|rebase|am)\b[^|;&]*\s--no-verify\b|"
             r"\bgit\b[^|;&]*\scommit\b[^|;&]*\s-(?!-)[a-zA-Z]*n[a-zA-Z]*\b"
         ),
@@ -25,14 +26,14 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ),
     (
         "hooks_disabled",
-        re.compile(
+        lazy(
             r"\bgit\b.*\bcore\.hooksPath\s+/dev/null|\bSKIP=\S*reflection|\bPRE_COMMIT_ALLOW_NO_CONFIG"
         ),
         "disabled the git hooks",
     ),
     (
         "secret_file_added",
-        re.compile(
+        lazy(
             r"\bgit\s+add\b[^|;&]*\s(\S*/)?(\.env(?!\.(example|sample|template|dist)\b)(\.[\w-]+)?|\S+\.pem|\S+\.key|id_rsa|id_ed25519|"
             r"\S*credentials\S*\.json)(\s|$)"
         ),
@@ -40,17 +41,17 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ),
     (
         "chmod_777",
-        re.compile(r"\bchmod\s+(-R\s+)?0?777\b"),
+        lazy(r"\bchmod\s+(-R\s+)?0?777\b"),
         "made files world-writable (chmod 777)",
     ),
     (
         "pipe_to_shell",
-        re.compile(r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b"),
+        lazy(r"\b(curl|wget)\b[^|]*\|\s*(sudo\s+)?(ba|z|da)?sh\b"),
         "piped a download straight into a shell",
     ),
     (
         "tests_deleted",
-        re.compile(
+        lazy(
             r"\b(rm|git rm)\b[^|;&]*\s(\S*/)?"
             r"(tests?/\S*|test_\S+\.py|\S+_test\.(py|go)|\S+\.(test|spec)\.[jt]sx?)"
         ),
@@ -61,7 +62,7 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
         # turning off pytest's own collectors, or a SKIP-style variable. Plugin switches
         # such as `-p no:cacheprovider` or `-p no:randomly` change how tests run, not which.
         "tests_disabled_cli",
-        re.compile(
+        lazy(
             r"\bpytest\b[^|;&]*\s(--deselect\b|-p\s*no:(python|unittest)\b|"
             r"--ignore(-glob)?[=\s]['\"]?(\S*/)?(tests?\b|test_|\S*_test\.|\S*\.(test|spec)\.))|"
             r"(?<!\S)--passWithNoTests\b|"
@@ -71,7 +72,7 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     ),
 )
 # `rm -r` of something whose loss is not a clean-up: the repo, its sources, the home dir.
-_RM = re.compile(r"(?:^|[;&|(]|\bsudo|\bxargs)\s*rm\s+([^;&|\n]*)")
+_RM = lazy(r"(?:^|[;&|(]|\bsudo|\bxargs)\s*rm\s+([^;&|\n]*)")
 _IMPORTANT = frozenset(
     [
         "/",
@@ -95,28 +96,28 @@ _IMPORTANT = frozenset(
     ]
 )
 # Anything under the system's own directories, except its scratch and cache areas.
-_SYSTEM_PATH = re.compile(
+_SYSTEM_PATH = lazy(
     r"^/(usr|etc|bin|sbin|lib|lib64|opt|boot|root|sys|proc|dev|srv|var(?!/(tmp|cache)(/|$)))(/|$)"
 )
 # `-k "not name"`: a dodge when `name` is a test that failed earlier in the task.
-_K_EXPR = re.compile(r"\bpytest\b[^|;&]*\s-k\s*(?:'([^']*)'|\"([^\"]*)\"|(\S+))")
-_NOT_NAME = re.compile(r"\bnot\s+([A-Za-z_][\w\[\]-]*)")
-_FAILURE_LINE = re.compile(r"FAIL|ERROR|\u2715|\u00d7")
+_K_EXPR = lazy(r"\bpytest\b[^|;&]*\s-k\s*(?:'([^']*)'|\"([^\"]*)\"|(\S+))")
+_NOT_NAME = lazy(r"\bnot\s+([A-Za-z_][\w\[\]-]*)")
+_FAILURE_LINE = lazy(r"FAIL|ERROR|\u2715|\u00d7")
 _SEPARATOR = r"(^|[;&|(]\s*)"
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
+_QUOTED = lazy(r"'[^']*'|\"(?:[^\"\\\\]|\\\\.)*\"")
 # A value `redact` would hide is a credential only if it looks like one: placeholders,
 # environment variable names, expressions, paths and default dev passwords are not.
-_PLACEHOLDER = re.compile(
+_PLACEHOLDER = lazy(
     r"example|sample|dummy|fake|placeholder|change_?me|replace|your[_-]|xxxx|\*\*\*|redacted|insecure|"
     r"^(password|postgres|root|admin|secret|guest|mysql)$",
     re.I,
 )
-_MARKUP = re.compile(r"[<>${}()\[\]]|://")  # a template, an expression or a URL, not a value
-_IDENTIFIER = re.compile(r"^[A-Za-z_][\w.]*$|^[a-z0-9_.-]*(/[a-z0-9_.-]+)+/?$")
-_RANDOMISH = re.compile(r"\d|[a-z][A-Z]|[A-Z][a-z].*[A-Z]|[!@#%^&*+=~?]")
+_MARKUP = lazy(r"[<>${}()\[\]]|://")  # a template, an expression or a URL, not a value
+_IDENTIFIER = lazy(r"^[A-Za-z_][\w.]*$|^[a-z0-9_.-]*(/[a-z0-9_.-]+)+/?$")
+_RANDOMISH = lazy(r"\d|[a-z][A-Z]|[A-Z][a-z].*[A-Z]|[!@#%^&*+=~?]")
 # Where credentials belong: the untracked local env file (staging it is `secret_file_added`).
-_SECRET_STORE = re.compile(r"(^|/)\.env(\.(?!example|sample|template|dist)[\w-]+)*$")
-_TEST_DISABLE = re.compile(
+_SECRET_STORE = lazy(r"(^|/)\.env(\.(?!example|sample|template|dist)[\w-]+)*$")
+_TEST_DISABLE = lazy(
     r"@pytest\.mark\.skip\b|@unittest\.skip\b|\bpytest\.skip\(|\b(it|describe|test)\.skip\(|"
     r"\bx(it|describe)\(|@Disabled\b|\bt\.Skip\(|#\[ignore\]"
 )
@@ -154,18 +155,18 @@ _ASSERT_BODY = (
     r"(assert\b.*|self\.assert\w*\(.*|(?:np\.testing\.)?assert_\w+\(.*|expect\(.*|"
     r"assert\.\w+\(.*|t\.(?:Error|Fatal)f?\(.*|require\.\w+\(.*|XCTAssert\w*\(.*)"
 )
-_ASSERTION = re.compile(r"^[ \t]*" + _ASSERT_BODY, re.M)
-_COMMENTED_ASSERTION = re.compile(r"^[ \t]*(?:#|//)[ \t]*" + _ASSERT_BODY, re.M)
-_TRIVIAL_ASSERTION = re.compile(
+_ASSERTION = lazy(r"^[ \t]*" + _ASSERT_BODY, re.M)
+_COMMENTED_ASSERTION = lazy(r"^[ \t]*(?:#|//)[ \t]*" + _ASSERT_BODY, re.M)
+_TRIVIAL_ASSERTION = lazy(
     r"^[ \t]*(assert\s+(True|1)\b\s*(#.*)?$|self\.assertTrue\((True|1)\)|"
     r"expect\((true|1)\)\.toBe\((true|1)\)|assert\.ok\(true\))",
     re.M,
 )
-_TRAILING_COMMENT = re.compile(r"(?<!\s)\s+(#|//).*$")
-_ONLY_FILLER = re.compile(r"^(\s*(pass|\.\.\.|#.*|//.*)?\s*\n?)*$")
+_TRAILING_COMMENT = lazy(r"(?<!\s)\s+(#|//).*$")
+_ONLY_FILLER = lazy(r"^(\s*(pass|\.\.\.|#.*|//.*)?\s*\n?)*$")
 _SKIP_HINTS = ("skip", "xit(", "xdescribe(", "@disabled", "#[ignore]")
 _SCAN_LIMIT = 256 * 1024  # head and tail of a huge write are scanned, not the middle
-_TEST_PATH = re.compile(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$)")
+_TEST_PATH = lazy(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$)")
 
 
 @dataclass

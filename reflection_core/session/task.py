@@ -15,83 +15,80 @@ from pathlib import PurePosixPath
 from typing import Any
 
 from reflection_core.globs import path_matches
+from reflection_core.lazyre import lazy
 from reflection_core.session.model import Session, ToolCall
 
 DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
 
-_CODING_WORDS = re.compile(
+_CODING_WORDS = lazy(
     r"\b(fix(es|ed|ing)?|bug|broken|crash(es|ing)?|error|exception|failing|fails?|implement\w*|"
     r"refactor\w*|add(ing)?|feature|function|method|class|endpoint|regex|validation|"
     r"tests?|unit test|compile|build|type ?error|lint|migrat\w+|optimi[sz]e|patch|"
     r"rename|support|handle|parser?|api|module|script|code)\b",
     re.I,
 )
-_FIX_VERBS = re.compile(
+_FIX_VERBS = lazy(
     r"\b(fix(es|ed|ing)?|implement\w*|refactor\w*|add(ing)?|create|write (a|the|an|some)|"
     r"make (it|the|them|this)|resolve|patch|debug|change|rename|remove|delete|migrate|"
     r"upgrade|port|optimi[sz]e|speed up|support)\b",
     re.I,
 )
-_ERROR_NOUNS = re.compile(
-    r"\b(bug|broken|crash\w*|error|exception|failing|fails?|regression)\b", re.I
-)
-_DOCS_WORDS = re.compile(
+_ERROR_NOUNS = lazy(r"\b(bug|broken|crash\w*|error|exception|failing|fails?|regression)\b", re.I)
+_DOCS_WORDS = lazy(
     r"\b(readme|docs?|documentation|docstrings?|changelog|tutorial|guide|typo|wording|"
     r"comments?|release notes)\b",
     re.I,
 )
-_DOCS_VERBS = re.compile(r"\b(document|write up|proofread|reword)\b", re.I)
-_OPS_WORDS = re.compile(
+_DOCS_VERBS = lazy(r"\b(document|write up|proofread|reword)\b", re.I)
+_OPS_WORDS = lazy(
     r"\b(deploy\w*|restart\w*|rollback|roll back|provision\w*|kubectl|helm|terraform apply|"
     r"rotate|scale (up|down)|disk space|clean ?up (the )?(server|disk|logs)|cron|systemd|"
     r"on[- ]call|incident|outage|ssh into|server)\b",
     re.I,
 )
-_RESEARCH_WORDS = re.compile(
+_RESEARCH_WORDS = lazy(
     r"^\s*(what|why|how|where|which|who|when|is|are|does|do|can|could|should)\b|"
     r"\b(explain|investigate|look into|research|find out|summari[sz]e|compare|analy[sz]e|"
     r"understand|tell me|review)\b|\?\s*$",
     re.I,
 )
-_PLAN_ONLY = re.compile(
+_PLAN_ONLY = lazy(
     r"\b(just|only) (plan|outline|propose|describe|sketch)\b|"
     r"\b(do not|don't|dont|no need to) (implement|change|edit|write|touch|modify)\b|"
     r"\b(make|write|give me|draft|propose) (a|the|an) (plan|proposal|design)\b|"
     r"\bplan (only|first, don't)\b|\bwithout (making|implementing) (any )?changes\b",
     re.I,
 )
-_CONTINUATION = re.compile(
+_CONTINUATION = lazy(
     r"^\s*(continue|carry on|go on|go ahead|keep going|proceed|resume|yes|ok(ay)?|do it|"
     r"next|please continue|continue please)\b[\s.!]*$",
     re.I,
 )
-_PR_REQUEST = re.compile(
-    r"\b(open|create|raise|submit|make|send)\b.{0,30}\b(pr|pull request)\b", re.I
-)
+_PR_REQUEST = lazy(r"\b(open|create|raise|submit|make|send)\b.{0,30}\b(pr|pull request)\b", re.I)
 # `git checkout -- F` / `git restore F` on its own: the working copy of F goes back to
 # the index (not `--staged`, not from another `--source`).
-_RESTORE = re.compile(
+_RESTORE = lazy(
     r"^\s*git\s+(checkout\s+(HEAD\s+)?--|restore)\s+(?![^;&|]*(--staged|--source|-s\b|-S\b))"
     r"[^;&|<>`$]+$"
 )
 # "Make sure the frontend build still works", "run the tests and the linter": a check
 # the user asked for by kind (its gate becomes required for a coding task).
 _CHECK_CUE = r"\b(make sure|ensure|check|verify|confirm|double-check|run|keep)\b[^.?!\n]{0,80}"
-_BUILD_REQUEST = re.compile(
+_BUILD_REQUEST = lazy(
     _CHECK_CUE + r"\bbuild(?!\s*(dir\w*|folders?|artifacts?|artefacts?|outputs?|cache|files?|"
     r"scripts?|steps?|config\w*|/))\b|\bbuild (still )?(works|passes|succeeds|is (clean|green))\b|"
     r"\bbuilds (cleanly|successfully)\b",
     re.I,
 )
-_LINT_REQUEST = re.compile(
+_LINT_REQUEST = lazy(
     _CHECK_CUE + r"\b(lint|linter|linting|lints)\b|\blint(er|ing)? (is |are )?(clean|pass\w*|"
     r"green)\b",
     re.I,
 )
-_TREE_CHANGE = re.compile(
+_TREE_CHANGE = lazy(
     r"\bgit\s+(revert|cherry-pick|merge|am|apply|pull|rebase)\b(?![^;&|]*\s--(abort|quit)\b)"
 )
-_CI_REQUEST = re.compile(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
+_CI_REQUEST = lazy(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
 
 
 @dataclass

@@ -10,12 +10,14 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-_IMPLEMENTATION = re.compile(
+from reflection_core.lazyre import lazy
+
+_IMPLEMENTATION = lazy(
     r"\b(implement\w*|add|fix\w*|create|refactor\w*|update|write|change|build|migrat\w+|"
     r"remove|rename|support)\b",
     re.I,
 )
-_VERIFICATION = re.compile(
+_VERIFICATION = lazy(
     r"\b(tests?|testing|verify|verification|check|validate|run|lint|ci|pytest|npm test|"
     r"make sure|confirm)\b",
     re.I,

@@ -115,13 +115,17 @@ def _read(
         conversation = [r for r in head if r.get("type") in ("user", "assistant")]
         sidechain_file = bool(conversation) and conversation[0].get("isSidechain") is True
 
-        def role(record: Any) -> str:
-            return normalize.record_role(record, sidechain_file=sidechain_file)
+        known: dict[int, normalize.RecordRole] = {}  # id(record) -> role, found once each
+
+        def role(record: Any) -> normalize.RecordRole:
+            found = known[id(record)] = normalize.record_role(record, sidechain_file=sidechain_file)
+            return found
 
         records = _task_records(handle, role, max_task_bytes, warnings)
         stem_session = session_id or file_path.stem
         session = normalize.session_from_records(
             records,
+            roles=[known.get(id(r)) or role(r) for r in records],
             session_id=session_id,
             last_assistant_message=last_assistant_message,
             resolve_spill=_spill_resolver(file_path, stem_session),

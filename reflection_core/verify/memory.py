@@ -13,13 +13,13 @@ kept per repo. Recall is on the prompt hook's hot path: no config, no heavy impo
 from __future__ import annotations
 
 import hashlib
-import re
 import sqlite3
 import time
 from pathlib import Path
 from typing import Any
 
 from reflection_core import state
+from reflection_core.lazyre import lazy
 
 DDL = """
 CREATE TABLE IF NOT EXISTS memory_lessons (
@@ -45,7 +45,7 @@ MAX_LESSON_CHARS = 320
 MAX_TERMS = 24
 MIN_SHARED_TERMS = 2
 MIN_SIMILARITY = 0.6
-_WORD = re.compile(r"[a-z][a-z0-9_]+")
+_WORD = lazy(r"[a-z][a-z0-9_]+")
 # Function words and the generic verbs of coding requests: they say nothing about the task.
 _STOP_TEXT = """
     a about above after again all also am an and any are as at be because been before being

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 import shlex
 import signal
 import subprocess
@@ -27,6 +26,7 @@ from typing import Any
 
 from reflection_core import paths
 from reflection_core.config import Config
+from reflection_core.lazyre import lazy
 from reflection_core.verify import signature as sig_mod
 from reflection_core.verify.quick_fix import plan_fixes
 from reflection_core.verify.tracker import (
@@ -38,8 +38,8 @@ from reflection_core.verify.tracker import (
     escalation,
 )
 
-_SHELL_SYNTAX = re.compile(r"[|&;<>()$`*?~\n]|\[\[|\{")
-_PYTEST_COUNTS = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
+_SHELL_SYNTAX = lazy(r"[|&;<>()$`*?~\n]|\[\[|\{")
+_PYTEST_COUNTS = lazy(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 OUTPUT_CAP = 256 * 1024
 OUTPUT_TAIL = 8000
 TIMEOUT_EXIT = 124

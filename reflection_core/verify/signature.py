@@ -12,31 +12,29 @@ from __future__ import annotations
 import hashlib
 import re
 
-_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
-_TMP_PATH = re.compile(
+from reflection_core.lazyre import lazy
+
+_ANSI = lazy(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
+_TMP_PATH = lazy(
     r"(?:/private)?/(?:tmp|var/folders|var/tmp)/[^\s:'\"),]*"
     r"|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s:'\"),]*"
     r"|\bpytest-of-[^/\s]+/pytest-\d+/[^\s:'\"),]*"
 )
-_ISO_TIME = re.compile(
-    r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?"
-)
-_CLOCK = re.compile(r"\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b")
-_DURATION = re.compile(
+_ISO_TIME = lazy(r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?")
+_CLOCK = lazy(r"\b\d{1,2}:\d{2}:\d{2}(?:\.\d+)?\b")
+_DURATION = lazy(
     r"\b\d+(?:\.\d+)?\s*(?:ms|s|sec|secs|seconds?|minutes?|min)\b(?:\s*\(\d+:\d{2}:\d{2}\))?",
     re.I,
 )
-_ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
-_UUID = re.compile(
-    r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b"
-)
-_LONG_HEX = re.compile(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b")
-_FILE_LINE = re.compile(r"(\.[A-Za-z0-9]{1,6}|\"):(\d+)(?::(\d+))?")
-_LINE_WORD = re.compile(r"\b(line|ln|col|column)\s+\d+", re.I)
-_PID = re.compile(r"\b(pid|process|thread)\s*[=:]?\s*\d+", re.I)
-_SPACES = re.compile(r"[ \t]+")
+_ADDRESS = lazy(r"\b0x[0-9a-fA-F]+\b")
+_UUID = lazy(r"\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b")
+_LONG_HEX = lazy(r"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{8,}\b")
+_FILE_LINE = lazy(r"(\.[A-Za-z0-9]{1,6}|\"):(\d+)(?::(\d+))?")
+_LINE_WORD = lazy(r"\b(line|ln|col|column)\s+\d+", re.I)
+_PID = lazy(r"\b(pid|process|thread)\s*[=:]?\s*\d+", re.I)
+_SPACES = lazy(r"[ \t]+")
 # Lines that name an error in the output of common gate tools.
-_ERROR_LINE = re.compile(
+_ERROR_LINE = lazy(
     r"^(?:FAILED|ERROR)\b"  # pytest short summary
     r"|^E\s+\S"  # pytest assertion detail
     r"|^\S[^:\n]*:<n>(?::<n>)?:?\s+\S"  # path:line:col: message (ruff, mypy, tsc, gcc, eslint)
@@ -46,7 +44,7 @@ _ERROR_LINE = re.compile(
     re.I,
 )
 # Summary lines whose numbers change as other tests come and go: not part of an identity.
-_COUNTS_LINE = re.compile(
+_COUNTS_LINE = lazy(
     r"^=*\s*(?:\d+ (?:passed|failed|errors?|skipped|warnings?|xfailed|xpassed|deselected)"
     r"[, ]*)+.*=*$|^Found \d+ errors?|^\[\*\] \d+ fixable|^No fixes available|^Success:",
     re.I,

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import reflection_core.outcomes
 import reflection_core.prompt
 import reflection_core.session
-from reflection_core import redact
+from reflection_core import lazyre, redact
 
 UNITS = ["sk-", "-", "a-", "a/", "a.", "a_", "-a.", "a/b.", "tests/", "/-", "--a", "x.py, "]
 UNITS += [
@@ -42,6 +42,7 @@ MATCH_ONLY = {"reflection_core.session.categories._NOTHING_LEFT"}
 def _collect(value: Any, name: str, found: dict[str, re.Pattern[str]], depth: int = 0) -> None:
     if type(value).__name__ == "LazyPattern":
         value = value.pattern
+    value = lazyre.unwrap(value) or value
     if isinstance(value, re.Pattern):
         found.setdefault(name, value)
     elif depth < 3 and isinstance(value, (list, tuple, frozenset, set)):

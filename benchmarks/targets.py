@@ -1,0 +1,80 @@
+"""Every benchmark target, in one place, and the verdict each measured line ends with.
+
+A benchmark prints `FAIL` when a figure misses its target. With `--ci` (what `.ci/run`
+passes) it exits 1 only on a gross miss, a figure worse than CI_SLACK times its target,
+so a loaded CI machine does not fail the build on noise while a real regression does.
+Ratios are measured interleaved with a baseline in the same run, so load cancels out.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+CI_SLACK = 1.5
+
+
+class Target(NamedTuple):
+    label: str
+    limit: float
+    higher_is_better: bool = False
+
+
+PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
+SCORE_JSONL_RATE = Target("score --jsonl prompts per CPU second", 3000.0, higher_is_better=True)
+STOP_HOOK_RATIO = Target("stop hook, 20-record transcript, CPU / python -c pass", 5.0)
+STOP_BIG_TASK_CPU = Target("stop hook on one 50 MB task, CPU seconds", 1.0)
+STOP_BIG_TASK_RSS = Target("stop hook on one 50 MB task, peak RSS MB", 80.0)
+STOP_SESSION_GROWTH = Target("stop cost, big / 1 MB session ending with the same task", 1.5)
+COMMIT_HOOK_RATIO = Target("commit through `reflection init` hooks / one native hook", 1.5)
+PLUGIN_SHARE = Target("pytest plugin share of a 500-test run, 50,000 files", 0.03)
+CHECK_TESTS_VS_GIT_STATUS = Target("`reflection check tests` warm / `git status`", 1.5)
+SUPERLINEAR_SLACK = Target("growth ratio / size ratio on hostile input", 2.5)
+
+
+def verdict(target: Target, value: float) -> str:
+    """`ok` or `FAIL` for a measured value against its target."""
+    met = value >= target.limit if target.higher_is_better else value <= target.limit
+    return "ok" if met else "FAIL"
+
+
+def gross_miss(target: Target, value: float) -> bool:
+    """Worse than CI_SLACK times the target: what fails CI."""
+    if target.higher_is_better:
+        return value * CI_SLACK < target.limit
+    return value > target.limit * CI_SLACK
+
+
+def line(target: Target, value: float, unit: str = "") -> str:
+    """One printed figure: label, value, target, verdict."""
+    sign = ">=" if target.higher_is_better else "<="
+    return (
+        f"{target.label}: {value:.3f}{unit} (target {sign} {target.limit:g}{unit}) "
+        f"{verdict(target, value)}"
+    )
+
+
+class Gate:
+    """Collects a benchmark's figures; its exit code is 1 on a miss (a gross miss in CI)."""
+
+    def __init__(self, ci: bool) -> None:
+        self.ci = ci
+        self.missed: list[str] = []
+        self.gross: list[str] = []
+
+    def report(self, target: Target, value: float, unit: str = "") -> bool:
+        print(line(target, value, unit), flush=True)
+        if verdict(target, value) == "FAIL":
+            self.missed.append(target.label)
+        if gross_miss(target, value):
+            self.gross.append(target.label)
+        return verdict(target, value) == "ok"
+
+    def exit_code(self) -> int:
+        if self.missed:
+            print(f"\nFAIL: {'; '.join(self.missed)}")
+        if self.gross:
+            print(f"gross miss (worse than {CI_SLACK}x the target): {'; '.join(self.gross)}")
+        failed = self.gross if self.ci else self.missed
+        if not self.missed:
+            print("\nall targets met")
+        return 1 if failed else 0

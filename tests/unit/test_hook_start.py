@@ -1,0 +1,72 @@
+"""What a hook process pays before its work: the config read once, no heavy modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from reflection_core import config, hook_dispatch
+
+_PROMPT = "In src/app.py, rename `load_rows` to `read_rows` and update tests/test_app.py."
+
+
+def test_a_timed_prompt_hook_reads_the_repo_config_once(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (git_repo / ".reflection.yaml").write_text("hooks:\n  deadline_seconds: 20\n")
+    monkeypatch.delenv(hook_dispatch.DEADLINE_ENV, raising=False)
+    loads: list[Path] = []
+    real_load = config.load
+
+    def counting_load(start: object = None, **kwargs: bool) -> config.Config:
+        loads.append(Path(str(start)))
+        return real_load(start, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(config, "load", counting_load)
+    payload = {"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT}
+    hook_dispatch.answer("user-prompt-submit", json.dumps(payload).encode(), timed=True)
+    assert loads == [git_repo]
+
+
+def test_a_second_hook_in_one_process_sees_an_edited_config(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv(hook_dispatch.DEADLINE_ENV, raising=False)
+    payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT}).encode()
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  mode: advise\n")
+    first = hook_dispatch.answer("user-prompt-submit", payload, timed=True)
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  no_such_key: 1\n")
+    second = hook_dispatch.answer("user-prompt-submit", payload)
+    assert "configuration error" not in json.dumps(first.output)
+    assert "configuration error" in json.dumps(second.output)
+
+
+# Modules the prompt hook's process must not import: each costs milliseconds on every prompt.
+_HEAVY = ("click", "yaml", "runpy", "argparse", "tempfile", "urllib.request", "email")
+
+
+def test_the_prompt_hook_process_imports_no_heavy_module(git_repo: Path, tmp_path: Path) -> None:
+    probe = (
+        "import sys, json; from reflection_core.entry import main\n"
+        "sys.argv = ['reflection', 'hook', 'user-prompt-submit']\n"
+        "code = main()\n"
+        f"sys.stderr.write(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
+    )
+    payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
+    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=git_repo,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(run.stderr.strip().splitlines()[-1]) == []
