@@ -762,8 +762,11 @@ def assess_stop(
 def claimed_unchecked(gap: Gap, session: Session, message: str) -> Gap:
     """`tests:not_run` split by what agrees with it: when nothing at all (no test, build,
     typecheck, lint or run of the program) ran after the latest change and the final message
-    says the work is done, the evidence and the words agree (`tests:not_run_claimed`)."""
-    if gap.pattern != "tests:not_run" or checked_since_last_change(session):
+    says the work is done, the evidence and the words agree (`tests:not_run_claimed`).
+    A ledger with no passing run for the tree (`tests:ledger`) is the same evidence when
+    the transcript shows no check after the change either."""
+    unchecked = ("tests:not_run", "tests:ledger")
+    if gap.pattern not in unchecked or checked_since_last_change(session):
         return gap
     if not claims_done(message):
         return gap

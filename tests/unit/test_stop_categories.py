@@ -6,6 +6,7 @@ import pytest
 
 from reflection_core import config
 from reflection_core.session.decide import Decision, DecisionContext, decide, with_defaults
+from reflection_core.session.gates import LedgerEvidence
 from reflection_core.session.human_action import assess_requests
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -45,6 +46,14 @@ def test_unchecked_change_the_message_calls_done_is_pushed_naming_the_split_rule
     d = run("The parser is fixed.", UNTESTED)
     assert d.should_block and d.pushed_by == ["tests:not_run_claimed"]
     assert d.feedback is not None and "message says it is done" in d.feedback
+
+
+def test_unchecked_change_called_done_with_no_passing_run_in_the_ledger_is_pushed() -> None:
+    cfg = with_defaults({"stop": {"require": "check"}})
+    ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
+    context = DecisionContext(config=cfg, ledger=ledger)
+    d = decide(UNTESTED.build("The parser is fixed. Done."), context)
+    assert d.should_block and d.pushed_by == ["tests:not_run_claimed"]
 
 
 def test_unchecked_change_said_done_after_another_check_ran_stays_a_note() -> None:
