@@ -16,6 +16,9 @@ SUBTASK = "SUBTASK-SUB"
 
 
 def test_a_subagent_that_edits_without_tests_is_blocked_on_its_own(project: Project) -> None:
+    # The push mechanics under `stop.require: tests`; by default an unchecked edit the
+    # subagent does not call done is a note.
+    project.write_config("stop:\n  require: tests\n")
     run = project.run(
         "Delegate adding sub(a, b) to calc.py to a subagent, then check its work with "
         "`python -m pytest -q`.",

@@ -93,6 +93,7 @@ def test_the_commit_guard_can_be_switched_off(repo: Path) -> None:
     (repo / ".reflection.yaml").write_text(
         "tests:\n  ledger: false\nguards:\n  refuse_commits_on_protected: false\n"
     )
+    git(repo, "add", ".reflection.yaml")  # the guard reads the config being committed
     stage(repo, "a.txt")
     assert run_git(repo, "commit", "-m", "allowed").returncode == 0
 
