@@ -23,12 +23,17 @@ class Target(NamedTuple):
     ci_bound: float | None = None  # for a target still missed: the regression bound CI holds
 
 
-PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
+# Missed on main: 6.2x from a regular install (70 ms vs 11 ms of CPU). An editable install
+# imports its finder in every `python -c pass` too, which halves the ratio and hides the cost.
+PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0, ci_bound=9.4)
 # Missed on main (measured 1,770-2,050 prompts per CPU second; the scorer itself).
 SCORE_JSONL_RATE = Target(
     "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1200.0
 )
-STOP_HOOK_RATIO = Target("stop hook, 20-record transcript, CPU / python -c pass", 5.0)
+# Missed on main: 12.9x from a regular install (145 ms vs 11 ms of CPU).
+STOP_HOOK_RATIO = Target(
+    "stop hook, 20-record transcript, CPU / python -c pass", 5.0, ci_bound=19.3
+)
 STOP_BIG_TASK_CPU = Target("stop hook on one 50 MB task, CPU seconds", 1.0)
 # Missed on main (measured 170 MB: the reader keeps every decoded record of the task).
 STOP_BIG_TASK_RSS = Target("stop hook on one 50 MB task, peak RSS MB", 80.0, ci_bound=255.0)
