@@ -216,11 +216,39 @@ def _open_session(event: StopRequested, max_task_bytes: int) -> Session | str:
     problem = transcript_problem(event)
     if problem is not None:
         return problem
-    session = read_session(
-        event, last_assistant_message=event.last_assistant_message, max_task_bytes=max_task_bytes
-    )
+    session = _settled_session(event, max_task_bytes)
     failed = [w for w in session.warnings if w.startswith(_UNREAD_WARNINGS)]
     return failed[0] if failed else session
+
+
+# The host can call the Stop hook before its transcript writer has caught up: a tool call
+# the agent already answered shows no result yet. Re-read a few times, briefly, before
+# judging (a failed command read as "no result" would let a false "done" through).
+_SETTLE_READS = 8
+_SETTLE_PAUSE_S = 0.1
+
+
+def _settled_session(event: StopRequested, max_task_bytes: int) -> Session:
+    """The session once no foreground tool call is waiting for its result (bounded)."""
+    import time
+
+    for attempt in range(_SETTLE_READS):
+        session = read_session(
+            event,
+            last_assistant_message=event.last_assistant_message,
+            max_task_bytes=max_task_bytes,
+        )
+        if event.transcript is None or event.transcript.records is not None:
+            return session  # handed inline: nothing to wait for
+        if not _awaits_result(session) or attempt == _SETTLE_READS - 1:
+            return session
+        time.sleep(_SETTLE_PAUSE_S)
+    return session
+
+
+def _awaits_result(session: Session) -> bool:
+    """A foreground tool call the transcript shows no result for yet."""
+    return any(call.ok is None and not call.background for call in session.tool_calls)
 
 
 def _skip_unreadable(root: Path | None, event: StopRequested, problem: str) -> Reply:

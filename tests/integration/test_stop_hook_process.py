@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
@@ -448,3 +449,28 @@ def test_an_unwritable_verdict_dir_still_pushes_the_agent_and_says_so(tmp_path: 
     assert code == 0 and out is not None
     assert out.get("decision") == "block"
     assert "could not write the verdict" in out["systemMessage"]
+
+
+def test_a_failure_the_transcript_writes_after_the_hook_started_is_still_seen(
+    tmp_path: Path,
+) -> None:
+    """The host may call the Stop hook before its transcript writer caught up: the result
+    of a failed command lands a moment later, and a "done" must not slip through."""
+    repo = project(tmp_path)
+    steps = [{"bash": "python -m pip install -e .", "exit": 1, "output": "error: denied"}]
+    spec = {"task": "Install the project", "cwd": str(repo), "branch": "feature/x"}
+    records = build_records({**spec, "steps": steps, "final": "All done: it is installed."})
+    lagging = [r for r in records if "tool_result" not in json.dumps(r)]
+    assert len(lagging) == len(records) - 1  # only the command's result is held back
+    path = write_jsonl(lagging, repo.parent / "lag.jsonl")
+    payload = {"session_id": "s-lag", "transcript_path": str(path), "cwd": str(repo)}
+
+    def catch_up() -> None:
+        time.sleep(0.3)
+        write_jsonl(records, path)  # the whole transcript, result included
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(catch_up)
+        code, out, _ = hook("stop", payload)
+    assert code == 0 and out is not None and out.get("decision") == "block", out
+    assert "install" in out["reason"].lower()
