@@ -13,7 +13,6 @@ did not run and why, and stop events still leave a `skipped` verdict.
 from __future__ import annotations
 
 import importlib
-import os
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -25,6 +24,7 @@ from reflection_core.hookio import (
     HookResponse,
     PayloadError,
     deadline,
+    env_deadline_seconds,
     parse_payload,
     render,
     salvage_fields,
@@ -50,7 +50,6 @@ GIT_EVENTS: dict[str, str] = {
     "codex-notify": "reflection_core.consumers.codex_notify:main",
 }
 EVENTS = (*AGENT_EVENTS, *GIT_EVENTS)
-DEADLINE_ENV = "REFLECTION_HOOK_DEADLINE"
 
 
 def _resolve(target: str) -> Any:
@@ -139,12 +138,9 @@ def redacted(event: str, reply: Reply) -> Reply:
 def _deadline_seconds(payload: dict[str, Any]) -> float:
     """`REFLECTION_HOOK_DEADLINE` (seconds; 0 turns it off), else `hooks.deadline_seconds`
     of the repo's config, else the default."""
-    raw = os.environ.get(DEADLINE_ENV)
-    if raw is not None:
-        try:
-            return max(float(raw), 0.0)
-        except ValueError:
-            return DEFAULT_DEADLINE_S
+    from_env = env_deadline_seconds()
+    if from_env is not None:
+        return from_env
     try:
         with deadline(DEFAULT_DEADLINE_S):
             from reflection_core import paths

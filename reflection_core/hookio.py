@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import signal
 import sys
@@ -20,6 +21,19 @@ from typing import Any, TextIO
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
 DEFAULT_DEADLINE_S = 25.0  # below the hosts' usual 30 s hook timeout
+DEADLINE_ENV = "REFLECTION_HOOK_DEADLINE"
+
+
+def env_deadline_seconds() -> float | None:
+    """`REFLECTION_HOOK_DEADLINE` in seconds (0 turns the deadline off; a bad value is the
+    default), or None when it is not set and the config decides."""
+    raw = os.environ.get(DEADLINE_ENV)
+    if raw is None:
+        return None
+    try:
+        return max(float(raw), 0.0)
+    except ValueError:
+        return DEFAULT_DEADLINE_S
 
 
 class PayloadError(ValueError):

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from reflection_core import config, paths
-from reflection_core.hookio import DEFAULT_DEADLINE_S, HookDeadline, deadline
-
-DEADLINE_ENV = "REFLECTION_HOOK_DEADLINE"
+from reflection_core.hookio import (
+    DEFAULT_DEADLINE_S,
+    HookDeadline,
+    deadline,
+    env_deadline_seconds,
+)
 
 
 def repo_and_config() -> tuple[Path, config.Config] | int:
@@ -74,12 +76,9 @@ def _staged_config(root: Path) -> tuple[str, bytes] | None:
 def deadline_seconds(root: Path | None) -> float:
     """`REFLECTION_HOOK_DEADLINE` (seconds; 0 turns it off), else `hooks.deadline_seconds`
     of the repo's config, else the default (the config is read under that default)."""
-    raw = os.environ.get(DEADLINE_ENV)
-    if raw is not None:
-        try:
-            return max(float(raw), 0.0)
-        except ValueError:
-            return DEFAULT_DEADLINE_S
+    from_env = env_deadline_seconds()
+    if from_env is not None:
+        return from_env
     if root is None:
         return DEFAULT_DEADLINE_S
     try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from reflection_core import config, hook_dispatch
+from reflection_core import config, hook_dispatch, hookio
 
 _PROMPT = "In src/app.py, rename `load_rows` to `read_rows` and update tests/test_app.py."
 
@@ -19,7 +19,7 @@ def test_a_timed_prompt_hook_reads_the_repo_config_once(
     git_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (git_repo / ".reflection.yaml").write_text("hooks:\n  deadline_seconds: 20\n")
-    monkeypatch.delenv(hook_dispatch.DEADLINE_ENV, raising=False)
+    monkeypatch.delenv(hookio.DEADLINE_ENV, raising=False)
     loads: list[Path] = []
     real_load = config.load
 
@@ -36,7 +36,7 @@ def test_a_timed_prompt_hook_reads_the_repo_config_once(
 def test_a_second_hook_in_one_process_sees_an_edited_config(
     git_repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.delenv(hook_dispatch.DEADLINE_ENV, raising=False)
+    monkeypatch.delenv(hookio.DEADLINE_ENV, raising=False)
     payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT}).encode()
     (git_repo / ".reflection.yaml").write_text("prompt:\n  mode: advise\n")
     first = hook_dispatch.answer("user-prompt-submit", payload, timed=True)
