@@ -281,7 +281,7 @@ def announced_next_action(text: str) -> str | None:
     if not line or line.startswith(("```", "|")):
         return None
     sentence = _SENTENCE_END.split(line)[-1].strip("*_ ")
-    if line.endswith(":") and len(line) <= 200:
+    if line.endswith((":", "\uff1a")) and len(line) <= 200:  # and the full-width colon
         return line
     if sentence.endswith(_QUESTION_MARKS):
         return None
