@@ -71,6 +71,9 @@ _REFUSAL = LazyPattern(
 )
 _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re.IGNORECASE)
 
+# A pasted path: quoted, or with its spaces escaped ("Screenshot\\ 1.png").
+_PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
+_VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
 REPLY_KINDS = ("continuation", "reply")
 QUIET_KINDS = ("continuation", "reply", "question", "chat", "command", "output")
 _SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any language
@@ -208,6 +211,24 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
     if here is None or "\n" in text.strip() or len(text) > 400:
         return None  # nothing pointed at, or the file's content follows
     return here.group(0)
+
+
+def vanished_screenshot(text: str, attached: bool) -> str | None:
+    """The name of a dropped screenshot the OS deletes within moments, when it carries the message.
+
+    Dragging macOS's floating screenshot thumbnail into a terminal pastes a path in a
+    staging folder that is emptied before the agent reads it: with only a few words
+    beside it, what the user meant to show is lost. An attached image came through.
+    """
+    low = text.lower()
+    if attached or not _contains(low, phrases.VANISHING_FILE_PLACES):
+        return None
+    for token in _PATH_TOKEN.findall(text):
+        if _contains(token.lower(), phrases.VANISHING_FILE_PLACES):
+            if word_count(text.replace(token, " ")) > _VANISHED_MAX_WORDS:
+                return None  # the words say what the picture showed
+            return token.strip("'\"").replace("\\ ", " ").rsplit("/", 1)[-1]
+    return None
 
 
 def bare_request(read: Turn, names_something: bool, names_action: bool) -> str | None:
