@@ -231,14 +231,18 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
     if found.kind == "anaphoric":
         return found
     has_choice = _CHOICE.search(prev) is not None
-    has_proposal = _PROPOSAL.search(prev) is not None or "?" in prev[-600:] or "？" in prev[-600:]
+    asks = "?" in prev[-600:] or "？" in prev[-600:]
+    has_proposal = _PROPOSAL.search(prev) is not None or asks
     has_recommendation = _RECOMMENDATION.search(prev) is not None
-    if has_choice and not has_recommendation:
+    go_ahead = _GO_AHEAD.search(text) is not None
+    # "ok" after a report that says "depending on ..." acknowledges it; a choice is left
+    # open only when the message ends by asking, or the user says to go ahead.
+    if has_choice and not has_recommendation and (asks or go_ahead):
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
         return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
-    if not has_proposal and not has_choice and _GO_AHEAD.search(text) is not None:
+    if not has_proposal and not has_choice and go_ahead:
         question = (
             "Happy to continue, but my last message did not propose a specific change. "
             "What should I do next: a concrete fix for what I found, or first a short plan?"

@@ -73,6 +73,15 @@ def test_bare_yes_to_an_either_or_question_asks_for_the_choice() -> None:
     assert result.action == "ask"
 
 
+def test_an_acknowledgement_of_a_report_that_mentions_alternatives_is_not_asked_about() -> None:
+    report = "Fixed the import. Depending on your shell, you may need to restart it."
+    listed = "Done. You can either restart the worker or wait for the next reload."
+    for ack in ("ok", "great", "sounds good", "yes"):
+        assert not score_prompt(ack, report).questions, ack
+        assert not score_prompt(ack, listed).questions, ack
+    assert score_prompt("go ahead", listed).action == "ask"  # which of the two?
+
+
 def test_go_ahead_after_a_diagnosis_without_a_proposal_asks_what_to_do() -> None:
     prev = "Tokens live in localStorage and the refresh logic exists in two places."
     assert score_prompt("go for it", prev).action == "ask"
