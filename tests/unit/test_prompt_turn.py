@@ -139,6 +139,19 @@ def test_a_dropped_thumbnail_beside_a_full_description_or_an_attached_image_is_n
     assert turn.vanished_screenshot("'/Users/dev/Desktop/Screenshot 1.png' broken", False) is None
 
 
+def test_a_referent_whose_content_is_pasted_beside_it_is_not_asked_about() -> None:
+    notes = "Q3 revenue grew 12 percent on the new plan.\nCosts fell 3 percent after the switch."
+    for prompt in (
+        f"Make slides from this document:\n\n{notes}",
+        f"{notes}\n\nMake slides from this document.",
+        "Make slides from this document: revenue grew 12 percent and costs fell 3 percent "
+        "after the vendor switch",
+    ):
+        assert turn.missing_referent(prompt, False, None) is None
+        assert not score_prompt(prompt).needs_clarification
+    assert score_prompt("Make slides from this document.\nThanks!").needs_clarification
+
+
 def test_a_referent_pointing_nowhere_is_asked_about_only_on_a_cold_start() -> None:
     assert score_prompt("add pagination to this file").needs_clarification
     assert _quiet("add pagination to this file", STATUS)
