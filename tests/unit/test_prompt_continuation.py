@@ -87,6 +87,33 @@ def test_go_ahead_after_a_diagnosis_without_a_proposal_asks_what_to_do() -> None
     assert score_prompt("go for it", prev).action == "ask"
 
 
+@pytest.mark.parametrize(
+    "prev",
+    [
+        "The build passes now. Let me know if you'd like me to continue with the docs.",
+        "The build passes. If you want, the docs are next.",
+        "Ready to deploy when you are.",
+        "The remaining work is the migration of the user table.",
+    ],
+)
+def test_go_ahead_after_an_offer_worded_as_a_statement_passes(prev: str) -> None:
+    assert score_prompt("go ahead", prev).action == "pass"
+
+
+@pytest.mark.parametrize(
+    ("reply", "prev"),
+    [
+        ("dale", "Puedo migrar la tabla de usuarios ahora."),
+        ("go ahead", "现在可以部署新版本。"),
+        ("ok go", "Le build passe. Prochaine étape : la migration."),
+    ],
+)
+def test_go_ahead_after_a_message_the_proposal_phrases_cannot_read_passes(
+    reply: str, prev: str
+) -> None:
+    assert score_prompt(reply, prev).action == "pass"
+
+
 def test_go_ahead_after_a_single_proposal_passes() -> None:
     prev = "I can add `timeout=(3.05, 30)` to every call. Want me to do that?"
     assert score_prompt("go for it", prev).action == "pass"
