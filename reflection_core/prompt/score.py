@@ -29,9 +29,6 @@ if TYPE_CHECKING:
 
 DEFAULT_THRESHOLDS = {"pass": 4.0, "note": 3.0, "ask": 2.0}
 DEFAULT_MAX_CHARS = 1_000_000
-# The rules read the end of the agent's previous message as the labelled real prompts hold
-# it (its last 2,500 characters): reading more would change decisions nobody measured.
-PREV_TAIL_CHARS = 2_500
 
 
 class Settings(NamedTuple):
@@ -181,10 +178,7 @@ def score_prompt(
     """Pure: evaluate `prompt`, optionally against the previous assistant message."""
     settings = Settings.from_config(cfg)
     text = encodable(prompt if isinstance(prompt, str) else str(prompt))
-    if isinstance(prev_assistant, str):
-        prev_assistant = encodable(prev_assistant[-PREV_TAIL_CHARS:])
-    else:
-        prev_assistant = None
+    prev_assistant = encodable(prev_assistant) if isinstance(prev_assistant, str) else None
     truncated = len(text) > settings.max_chars
     if truncated:
         text = text[: settings.max_chars]
