@@ -285,8 +285,8 @@ def announced_next_action(text: str) -> str | None:
         return line
     if sentence.endswith(_QUESTION_MARKS):
         return None
-    if _first(_ANNOUNCED, sentence):
-        return sentence[:200]
+    if _first(_ANNOUNCED, sentence) and not sentence.partition(":")[2].strip():
+        return sentence[:200]  # "Let me sum up: it works" went on to say it
     return None
 
 

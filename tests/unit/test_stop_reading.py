@@ -903,5 +903,9 @@ def test_a_final_line_ending_in_a_colon_announces_a_step_in_any_script(final: st
     assert builtin.announced_next_action(final) == final.splitlines()[-1]
 
 
-def test_a_final_line_that_ends_in_a_colon_inside_prose_is_not_an_announcement() -> None:
-    assert builtin.announced_next_action("Ratio: 3:1 after the change.") is None
+@pytest.mark.parametrize(
+    "final",
+    ["Ratio: 3:1 after the change.", "Now let me note the result: sub() is in and 1 passed."],
+)
+def test_a_line_that_goes_on_past_its_colon_is_not_an_announcement(final: str) -> None:
+    assert builtin.announced_next_action(final) is None
