@@ -23,7 +23,7 @@ from pathlib import Path
 from reflection_core import config, paths
 from reflection_core.guards import registry
 from reflection_core.guards.branches import PushParseError, parse_push_lines
-from reflection_core.guards.hookenv import commit_config, within_deadline
+from reflection_core.guards.hookenv import commit_config, push_config, within_deadline
 from reflection_core.guards.registry import PushContext
 
 CHAINED_SUFFIX = ".before-reflection"
@@ -125,13 +125,13 @@ def _attach_verdicts(root: Path, remote: str, stdin: bytes) -> None:
 
 def _pre_push_guards(root: Path, remote: str, stdin: bytes) -> int:
     try:
-        cfg = config.load(root)
-    except config.ConfigError as exc:
-        return fail_closed(f"configuration error: {exc}")
-    try:
         refs = parse_push_lines(stdin.decode("utf-8", errors="surrogateescape"))
     except PushParseError as exc:
         return fail_closed(str(exc))
+    try:
+        cfg = push_config(root, [r.remote_sha for r in refs if not r.is_new])
+    except config.ConfigError as exc:
+        return fail_closed(f"configuration error: {exc}")
     try:
         return run_guards("pre-push", root, cfg, PushContext(remote, refs))
     except Exception as exc:  # fail closed on our own bugs too

@@ -66,11 +66,70 @@ def _staged_config(root: Path) -> tuple[str, bytes] | None:
 
     names = (config.CONFIG_FILENAME, config.PYPROJECT)
     listed = gitcmd.run(root, ["ls-files", "-z", "--", *(f":(literal){n}" for n in names)])
-    for name in (n for n in names if n in listed.split("\0")):
-        raw = gitcmd.run(root, ["cat-file", "blob", f":{name}"]).encode("utf-8", "surrogateescape")
-        if name == config.CONFIG_FILENAME or b"[tool.reflection" in raw:
-            return name, raw
+    return _config_blob(root, ":", [n for n in names if n in listed.split("\0")])
+
+
+def _committed_config(root: Path, rev: str) -> tuple[str, bytes] | None:
+    """(file name, bytes) of the config in commit `rev`, or None (no config, or a commit
+    this clone does not have)."""
+    from reflection_core.guards import gitcmd
+
+    names = (config.CONFIG_FILENAME, config.PYPROJECT)
+    listed = gitcmd.run(root, ["ls-tree", "-z", "--name-only", rev, "--", *names], check=False)
+    return _config_blob(root, f"{rev}:", [n for n in names if n in listed.split("\0")])
+
+
+def _config_blob(root: Path, where: str, present: list[str]) -> tuple[str, bytes] | None:
+    from reflection_core.guards import gitcmd
+
+    for name in present:
+        raw = gitcmd.run(root, ["cat-file", "blob", f"{where}{name}"])
+        raw_bytes = raw.encode("utf-8", "surrogateescape")
+        if name == config.CONFIG_FILENAME or b"[tool.reflection" in raw_bytes:
+            return name, raw_bytes
     return None
+
+
+def _agreed_protection(root: Path, rev: str) -> list[str] | None:
+    """The branches commit `rev` protects: its committed config's rules, the defaults when
+    it has none, None when this clone does not have the commit."""
+    from reflection_core.guards import gitcmd
+
+    if gitcmd.run(root, ["cat-file", "-t", rev], check=False).strip() != "commit":
+        return None
+    found = _committed_config(root, rev)
+    if found is None:
+        return list(config.defaults()["protected_branches"])
+    try:
+        committed = config.load_bytes(root / found[0], found[1], root)
+    except config.ConfigError:
+        return list(config.defaults()["protected_branches"])
+    return list(committed.get("protected_branches"))
+
+
+def push_config(root: Path, agreed_revs: list[str]) -> config.Config:
+    """The config a push is checked against: the working one, with every branch that a
+    committed config protects added back: the config at HEAD and at each remote tip the
+    push replaces (what the remote already agreed on; a commit without a config protects
+    the defaults). An edit in the working tree, or one committed on the way, cannot
+    unprotect a branch for the push that carries it."""
+    working = config.load(root)
+    protected = list(working.get("protected_branches"))
+    added: list[tuple[str, str]] = []
+    for rev in dict.fromkeys(["HEAD", *agreed_revs]):
+        for rule in _agreed_protection(root, rev) or []:
+            if rule not in protected:
+                protected.append(rule)
+                added.append((rule, rev[:12]))
+    if not added:
+        return working
+    named = ", ".join(f"{rule!r} (at {rev})" for rule, rev in added)
+    sys.stderr.write(
+        "reflection: note: the working config does not protect "
+        f"{named}, which a committed config does; checking the push against both.\n"
+    )
+    data = dict(working.data, protected_branches=protected)
+    return config.Config(data=data, source=working.source, root=root)
 
 
 def deadline_seconds(root: Path | None) -> float:

@@ -24,7 +24,7 @@ from reflection_core.guards.branches import (
     parse_push_lines,
     refs_from_pre_commit_env,
 )
-from reflection_core.guards.hookenv import within_deadline
+from reflection_core.guards.hookenv import push_config, within_deadline
 from reflection_core.guards.registry import PushContext
 
 
@@ -120,13 +120,13 @@ def _check(remote_arg: str | None) -> int:
     if root is None:
         return fail_closed("not inside a git repository")
     try:
-        cfg = config.load(root)
-    except config.ConfigError as exc:
-        return fail_closed(f"configuration error: {exc}")
-    try:
         refs = push_refs(os.environ)
     except PushParseError as exc:
         return fail_closed(str(exc))
+    try:
+        cfg = push_config(root, [r.remote_sha for r in refs if not r.is_new])
+    except config.ConfigError as exc:
+        return fail_closed(f"configuration error: {exc}")
     remote = remote_arg or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
     if not refs:
         sys.stderr.write(

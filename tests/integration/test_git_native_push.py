@@ -231,3 +231,43 @@ def test_the_console_script_reads_stdin_like_the_native_hook(
         [script], cwd=repo, stdin=subprocess.DEVNULL, capture_output=True, text=True
     )
     assert nothing.returncode == 0 and "no pushed refs to check" in nothing.stderr
+
+
+def test_an_uncommitted_config_edit_cannot_unprotect_main(pushed_repo: tuple[Path, Path]) -> None:
+    repo, remote = pushed_repo
+    before = remote_sha(remote, "main")
+    commit_file(repo, "a.txt")
+    (repo / ".reflection.yaml").write_text(NO_LEDGER + "protected_branches: []\n")
+    result = push(repo, "main")
+    assert result.returncode != 0, result.stderr
+    assert "refusing to push to protected branch 'main'" in result.stderr
+    assert "a committed config does; checking the push against both" in result.stderr
+    assert remote_sha(remote, "main") == before
+
+
+def test_a_config_edit_committed_on_the_way_cannot_unprotect_main(
+    pushed_repo: tuple[Path, Path],
+) -> None:
+    repo, remote = pushed_repo
+    before = remote_sha(remote, "main")
+    commit_file(repo, ".reflection.yaml", NO_LEDGER + "protected_branches: []\n")
+    result = push(repo, "main")
+    assert result.returncode != 0, result.stderr
+    assert "'main' (at " in result.stderr  # named with the remote tip that protects it
+    assert remote_sha(remote, "main") == before
+
+
+def test_a_repo_whose_committed_config_protects_nothing_pushes_its_first_main(
+    tmp_path: Path,
+) -> None:
+    repo = make_repo(
+        tmp_path / "repo", files={".reflection.yaml": NO_LEDGER + "protected_branches: []\n"}
+    )
+    remote = make_bare_remote(tmp_path / "remote.git", repo)
+    install_native_hook(repo)
+    result = push(repo, "main")
+    assert result.returncode == 0, result.stderr
+    assert remote_sha(remote, "main") == git(repo, "rev-parse", "HEAD").strip()
+    commit_file(repo, "a.txt")
+    again = push(repo, "main")  # the remote's own config agrees
+    assert again.returncode == 0, again.stderr
