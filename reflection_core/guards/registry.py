@@ -149,12 +149,14 @@ def manifest_yaml() -> str:
 
 
 def local_repo_block(
-    script_dir: Path, stages: Sequence[str], indent: str = "  ", item_indent: str = ""
+    command: str, stages: Sequence[str], indent: str = "  ", item_indent: str = ""
 ) -> str:
     """A `repo: local` block for .pre-commit-config.yaml running the guards of `stages`.
 
-    Entries are absolute paths of this installation's console scripts, so the hooks
-    run wherever git runs them (an IDE's commit button has no virtualenv on PATH).
+    Each entry is `command` followed by the guard's id: the shared launcher's form
+    (`sh .reflection-hook hook <id>`, install/launcher.py), which names nobody's path,
+    so the file can be committed, and finds each user's installation wherever git runs
+    (an IDE's commit button has no virtualenv on PATH).
     """
     pad = item_indent + indent
     dash = "-" + " " * (len(indent) - 1)
@@ -163,7 +165,7 @@ def local_repo_block(
         wanted = [s for s in guard.stages if s in stages]
         if not wanted:
             continue
-        entry = _yaml_quote(str(script_dir / guard.id))
+        entry = _yaml_quote(f"{command} {guard.id}")
         lines += [
             f"{pad}- id: {guard.id}",
             f"{pad}  name: {guard.name}",
@@ -177,7 +179,7 @@ def local_repo_block(
 
 
 def _yaml_quote(text: str) -> str:
-    safe = all(c.isalnum() or c in "/._-+" for c in text)
+    safe = all(c.isalnum() or c in "/._-+ " for c in text) and not text.startswith(" ")
     return text if safe else "'" + text.replace("'", "''") + "'"
 
 

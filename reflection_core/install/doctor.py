@@ -19,7 +19,7 @@ from typing import Literal
 from reflection_core import __version__, paths
 from reflection_core import config as config_mod
 from reflection_core.guards import registry
-from reflection_core.install import merge
+from reflection_core.install import launcher, merge
 from reflection_core.install.launcher import hook_words, is_shared_form
 
 Level = Literal["ok", "info", "warn", "problem"]
@@ -162,7 +162,13 @@ def check_git_hooks(root: Path) -> list[Finding]:
     for hook_id, hook in framework.items():
         entry = str(hook.get("entry") or "")
         program = entry.split()[0] if entry.split() else ""
-        if hook.get("language") == "system" and program and not Path(program).is_absolute():
+        shared = entry.startswith(launcher.FRAMEWORK_COMMAND + " ")
+        if (
+            hook.get("language") == "system"
+            and program
+            and not shared
+            and not Path(program).is_absolute()
+        ):
             findings.append(
                 Finding(
                     "problem",
@@ -379,8 +385,6 @@ def _claude_command_findings(root: Path, path: Path, event: str, command: str) -
 
 def check_launcher(root: Path) -> list[Finding]:
     """The shared launcher agent hooks run, and which reflection it finds for this user."""
-    from reflection_core.install import launcher
-
     text = _read_text(root / launcher.LAUNCHER)
     if text is None:
         return []

@@ -190,9 +190,10 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
         _plan_file(
             plan,
             root / ".pre-commit-config.yaml",
-            lambda text: merge.merge_pre_commit_config(text, script_dir(), stages),
+            lambda text: merge.merge_pre_commit_config(text, launcher.FRAMEWORK_COMMAND, stages),
         )
         plan.run_pre_commit_install = True
+        _plan_launcher(plan)
     if options.claude:
         plugins = enabled_claude_plugins(root, home or Path.home())
         if plugins:

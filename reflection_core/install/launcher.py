@@ -18,6 +18,8 @@ LAUNCHER = ".reflection-hook"
 MARKER = "# reflection's hook launcher, written by `reflection init`."
 # Hosts run hook commands through a shell from somewhere inside the repository.
 SHARED_COMMAND = f'sh "$(git rev-parse --show-toplevel)/{LAUNCHER}"'
+# The pre-commit framework runs a local hook's entry from the repository root.
+FRAMEWORK_COMMAND = f"sh {LAUNCHER} hook"
 # The same for hosts that spawn an argv (OpenCode's plugin): the hook's words follow it.
 SHARED_ARGV = ["sh", "-c", f'exec {SHARED_COMMAND} "$@"', "reflection"]
 

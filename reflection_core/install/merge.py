@@ -11,7 +11,6 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from reflection_core.guards import registry
@@ -204,13 +203,13 @@ def append_snippet(text: str | None, snippet: str) -> str:
 
 
 def pre_commit_repo_block(
-    script_dir: Path,
+    command: str,
     stages: Sequence[str] = ("pre-commit",),
     indent: str = "  ",
     item_indent: str = "",
 ) -> str:
-    """The `repo: local` entry running this installation's guard scripts (absolute paths)."""
-    return registry.local_repo_block(script_dir, stages, indent=indent, item_indent=item_indent)
+    """The `repo: local` entry running the guards through `command` (the shared launcher)."""
+    return registry.local_repo_block(command, stages, indent=indent, item_indent=item_indent)
 
 
 _TOP_KEY = lazy(r"^[A-Za-z_][\w-]*\s*:")
@@ -218,7 +217,7 @@ _REPOS_KEY = lazy(r"^repos\s*:\s*(#.*)?$")
 
 
 def merge_pre_commit_config(
-    text: str | None, script_dir: Path, stages: Sequence[str] = ("pre-commit",)
+    text: str | None, command: str, stages: Sequence[str] = ("pre-commit",)
 ) -> str:
     """Add reflection's hooks to .pre-commit-config.yaml, keeping comments and other repos.
 
@@ -230,7 +229,7 @@ def merge_pre_commit_config(
     import yaml
 
     wanted = [g.id for g in registry.GUARDS if any(s in g.stages for s in stages)]
-    block = pre_commit_repo_block(script_dir, stages)
+    block = pre_commit_repo_block(command, stages)
     if text is None or not text.strip():
         return "# See https://pre-commit.com for more information\nrepos:\n" + block
     try:
@@ -258,7 +257,7 @@ def merge_pre_commit_config(
             ".pre-commit-config.yaml already has some reflection hooks; add the missing ones "
             f"({', '.join(h for h in wanted if h not in present)}) by hand"
         )
-    merged = _insert_block(text, script_dir, stages)
+    merged = _insert_block(text, command, stages)
     if merged is None:
         doc.setdefault("repos", [])
         doc["repos"].append(yaml.safe_load(block)[0])
@@ -266,7 +265,7 @@ def merge_pre_commit_config(
     return merged
 
 
-def _insert_block(text: str, script_dir: Path, stages: Sequence[str]) -> str | None:
+def _insert_block(text: str, command: str, stages: Sequence[str]) -> str | None:
     lines = text.splitlines(keepends=True)
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
@@ -274,14 +273,14 @@ def _insert_block(text: str, script_dir: Path, stages: Sequence[str]) -> str | N
     if start is None:
         if any(line.startswith("repos") for line in lines):
             return None  # flow style (`repos: [...]`): let YAML re-emit it
-        return "".join(lines) + "repos:\n" + pre_commit_repo_block(script_dir, stages)
+        return "".join(lines) + "repos:\n" + pre_commit_repo_block(command, stages)
     end = len(lines)
     for i in range(start + 1, len(lines)):
         if _TOP_KEY.match(lines[i]):
             end = i
             break
     item_indent, indent = _list_indents(lines[start + 1 : end])
-    block = pre_commit_repo_block(script_dir, stages, indent=indent, item_indent=item_indent)
+    block = pre_commit_repo_block(command, stages, indent=indent, item_indent=item_indent)
     insert_at = end
     while insert_at > start + 1 and not lines[insert_at - 1].strip():
         insert_at -= 1

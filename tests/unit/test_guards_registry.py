@@ -59,10 +59,17 @@ def test_native_hooks_run_the_registry_guards_for_their_type() -> None:
 def test_init_and_doctor_name_the_registry_guards() -> None:
     assert registry.hook_ids() == merge.HOOK_IDS
     assert set(doctor.CONSOLE_SCRIPTS) == {"reflection", *registry.hook_ids()}
-    block = yaml.safe_load(merge.pre_commit_repo_block(Path("/opt/venv/bin"), ("pre-commit",)))
+    block = yaml.safe_load(merge.pre_commit_repo_block("sh .reflection-hook hook", ("pre-commit",)))
     hooks = block[0]["hooks"]
     assert [h["id"] for h in hooks] == [g.id for g in registry.for_hook("pre-commit")]
-    assert [h["entry"] for h in hooks] == [f"/opt/venv/bin/{h['id']}" for h in hooks]
+    assert [h["entry"] for h in hooks] == [f"sh .reflection-hook hook {h['id']}" for h in hooks]
+
+
+def test_every_guard_id_is_a_git_event_the_launcher_can_run() -> None:
+    """The shared framework entries run `reflection hook <guard id>`."""
+    from reflection_core import hook_dispatch
+
+    assert set(registry.hook_ids()) <= set(hook_dispatch.GIT_EVENTS)
 
 
 def test_every_ci_check_is_a_check_subcommand() -> None:
