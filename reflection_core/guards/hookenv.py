@@ -126,7 +126,8 @@ def push_config(root: Path, agreed_revs: list[str]) -> config.Config:
     named = ", ".join(f"{rule!r} (at {rev})" for rule, rev in added)
     sys.stderr.write(
         "reflection: note: the working config does not protect "
-        f"{named}, which a committed config does; checking the push against both.\n"
+        f"{named}, which the committed config protects (a commit without one protects the "
+        "defaults); checking the push against both.\n"
     )
     data = dict(working.data, protected_branches=protected)
     return config.Config(data=data, source=working.source, root=root)

@@ -241,7 +241,7 @@ def test_an_uncommitted_config_edit_cannot_unprotect_main(pushed_repo: tuple[Pat
     result = push(repo, "main")
     assert result.returncode != 0, result.stderr
     assert "refusing to push to protected branch 'main'" in result.stderr
-    assert "a committed config does; checking the push against both" in result.stderr
+    assert "the committed config protects" in result.stderr
     assert remote_sha(remote, "main") == before
 
 
