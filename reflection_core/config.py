@@ -16,12 +16,12 @@ import os
 import re
 import stat
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from reflection_core import paths
 from reflection_core.globs import PatternError, compile_branch_pattern, compile_path_glob
+from reflection_core.records import field, record
 
 CONFIG_FILENAME = ".reflection.yaml"
 PYPROJECT = "pyproject.toml"
@@ -45,7 +45,7 @@ class ConfigError(Exception):
 MAX_ERROR_CHARS = 200
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Field:
     """One leaf key: a checker that raises ValueError(expectation) and a default."""
 
@@ -521,7 +521,7 @@ def _check_thresholds(cfg: dict[str, Any], source: str) -> None:
 # ---------------------------------------------------------------- loading
 
 
-@dataclass
+@record
 class Config:
     """A validated configuration and where it came from."""
 

@@ -13,10 +13,10 @@ import os
 import re
 import signal
 import sys
-import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any, TextIO
+
+from reflection_core.records import field, record
 
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64
@@ -40,7 +40,7 @@ class PayloadError(ValueError):
     """The hook input is not a JSON object; the message says what was wrong."""
 
 
-@dataclass
+@record
 class HookResponse:
     """What a hook answers: JSON for stdout (or nothing), stderr text, exit code."""
 
@@ -115,19 +115,18 @@ class HookDeadline(BaseException):
 def deadline(seconds: float) -> Iterator[None]:
     """Raise HookDeadline in the main thread after `seconds` (no-op where SIGALRM is missing
     or off the main thread). Interrupts Python code and blocking system calls alike."""
-    usable = (
-        seconds > 0
-        and hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-    )
-    if not usable:
+    if seconds <= 0 or not hasattr(signal, "setitimer"):
         yield
         return
 
     def expire(signum: int, frame: Any) -> None:
         raise HookDeadline(f"the hook's own deadline of {seconds:g}s passed")
 
-    previous = signal.signal(signal.SIGALRM, expire)
+    try:
+        previous = signal.signal(signal.SIGALRM, expire)
+    except ValueError:  # not the main thread, where no signal handler can run
+        yield
+        return
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield

@@ -8,11 +8,11 @@ defaults outside any repo.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from reflection_core import paths
+from reflection_core.records import record
 
 if TYPE_CHECKING:
     from reflection_core.config import Config
@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from reflection_core.session.model import Session
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Workspace:
     """Where an event happened and the config that applies there."""
 
