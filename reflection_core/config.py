@@ -10,7 +10,6 @@ validated again before use and discarded when anything about it is off.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 import re
@@ -620,7 +619,7 @@ def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True)
     if source is None:
         return Config(root=root)
     raw_bytes = read_config_bytes(source)
-    content = hashlib.sha256(raw_bytes).hexdigest()
+    content = paths.sha256_hex(raw_bytes)
     key = (str(source), content)
     known = _LOADED.get(key) if use_cache else None
     if known is None:
@@ -730,12 +729,12 @@ def _dashes_to_underscores(value: Any) -> Any:
 
 
 def _cache_path(source: Path) -> Path:
-    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:24]
+    digest = paths.sha256_hex(str(source.resolve()).encode())[:24]
     return paths.state_dir() / "config-cache" / f"{digest}.json"
 
 
 def _digest(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    return paths.sha256_hex(json.dumps(data, sort_keys=True).encode())
 
 
 def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
@@ -745,7 +744,7 @@ def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
     never switch a guard off."""
     try:
         cached = json.loads(_cache_path(source).read_text(encoding="utf-8"))
-        if not isinstance(cached, dict) or cached.get("schema") != _SCHEMA_ID:
+        if not isinstance(cached, dict) or cached.get("schema") != _schema_id():
             return None
         data = cached.get("data")
         if cached.get("source_sha256") != content or cached.get("data_sha256") != _digest(data):
@@ -762,7 +761,7 @@ def _store_cache(source: Path, data: dict[str, Any], content: str) -> None:
 
     try:
         entry = {
-            "schema": _SCHEMA_ID,
+            "schema": _schema_id(),
             "source_sha256": content,
             "data_sha256": _digest(data),
             "data": data,
@@ -782,7 +781,16 @@ def _schema_fingerprint(schema: dict[str, Any], prefix: str = "") -> list[str]:
     return keys
 
 
-_SCHEMA_ID = hashlib.sha256("\n".join(_schema_fingerprint(SCHEMA)).encode()).hexdigest()[:16]
+def _schema_id() -> str:
+    """The schema's identity in cache entries: a cache written for other keys or defaults
+    is not used (computed on first use: most hook runs find no config file to cache)."""
+    global _SCHEMA_ID
+    if _SCHEMA_ID is None:
+        _SCHEMA_ID = paths.sha256_hex("\n".join(_schema_fingerprint(SCHEMA)).encode())[:16]
+    return _SCHEMA_ID
+
+
+_SCHEMA_ID: str | None = None
 
 
 def reference() -> list[tuple[str, Any, str]]:

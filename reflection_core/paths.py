@@ -6,11 +6,12 @@ root is found by walking up to `.git` instead of asking git.
 
 from __future__ import annotations
 
-import hashlib
+import importlib
 import os
 import stat
 import sys
 from pathlib import Path
+from typing import Any
 
 from reflection_core.lazyre import lazy
 
@@ -80,8 +81,25 @@ def safe_session_id(raw: object) -> str:
     cleaned = _UNSAFE.sub("_", text).strip("_")[:_MAX_ID_LEN]
     if cleaned and cleaned == text:
         return cleaned
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    digest = sha256_hex(text.encode("utf-8", "surrogatepass"))[:12]
     return f"{cleaned}_{digest}" if cleaned else f"anon_{digest}"
+
+
+_SHA256: Any = None
+
+
+def sha256_hex(data: bytes) -> str:
+    """`hashlib.sha256(data).hexdigest()` from the interpreter's own SHA-256 when it has one:
+    importing hashlib loads OpenSSL, milliseconds of every hook run that hashes a few bytes."""
+    global _SHA256
+    if _SHA256 is None:
+        for module in ("_sha2", "_sha256", "hashlib"):  # 3.12+, 3.10-3.11, any
+            try:
+                _SHA256 = importlib.import_module(module).sha256
+                break
+            except (ImportError, AttributeError):
+                continue
+    return str(_SHA256(data).hexdigest())
 
 
 class UnsafePathError(OSError):

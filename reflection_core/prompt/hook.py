@@ -43,7 +43,7 @@ def handle(event: PromptSubmitted) -> Reply:
             result, warning = _with_history(conn, result, event.session_id)
         # Recalled for new tasks only, while our connection is open (one WAL checkpoint).
         use_memory = not result.skipped and result.turn == "task" and cfg.get("memory.enabled")
-        lesson = _recall(cfg, prompt) if use_memory else None
+        lesson = _recall(cfg, prompt, conn) if use_memory else None
     finally:
         if conn is not None:
             conn.close()
@@ -135,7 +135,7 @@ def _with_history(
     return result, ""
 
 
-def _recall(cfg: Any, prompt: str) -> str | None:
+def _recall(cfg: Any, prompt: str, conn: sqlite3.Connection | None) -> str | None:
     """Episodic memory: a lesson from a similar past task, when that feature is installed."""
     root = cfg.root
     if not isinstance(root, Path):
@@ -145,7 +145,7 @@ def _recall(cfg: Any, prompt: str) -> str | None:
     except (ImportError, AttributeError):
         return None
     try:
-        lesson = recall_lesson(root, prompt)
+        lesson = recall_lesson(root, prompt, conn)
     except Exception:  # memory is a bonus; it never costs the prompt
         return None
     return lesson if isinstance(lesson, str) and lesson.strip() else None
