@@ -2,13 +2,50 @@
 
 `reflection hook EVENT` is the hot path (every prompt, every stop): it goes
 straight to the dispatcher without importing click. Everything else goes
-through the click CLI.
+through the click CLI. The console script calls `run`, which ends an agent
+hook's process without the interpreter's teardown.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
+
+# Agent events: the process is done once the answer is written (git events are not:
+# a guard's fail-closed exit goes through the usual interpreter exit).
+_AGENT_EVENTS = frozenset(
+    (
+        "user-prompt-submit",
+        "stop",
+        "subagent-stop",
+        "stop-failure",
+        "session-end",
+        "session-start",
+        "post-tool-use",
+    )
+)
+
+
+def run() -> None:
+    """The `reflection` console script: `main()`, then the process exit.
+
+    After an agent hook has written its answer, the interpreter's teardown (freeing every
+    module and object, about 6 ms of CPU on every prompt) is skipped: exit handlers run,
+    output is flushed, and the process ends with the hook's exit code."""
+    code = main()
+    args = sys.argv[1:]
+    if len(args) >= 2 and args[0] == "hook" and args[1] in _AGENT_EVENTS:
+        import atexit
+
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass  # the host closed the pipe: nothing more can reach it
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

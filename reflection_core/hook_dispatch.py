@@ -122,11 +122,10 @@ def redacted(event: str, reply: Reply) -> Reply:
     texts = (reply.block, reply.context, reply.message, reply.stderr)
     if event == "user-prompt-submit" or not any(texts):
         return reply
-    import dataclasses
-
+    from reflection_core.records import replace
     from reflection_core.redact import redact
 
-    return dataclasses.replace(
+    return replace(
         reply,
         block=redact(reply.block) if reply.block else reply.block,
         context=redact(reply.context) if reply.context else reply.context,

@@ -7,7 +7,8 @@ instead: type checkers read it as `dataclasses.dataclass`, so constructors and f
 fields are checked as before, while at run time the class gets one shared `__init__`
 (positional or keyword arguments, defaults and default factories), `__repr__`,
 `__eq__` and, when frozen, a `__setattr__` that refuses. Nothing else of dataclasses
-(no `replace`, `asdict` or `fields`): modules that need those keep `dataclasses`.
+but `replace`, here too (no `asdict` or `fields`: modules that need those keep
+`dataclasses`).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from dataclasses import dataclass as record
-    from dataclasses import field
+    from dataclasses import field, replace
 else:
 
     class _Field:
@@ -90,6 +91,12 @@ else:
                 values[name] = spec.default
         for name, value in values.items():
             object.__setattr__(self, name, value)
+
+    def replace(obj: Any, /, **changes: Any) -> Any:
+        """`dataclasses.replace`: a copy of a record with some fields changed."""
+        values = {name: getattr(obj, name) for name in type(obj)._record_fields}
+        values.update(changes)
+        return type(obj)(**values)
 
     def _repr(self: Any) -> str:
         shown = ", ".join(

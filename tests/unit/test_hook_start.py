@@ -70,3 +70,31 @@ def test_the_prompt_hook_process_imports_no_heavy_module(git_repo: Path, tmp_pat
         check=True,
     )
     assert json.loads(run.stderr.strip().splitlines()[-1]) == []
+
+
+def test_an_agent_hook_process_ends_with_its_answer_written_and_exit_handlers_run(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "exit-handler-ran"
+    probe = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').close())\n"
+        "sys.argv = ['reflection', 'hook', 'user-prompt-submit']\n"
+        "from reflection_core.entry import run\n"
+        "run()\n"
+        "raise SystemExit('run() returned')\n"
+    )
+    payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
+    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=git_repo,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "systemMessage" in json.loads(run.stdout)
+    assert marker.exists()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.records import field, record
+from reflection_core.records import field, record, replace
 
 
 @record(frozen=True, eq=False)
@@ -65,3 +65,10 @@ def test_records_compare_by_value_unless_eq_is_off() -> None:
 
 def test_the_repr_names_the_fields_and_hides_repr_false_ones() -> None:
     assert repr(_Child(name="a", secret="s3cret")) == "_Child(name='a', size=0, tags=[])"
+
+
+def test_replace_copies_a_record_with_some_fields_changed() -> None:
+    child = _Child(name="a", size=1, tags=["x"])
+    changed = replace(child, size=2)
+    assert (changed.name, changed.size, changed.tags) == ("a", 2, ["x"])
+    assert child.size == 1
