@@ -47,7 +47,19 @@ def test_a_second_hook_in_one_process_sees_an_edited_config(
 
 
 # Modules the prompt hook's process must not import: each costs milliseconds on every prompt.
-_HEAVY = ("click", "yaml", "runpy", "argparse", "tempfile", "urllib.request", "email")
+_HEAVY = (
+    "click",
+    "yaml",
+    "runpy",
+    "argparse",
+    "tempfile",
+    "urllib.request",
+    "email",
+    "dataclasses",
+    "inspect",
+    "hashlib",
+    "threading",
+)
 
 
 def test_the_prompt_hook_process_imports_no_heavy_module(git_repo: Path, tmp_path: Path) -> None:
