@@ -16,11 +16,14 @@ import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
 from reflection_core.globs import PatternError, compile_branch_pattern, compile_path_glob
 from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 CONFIG_FILENAME = ".reflection.yaml"
 PYPROJECT = "pyproject.toml"

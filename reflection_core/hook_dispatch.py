@@ -15,7 +15,6 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from reflection_core.hookio import (
     DEFAULT_DEADLINE_S,
@@ -30,6 +29,10 @@ from reflection_core.hookio import (
     salvage_fields,
 )
 from reflection_core.hosts.events import HostEvent, Reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # event -> "module:function"; agent handlers take a typed event (hosts/events.py)
 # and return a Reply.

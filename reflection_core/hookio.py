@@ -14,9 +14,12 @@ import re
 import signal
 import sys
 from collections.abc import Iterator
-from typing import Any, TextIO
 
 from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, TextIO
 
 MAX_PAYLOAD_BYTES = 16 * 1024 * 1024
 MAX_DEPTH = 64

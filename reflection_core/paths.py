@@ -11,9 +11,12 @@ import os
 import stat
 import sys
 from pathlib import Path
-from typing import Any
 
 from reflection_core.lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 REFLECTION_DIRNAME = ".reflection"
 _UNSAFE = lazy(r"[^A-Za-z0-9_-]+")

@@ -8,8 +8,8 @@ Modules load lazily: the prompt hook imports only the adapter it runs under.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from reflection_core.hosts.base import Host
 

@@ -10,14 +10,15 @@ has a docstring: without one, dataclass builds it from the signature).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
-
 from reflection_core.records import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from reflection_core.session.model import Session
 
-TranscriptFormat = Literal["claude", "codex", "gemini", "opencode"]
+    TranscriptFormat = Literal["claude", "codex", "gemini", "opencode"]
 
 
 @record(frozen=True, eq=False)

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reflection_core import paths
 from reflection_core.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from reflection_core.config import Config
     from reflection_core.hosts.events import HostEvent

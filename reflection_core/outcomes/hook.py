@@ -7,9 +7,12 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def on_prompt(event: Any, prompt: str, cfg: Any, *, flagged: bool) -> str:

@@ -11,9 +11,13 @@ import json
 import sqlite3
 import time
 from collections import Counter
-from typing import Any, NamedTuple
 
 from reflection_core import state
+from reflection_core.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DDL = """
 CREATE TABLE IF NOT EXISTS prompt_history (

@@ -9,14 +9,15 @@ never the prompt. The host adapter renders the `Reply`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflection_core.hosts.events import SILENT, PromptSubmitted, Reply
 from reflection_core.prompt import render
 from reflection_core.prompt.score import PromptScore, is_bypassed, score_prompt
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
 
 def handle(event: PromptSubmitted) -> Reply:

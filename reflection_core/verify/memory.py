@@ -15,10 +15,13 @@ from __future__ import annotations
 import sqlite3
 import time
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths, state
 from reflection_core.lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DDL = """
 CREATE TABLE IF NOT EXISTS memory_lessons (

@@ -59,6 +59,7 @@ _HEAVY = (
     "inspect",
     "hashlib",
     "threading",
+    "typing",
 )
 
 

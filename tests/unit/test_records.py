@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.records import field, record, replace
+from reflection_core.records import NamedTuple, field, record, replace
 
 
 @record(frozen=True, eq=False)
@@ -72,3 +72,23 @@ def test_replace_copies_a_record_with_some_fields_changed() -> None:
     changed = replace(child, size=2)
     assert (changed.name, changed.size, changed.tags) == ("a", 2, ["x"])
     assert child.size == 1
+
+
+class _Point(NamedTuple):
+    """A named tuple with a default and a method."""
+
+    x: int
+    y: int = 0
+
+    def moved(self, by: int) -> _Point:
+        return self._replace(x=self.x + by)
+
+
+def test_a_named_tuple_has_its_fields_defaults_methods_and_docstring() -> None:
+    point = _Point(1)
+    assert point == (1, 0) and isinstance(point, tuple)
+    assert (point.x, point.y) == (1, 0)
+    assert point.moved(2) == _Point(3, 0)
+    assert _Point._fields == ("x", "y")
+    assert _Point.__doc__ == "A named tuple with a default and a method."
+    assert _Point.__name__ == "_Point" and _Point.__module__ == __name__
