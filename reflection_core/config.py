@@ -9,20 +9,19 @@ validated again before use and discarded when anything about it is off.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
 import stat
-from collections.abc import Callable
 from pathlib import Path
 
 from reflection_core import paths
 from reflection_core.globs import PatternError, compile_branch_pattern, compile_path_glob
-from reflection_core.records import field, record
+from reflection_core.records import NamedTuple, field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 CONFIG_FILENAME = ".reflection.yaml"
@@ -47,8 +46,7 @@ class ConfigError(Exception):
 MAX_ERROR_CHARS = 200
 
 
-@record(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One leaf key: a checker that raises ValueError(expectation) and a default."""
 
     check: Callable[[Any], Any]
@@ -462,8 +460,18 @@ def defaults() -> dict[str, Any]:
 def _defaults_of(schema: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, spec in schema.items():
-        out[key] = _defaults_of(spec) if isinstance(spec, dict) else copy.deepcopy(spec.default)
+        out[key] = _defaults_of(spec) if isinstance(spec, dict) else _copied(spec.default)
     return out
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of configuration data: mappings, lists and immutable scalars (what YAML,
+    TOML and the JSON cache give), without the `copy` module's generality."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
 
 
 def validate(data: Any, source: str) -> dict[str, Any]:
@@ -631,7 +639,7 @@ def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True)
             _LOADED[key] = known
     if isinstance(known, ConfigError):
         raise known
-    return Config(data=copy.deepcopy(known), source=source, root=root)
+    return Config(data=_copied(known), source=source, root=root)
 
 
 # (path, content sha256) -> the validated data or the error it gave, for this process.

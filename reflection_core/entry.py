@@ -10,7 +10,10 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 # Agent events: the process is done once the answer is written (git events are not:
 # a guard's fail-closed exit goes through the usual interpreter exit).

@@ -12,7 +12,6 @@ did not run and why, and stop events still leave a `skipped` verdict.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
 
@@ -57,7 +56,13 @@ EVENTS = (*AGENT_EVENTS, *GIT_EVENTS)
 
 def _resolve(target: str) -> Any:
     module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    return getattr(_module(module_name), attr)
+
+
+def _module(name: str) -> Any:
+    """`importlib.import_module(name)` without importing importlib (and warnings)."""
+    __import__(name)
+    return sys.modules[name]
 
 
 def host_option(argv: Sequence[str]) -> str | None:
@@ -178,7 +183,7 @@ def _report_failure(event: str, host: Any, payload: dict[str, Any], exc: BaseExc
     try:
         with deadline(5.0):
             parsed: HostEvent = host.parse(event, payload)
-            module = importlib.import_module(module_name)
+            module = _module(module_name)
             on_error = getattr(module, "on_internal_error", None)
             if on_error is not None:
                 on_error(parsed, exc)

@@ -6,7 +6,6 @@ root is found by walking up to `.git` instead of asking git.
 
 from __future__ import annotations
 
-import importlib
 import os
 import stat
 import sys
@@ -98,7 +97,8 @@ def sha256_hex(data: bytes) -> str:
     if _SHA256 is None:
         for module in ("_sha2", "_sha256", "hashlib"):  # 3.12+, 3.10-3.11, any
             try:
-                _SHA256 = importlib.import_module(module).sha256
+                __import__(module)
+                _SHA256 = sys.modules[module].sha256
                 break
             except (ImportError, AttributeError):
                 continue
