@@ -13,15 +13,15 @@ import json
 import os
 import re
 import stat
-from pathlib import Path
 
 from reflection_core import paths
 from reflection_core.globs import PatternError, compile_branch_pattern, compile_path_glob
-from reflection_core.records import NamedTuple, field, record
+from reflection_core.records import NamedTuple
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
 
 CONFIG_FILENAME = ".reflection.yaml"
@@ -531,13 +531,35 @@ def _check_thresholds(cfg: dict[str, Any], source: str) -> None:
 # ---------------------------------------------------------------- loading
 
 
-@record
 class Config:
-    """A validated configuration and where it came from."""
+    """A validated configuration and where it came from.
 
-    data: dict[str, Any] = field(default_factory=defaults)
-    source: Path | None = None
-    root: Path | None = None
+    The file and the repo root are kept as strings: `source` and `root` give them as
+    paths, built on first use (the prompt hook never needs them, nor pathlib)."""
+
+    def __init__(
+        self,
+        data: dict[str, Any] | None = None,
+        source: str | os.PathLike[str] | None = None,
+        root: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.data: dict[str, Any] = defaults() if data is None else data
+        self.source_file = os.fspath(source) if source is not None else None
+        self.root_dir = os.fspath(root) if root is not None else None
+
+    @property
+    def source(self) -> Path | None:
+        """The file the configuration was read from; None for the defaults."""
+        from pathlib import Path
+
+        return Path(self.source_file) if self.source_file is not None else None
+
+    @property
+    def root(self) -> Path | None:
+        """The repository it configures; None outside any repository."""
+        from pathlib import Path
+
+        return Path(self.root_dir) if self.root_dir is not None else None
 
     def get(self, dotted: str) -> Any:
         """`cfg.get("stop.max_attempts")`: a value by its key path."""
@@ -549,16 +571,35 @@ class Config:
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        mine = (self.data, self.source_file, self.root_dir)
+        return mine == (other.data, other.source_file, other.root_dir)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return f"Config(source={self.source_file!r}, root={self.root_dir!r})"
+
 
 def config_source(root: Path) -> Path | None:
     """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection].
 
     A `.reflection.yaml` that exists in any form (a directory, a FIFO, a dangling link)
     is the source: reading it then fails with the reason, it never means "defaults"."""
-    yaml_path = root / CONFIG_FILENAME
+    from pathlib import Path
+
+    found = _config_file(os.fspath(root))
+    return Path(found) if found is not None else None
+
+
+def _config_file(root: str) -> str | None:
+    """`config_source` as a string, without pathlib."""
+    yaml_path = os.path.join(root, CONFIG_FILENAME)
     if os.path.lexists(yaml_path):
         return yaml_path
-    pyproject = root / PYPROJECT
+    pyproject = os.path.join(root, PYPROJECT)
     if not os.path.lexists(pyproject):
         return None
     try:
@@ -568,7 +609,7 @@ def config_source(root: Path) -> Path | None:
     return pyproject if b"[tool.reflection" in head else None
 
 
-def read_config_bytes(path: Path) -> bytes:
+def read_config_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a config file: a regular file (links followed), opened without
     blocking (a FIFO never holds a hook), read up to MAX_CONFIG_BYTES. ConfigError
     with the reason for anything else."""
@@ -596,7 +637,7 @@ def read_config_bytes(path: Path) -> bytes:
 MAX_CONFIG_BYTES = 1024 * 1024
 
 
-def _kind(path: Path) -> str:
+def _kind(path: str | os.PathLike[str]) -> str:
     """What a config path is instead of a regular file, for the error message."""
     try:
         mode = os.stat(path).st_mode
@@ -623,10 +664,11 @@ def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True)
 
     Parsed once per process (keyed by the file's path and content hash: the prompt and
     stop hooks ask more than once), and across processes through the JSON cache."""
-    root = paths.find_repo_root(start) if start is None or Path(start).exists() else None
+    exists = start is None or os.path.exists(start or ".")
+    root = paths.repo_root_dir(start) if exists else None
     if root is None:
         return Config(root=None)
-    source = config_source(root)
+    source = _config_file(root)
     if source is None:
         return Config(root=root)
     raw_bytes = read_config_bytes(source)
@@ -647,7 +689,7 @@ _LOADED: dict[tuple[str, str], dict[str, Any] | ConfigError] = {}
 
 
 def _load_bytes(
-    source: Path, raw_bytes: bytes, content: str, use_cache: bool
+    source: str, raw_bytes: bytes, content: str, use_cache: bool
 ) -> dict[str, Any] | ConfigError:
     try:
         data = _load_cached(source, content) if use_cache else None
@@ -678,10 +720,10 @@ def load_file(path: Path) -> Config:
     return Config(data=data, source=path, root=path.parent)
 
 
-def _parse(source: Path, raw_bytes: bytes | None = None) -> Any:
+def _parse(source: str | os.PathLike[str], raw_bytes: bytes | None = None) -> Any:
     if raw_bytes is None:
         raw_bytes = read_config_bytes(source)
-    if source.name == PYPROJECT:
+    if os.path.basename(source) == PYPROJECT:
         try:
             import tomllib  # type: ignore[import-not-found,unused-ignore]
         except ModuleNotFoundError:  # Python 3.10
@@ -739,22 +781,23 @@ def _dashes_to_underscores(value: Any) -> Any:
     return value
 
 
-def _cache_path(source: Path) -> Path:
-    digest = paths.sha256_hex(str(source.resolve()).encode())[:24]
-    return paths.state_dir() / "config-cache" / f"{digest}.json"
+def _cache_path(source: str) -> str:
+    digest = paths.sha256_hex(os.path.realpath(source).encode())[:24]
+    return os.path.join(paths.state_directory(), "config-cache", f"{digest}.json")
 
 
 def _digest(data: Any) -> str:
     return paths.sha256_hex(json.dumps(data, sort_keys=True).encode())
 
 
-def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
+def _load_cached(source: str, content: str) -> dict[str, Any] | None:
     """The cached parse of `source`, only when it provably belongs to the file as it is now:
     same schema, same content hash, an intact data digest, and the data passes the
     schema again. Anything else is discarded (and rebuilt by the caller): a cache must
     never switch a guard off."""
     try:
-        cached = json.loads(_cache_path(source).read_text(encoding="utf-8"))
+        with open(_cache_path(source), encoding="utf-8") as handle:
+            cached = json.loads(handle.read())
         if not isinstance(cached, dict) or cached.get("schema") != _schema_id():
             return None
         data = cached.get("data")
@@ -767,7 +810,9 @@ def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
     return checked if checked == data else None
 
 
-def _store_cache(source: Path, data: dict[str, Any], content: str) -> None:
+def _store_cache(source: str, data: dict[str, Any], content: str) -> None:
+    from pathlib import Path
+
     from reflection_core.atomic import write_json_atomic
 
     try:
@@ -777,7 +822,7 @@ def _store_cache(source: Path, data: dict[str, Any], content: str) -> None:
             "data_sha256": _digest(data),
             "data": data,
         }
-        write_json_atomic(_cache_path(source), entry)
+        write_json_atomic(Path(_cache_path(source)), entry)
     except OSError:
         pass  # a cache that cannot be written only costs speed
 

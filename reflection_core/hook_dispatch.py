@@ -153,7 +153,7 @@ def _deadline_seconds(payload: dict[str, Any]) -> float:
             from reflection_core import paths
             from reflection_core.hosts.loader import preload_config
 
-            root = paths.hook_root(payload.get("cwd"))
+            root = paths.hook_root_dir(payload.get("cwd"))
             if root is None:
                 return DEFAULT_DEADLINE_S
             return float(preload_config(root).get("hooks.deadline_seconds"))

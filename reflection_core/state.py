@@ -7,11 +7,15 @@ concurrent sessions and hook processes neither lose writes nor fail on locks.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
-from pathlib import Path
 
 from reflection_core import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 DB_NAME = "state.db"
 BUSY_TIMEOUT_S = 10.0
@@ -23,9 +27,9 @@ def db_path() -> Path:
 
 def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating if needed) the state database in WAL mode."""
-    target = path or db_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(target), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    target = os.fspath(path) if path else os.path.join(paths.state_directory(), DB_NAME)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")

@@ -8,8 +8,6 @@ never the prompt. The host adapter renders the `Reply`.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from reflection_core.hosts.events import SILENT, PromptSubmitted, Reply
 from reflection_core.prompt import render
 from reflection_core.prompt.score import PromptScore, is_bypassed, score_prompt
@@ -22,13 +20,13 @@ if TYPE_CHECKING:
 
 def handle(event: PromptSubmitted) -> Reply:
     from reflection_core import config
-    from reflection_core.hosts.loader import open_workspace
+    from reflection_core.hosts.loader import workspace_config
 
     prompt = event.prompt
     if prompt is None:
         return _message("reflection: the hook input has no prompt text; nothing was scored.")
     try:
-        cfg = open_workspace(event).config
+        cfg = workspace_config(event)
     except config.ConfigError as exc:
         return _message(f"reflection: prompt not scored, configuration error: {exc}")
     if is_bypassed(prompt, tuple(p for p in cfg.get("prompt.bypass_prefix") if p)):
@@ -138,8 +136,8 @@ def _with_history(
 
 def _recall(cfg: Any, prompt: str, conn: sqlite3.Connection | None) -> str | None:
     """Episodic memory: a lesson from a similar past task, when that feature is installed."""
-    root = cfg.root
-    if not isinstance(root, Path):
+    root = getattr(cfg, "root_dir", None)
+    if not isinstance(root, str):
         return None
     try:
         from reflection_core.verify.memory import recall_lesson

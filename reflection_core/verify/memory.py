@@ -12,15 +12,16 @@ kept per repo. Recall is on the prompt hook's hot path: no config, no heavy impo
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
-from pathlib import Path
 
 from reflection_core import paths, state
 from reflection_core.lazyre import lazy
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
     from typing import Any
 
 DDL = """
@@ -131,8 +132,9 @@ def _cap(text: str) -> str:
     return text if len(text) <= MAX_LESSON_CHARS else text[: MAX_LESSON_CHARS - 1] + "…"
 
 
-def _repo_key(root: Path) -> str:
-    return str(Path(root).resolve())
+def _repo_key(root: str | Path) -> str:
+    """The repo's resolved path, as `str(Path(root).resolve())` gives it."""
+    return os.path.realpath(root)
 
 
 def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any = None) -> None:
@@ -190,12 +192,14 @@ def _prune(conn: sqlite3.Connection, repo: str, now: float, keep: int) -> None:
         conn.execute(f"DELETE FROM memory_lessons WHERE id IN ({marks})", stale)
 
 
-def recall_lesson(root: Path, prompt: str, conn: sqlite3.Connection | None = None) -> str | None:
+def recall_lesson(
+    root: str | Path, prompt: str, conn: sqlite3.Connection | None = None
+) -> str | None:
     """The most relevant unexpired lesson for a similar earlier task, or None. Never raises.
 
     `conn` is an open state connection to use (the prompt hook's own), else one is opened.
     The prompt's terms (a redaction pass) are worked out only when the repo has a lesson."""
-    if conn is None and not state.db_path().exists():
+    if conn is None and not os.path.exists(os.path.join(paths.state_directory(), state.DB_NAME)):
         return None
     try:
         db = conn or state.connect()
