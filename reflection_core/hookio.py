@@ -7,13 +7,11 @@ this module writes it: bytes, flushing, exit codes, and the hook's own deadline.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 import signal
 import sys
-from collections.abc import Iterator
 
 from reflection_core.records import field, record
 
@@ -114,28 +112,34 @@ class HookDeadline(BaseException):
     in optional steps cannot swallow it."""
 
 
-@contextlib.contextmanager
-def deadline(seconds: float) -> Iterator[None]:
+class deadline:
     """Raise HookDeadline in the main thread after `seconds` (no-op where SIGALRM is missing
-    or off the main thread). Interrupts Python code and blocking system calls alike."""
-    if seconds <= 0 or not hasattr(signal, "setitimer"):
-        yield
-        return
+    or off the main thread). Interrupts Python code and blocking system calls alike.
+    A class rather than a contextlib generator: contextlib is not on the hooks' path."""
 
-    def expire(signum: int, frame: Any) -> None:
-        raise HookDeadline(f"the hook's own deadline of {seconds:g}s passed")
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+        self.armed = False
+        self.previous: Any = None
 
-    try:
-        previous = signal.signal(signal.SIGALRM, expire)
-    except ValueError:  # not the main thread, where no signal handler can run
-        yield
-        return
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    def __enter__(self) -> None:
+        if self.seconds <= 0 or not hasattr(signal, "setitimer"):
+            return
+        try:
+            self.previous = signal.signal(signal.SIGALRM, self.expire)
+        except ValueError:  # not the main thread, where no signal handler can run
+            return
+        self.armed = True
+        signal.setitimer(signal.ITIMER_REAL, self.seconds)
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self.armed:
+            self.armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self.previous)
+
+    def expire(self, signum: int, frame: Any) -> None:
+        raise HookDeadline(f"the hook's own deadline of {self.seconds:g}s passed")
 
 
 def render(
