@@ -99,9 +99,8 @@ def build_response(
 
 
 def _open_history() -> tuple[sqlite3.Connection | None, str]:
-    import sqlite3
-
     from reflection_core.prompt import history
+    from reflection_core.state import sqlite3
 
     try:
         return history.connect(), ""
@@ -113,10 +112,9 @@ def _with_history(
     conn: sqlite3.Connection, result: PromptScore, raw_session: object
 ) -> tuple[PromptScore, str]:
     """Drop questions already asked this session and record the score; never raise."""
-    import sqlite3
-
     from reflection_core.paths import safe_session_id
     from reflection_core.prompt import history
+    from reflection_core.state import sqlite3
 
     session = safe_session_id(raw_session)
     try:

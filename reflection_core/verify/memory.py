@@ -13,11 +13,11 @@ kept per repo. Recall is on the prompt hook's hot path: no config, no heavy impo
 from __future__ import annotations
 
 import os
-import sqlite3
 import time
 
 from reflection_core import paths, state
 from reflection_core.lazyre import lazy
+from reflection_core.state import sqlite3
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
