@@ -1,7 +1,8 @@
 """Console-script entry point.
 
 `reflection hook EVENT` is the hot path (every prompt, every stop): it goes
-straight to the dispatcher without importing click. Everything else goes
+straight to the dispatcher without importing click, and so does the plain
+`reflection check tests`. Everything else goes
 through the click CLI. The console script calls `run`, which ends an agent
 hook's process without the interpreter's teardown.
 """
@@ -28,6 +29,9 @@ _AGENT_EVENTS = frozenset(
         "post-tool-use",
     )
 )
+
+# `reflection check tests` with only these flags skips click (anything else goes through it).
+_PLAIN_CHECK_TESTS_FLAGS = frozenset(("--ci", "--staged", "--json"))
 
 
 def run() -> None:
@@ -65,6 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from reflection_core.hook_dispatch import run_hook
 
         return run_hook(args[1], args[2:])
+    if args[:2] == ["check", "tests"] and set(args[2:]) <= _PLAIN_CHECK_TESTS_FLAGS:
+        # Run where `git status` runs and measured against it: no click import.
+        from reflection_core.guards.check_tests import check_tests
+
+        flags = set(args[2:])
+        return check_tests(
+            ci="--ci" in flags, staged="--staged" in flags, rev=None, as_json="--json" in flags
+        )
     from reflection_core.cli.main import cli
 
     try:

@@ -119,3 +119,34 @@ def test_an_agent_hook_process_ends_with_its_answer_written_and_exit_handlers_ru
     assert run.returncode == 0, run.stderr
     assert "systemMessage" in json.loads(run.stdout)
     assert marker.exists()
+
+
+def test_plain_check_tests_runs_without_click_and_says_what_the_click_command_says(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    probe = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from reflection_core.entry import main\n"
+        "code = main(['check', 'tests', '--staged'])\n"
+        "clicked = 'click' in set(sys.modules) - before\n"
+        "sys.stderr.write(f'\\nexit {code} click loaded: {clicked}')\n"
+        "from reflection_core.cli.main import cli\n"
+        "try:\n"
+        "    cli.main(args=['check', 'tests', '--staged'], standalone_mode=False)\n"
+        "except SystemExit as exc:\n"
+        "    sys.stderr.write(f'\\nexit {exc.code}')\n"
+    )
+    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=git_repo,
+        timeout=60,
+    )
+    fast, _, through_click = run.stderr.partition("exit 1 click loaded: False")
+    assert "no test evidence for the staged tree" in fast
+    assert through_click.strip().endswith("exit 1")
+    assert fast.strip() == through_click.strip().removesuffix("exit 1").strip()
