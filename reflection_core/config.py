@@ -9,19 +9,20 @@ validated again before use and discarded when anything about it is off.
 
 from __future__ import annotations
 
-import copy
-import hashlib
 import json
 import os
 import re
 import stat
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
 from reflection_core.globs import PatternError, compile_branch_pattern, compile_path_glob
+from reflection_core.records import NamedTuple
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from typing import Any
 
 CONFIG_FILENAME = ".reflection.yaml"
 PYPROJECT = "pyproject.toml"
@@ -45,8 +46,7 @@ class ConfigError(Exception):
 MAX_ERROR_CHARS = 200
 
 
-@dataclass(frozen=True)
-class Field:
+class Field(NamedTuple):
     """One leaf key: a checker that raises ValueError(expectation) and a default."""
 
     check: Callable[[Any], Any]
@@ -460,8 +460,18 @@ def defaults() -> dict[str, Any]:
 def _defaults_of(schema: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, spec in schema.items():
-        out[key] = _defaults_of(spec) if isinstance(spec, dict) else copy.deepcopy(spec.default)
+        out[key] = _defaults_of(spec) if isinstance(spec, dict) else _copied(spec.default)
     return out
+
+
+def _copied(value: Any) -> Any:
+    """A deep copy of configuration data: mappings, lists and immutable scalars (what YAML,
+    TOML and the JSON cache give), without the `copy` module's generality."""
+    if isinstance(value, dict):
+        return {key: _copied(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_copied(item) for item in value]
+    return value
 
 
 def validate(data: Any, source: str) -> dict[str, Any]:
@@ -521,13 +531,35 @@ def _check_thresholds(cfg: dict[str, Any], source: str) -> None:
 # ---------------------------------------------------------------- loading
 
 
-@dataclass
 class Config:
-    """A validated configuration and where it came from."""
+    """A validated configuration and where it came from.
 
-    data: dict[str, Any] = field(default_factory=defaults)
-    source: Path | None = None
-    root: Path | None = None
+    The file and the repo root are kept as strings: `source` and `root` give them as
+    paths, built on first use (the prompt hook never needs them, nor pathlib)."""
+
+    def __init__(
+        self,
+        data: dict[str, Any] | None = None,
+        source: str | os.PathLike[str] | None = None,
+        root: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.data: dict[str, Any] = defaults() if data is None else data
+        self.source_file = os.fspath(source) if source is not None else None
+        self.root_dir = os.fspath(root) if root is not None else None
+
+    @property
+    def source(self) -> Path | None:
+        """The file the configuration was read from; None for the defaults."""
+        from pathlib import Path
+
+        return Path(self.source_file) if self.source_file is not None else None
+
+    @property
+    def root(self) -> Path | None:
+        """The repository it configures; None outside any repository."""
+        from pathlib import Path
+
+        return Path(self.root_dir) if self.root_dir is not None else None
 
     def get(self, dotted: str) -> Any:
         """`cfg.get("stop.max_attempts")`: a value by its key path."""
@@ -539,16 +571,35 @@ class Config:
     def __getitem__(self, key: str) -> Any:
         return self.data[key]
 
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Config):
+            return NotImplemented
+        mine = (self.data, self.source_file, self.root_dir)
+        return mine == (other.data, other.source_file, other.root_dir)
+
+    __hash__ = None  # type: ignore[assignment]  # mutable, compared by value
+
+    def __repr__(self) -> str:
+        return f"Config(source={self.source_file!r}, root={self.root_dir!r})"
+
 
 def config_source(root: Path) -> Path | None:
     """The file configuring `root`: `.reflection.yaml`, else a pyproject with [tool.reflection].
 
     A `.reflection.yaml` that exists in any form (a directory, a FIFO, a dangling link)
     is the source: reading it then fails with the reason, it never means "defaults"."""
-    yaml_path = root / CONFIG_FILENAME
+    from pathlib import Path
+
+    found = _config_file(os.fspath(root))
+    return Path(found) if found is not None else None
+
+
+def _config_file(root: str) -> str | None:
+    """`config_source` as a string, without pathlib."""
+    yaml_path = os.path.join(root, CONFIG_FILENAME)
     if os.path.lexists(yaml_path):
         return yaml_path
-    pyproject = root / PYPROJECT
+    pyproject = os.path.join(root, PYPROJECT)
     if not os.path.lexists(pyproject):
         return None
     try:
@@ -558,7 +609,7 @@ def config_source(root: Path) -> Path | None:
     return pyproject if b"[tool.reflection" in head else None
 
 
-def read_config_bytes(path: Path) -> bytes:
+def read_config_bytes(path: str | os.PathLike[str]) -> bytes:
     """The bytes of a config file: a regular file (links followed), opened without
     blocking (a FIFO never holds a hook), read up to MAX_CONFIG_BYTES. ConfigError
     with the reason for anything else."""
@@ -586,7 +637,7 @@ def read_config_bytes(path: Path) -> bytes:
 MAX_CONFIG_BYTES = 1024 * 1024
 
 
-def _kind(path: Path) -> str:
+def _kind(path: str | os.PathLike[str]) -> str:
     """What a config path is instead of a regular file, for the error message."""
     try:
         mode = os.stat(path).st_mode
@@ -613,14 +664,15 @@ def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True)
 
     Parsed once per process (keyed by the file's path and content hash: the prompt and
     stop hooks ask more than once), and across processes through the JSON cache."""
-    root = paths.find_repo_root(start) if start is None or Path(start).exists() else None
+    exists = start is None or os.path.exists(start or ".")
+    root = paths.repo_root_dir(start) if exists else None
     if root is None:
         return Config(root=None)
-    source = config_source(root)
+    source = _config_file(root)
     if source is None:
         return Config(root=root)
     raw_bytes = read_config_bytes(source)
-    content = hashlib.sha256(raw_bytes).hexdigest()
+    content = paths.sha256_hex(raw_bytes)
     key = (str(source), content)
     known = _LOADED.get(key) if use_cache else None
     if known is None:
@@ -629,7 +681,7 @@ def load(start: str | os.PathLike[str] | None = None, *, use_cache: bool = True)
             _LOADED[key] = known
     if isinstance(known, ConfigError):
         raise known
-    return Config(data=copy.deepcopy(known), source=source, root=root)
+    return Config(data=_copied(known), source=source, root=root)
 
 
 # (path, content sha256) -> the validated data or the error it gave, for this process.
@@ -637,7 +689,7 @@ _LOADED: dict[tuple[str, str], dict[str, Any] | ConfigError] = {}
 
 
 def _load_bytes(
-    source: Path, raw_bytes: bytes, content: str, use_cache: bool
+    source: str, raw_bytes: bytes, content: str, use_cache: bool
 ) -> dict[str, Any] | ConfigError:
     try:
         data = _load_cached(source, content) if use_cache else None
@@ -668,10 +720,10 @@ def load_file(path: Path) -> Config:
     return Config(data=data, source=path, root=path.parent)
 
 
-def _parse(source: Path, raw_bytes: bytes | None = None) -> Any:
+def _parse(source: str | os.PathLike[str], raw_bytes: bytes | None = None) -> Any:
     if raw_bytes is None:
         raw_bytes = read_config_bytes(source)
-    if source.name == PYPROJECT:
+    if os.path.basename(source) == PYPROJECT:
         try:
             import tomllib  # type: ignore[import-not-found,unused-ignore]
         except ModuleNotFoundError:  # Python 3.10
@@ -729,23 +781,24 @@ def _dashes_to_underscores(value: Any) -> Any:
     return value
 
 
-def _cache_path(source: Path) -> Path:
-    digest = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:24]
-    return paths.state_dir() / "config-cache" / f"{digest}.json"
+def _cache_path(source: str) -> str:
+    digest = paths.sha256_hex(os.path.realpath(source).encode())[:24]
+    return os.path.join(paths.state_directory(), "config-cache", f"{digest}.json")
 
 
 def _digest(data: Any) -> str:
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
+    return paths.sha256_hex(json.dumps(data, sort_keys=True).encode())
 
 
-def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
+def _load_cached(source: str, content: str) -> dict[str, Any] | None:
     """The cached parse of `source`, only when it provably belongs to the file as it is now:
     same schema, same content hash, an intact data digest, and the data passes the
     schema again. Anything else is discarded (and rebuilt by the caller): a cache must
     never switch a guard off."""
     try:
-        cached = json.loads(_cache_path(source).read_text(encoding="utf-8"))
-        if not isinstance(cached, dict) or cached.get("schema") != _SCHEMA_ID:
+        with open(_cache_path(source), encoding="utf-8") as handle:
+            cached = json.loads(handle.read())
+        if not isinstance(cached, dict) or cached.get("schema") != _schema_id():
             return None
         data = cached.get("data")
         if cached.get("source_sha256") != content or cached.get("data_sha256") != _digest(data):
@@ -757,17 +810,19 @@ def _load_cached(source: Path, content: str) -> dict[str, Any] | None:
     return checked if checked == data else None
 
 
-def _store_cache(source: Path, data: dict[str, Any], content: str) -> None:
+def _store_cache(source: str, data: dict[str, Any], content: str) -> None:
+    from pathlib import Path
+
     from reflection_core.atomic import write_json_atomic
 
     try:
         entry = {
-            "schema": _SCHEMA_ID,
+            "schema": _schema_id(),
             "source_sha256": content,
             "data_sha256": _digest(data),
             "data": data,
         }
-        write_json_atomic(_cache_path(source), entry)
+        write_json_atomic(Path(_cache_path(source)), entry)
     except OSError:
         pass  # a cache that cannot be written only costs speed
 
@@ -782,7 +837,16 @@ def _schema_fingerprint(schema: dict[str, Any], prefix: str = "") -> list[str]:
     return keys
 
 
-_SCHEMA_ID = hashlib.sha256("\n".join(_schema_fingerprint(SCHEMA)).encode()).hexdigest()[:16]
+def _schema_id() -> str:
+    """The schema's identity in cache entries: a cache written for other keys or defaults
+    is not used (computed on first use: most hook runs find no config file to cache)."""
+    global _SCHEMA_ID
+    if _SCHEMA_ID is None:
+        _SCHEMA_ID = paths.sha256_hex("\n".join(_schema_fingerprint(SCHEMA)).encode())[:16]
+    return _SCHEMA_ID
+
+
+_SCHEMA_ID: str | None = None
 
 
 def reference() -> list[tuple[str, Any, str]]:

@@ -1,14 +1,65 @@
 """Console-script entry point.
 
 `reflection hook EVENT` is the hot path (every prompt, every stop): it goes
-straight to the dispatcher without importing click. Everything else goes
-through the click CLI.
+straight to the dispatcher without importing click, and so does the plain
+`reflection check tests`. Everything else goes
+through the click CLI. The console script calls `run`, which ends an agent
+hook's process without the interpreter's teardown.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Sequence
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# Agent events: the process is done once the answer is written (git events are not:
+# a guard's fail-closed exit goes through the usual interpreter exit).
+_AGENT_EVENTS = frozenset(
+    (
+        "user-prompt-submit",
+        "stop",
+        "subagent-stop",
+        "stop-failure",
+        "session-end",
+        "session-start",
+        "post-tool-use",
+    )
+)
+
+# `reflection check tests` with only these flags skips click (anything else goes through it).
+_PLAIN_CHECK_TESTS_FLAGS = frozenset(("--ci", "--staged", "--json"))
+
+
+def run() -> None:
+    """The `reflection` console script: `main()`, then the process exit.
+
+    After an agent hook has written its answer, the interpreter's teardown (freeing every
+    module and object, about 6 ms of CPU on every prompt) is skipped: exit handlers run,
+    output is flushed, and the process ends with the hook's exit code. The prompt hook
+    runs without the cyclic garbage collector."""
+    args = sys.argv[1:]
+    if args[:2] == ["hook", "user-prompt-submit"]:
+        # A short run that makes few reference cycles: the cyclic collector's passes over
+        # the modules being imported cost about 3 ms and free next to nothing.
+        import gc
+
+        gc.disable()
+    code = main()
+    if len(args) >= 2 and args[0] == "hook" and args[1] in _AGENT_EVENTS:
+        import atexit
+
+        atexit._run_exitfuncs()
+        for stream in (sys.stdout, sys.stderr):
+            try:
+                stream.flush()
+            except (OSError, ValueError):
+                pass  # the host closed the pipe: nothing more can reach it
+        os._exit(code)
+    sys.exit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -18,6 +69,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         from reflection_core.hook_dispatch import run_hook
 
         return run_hook(args[1], args[2:])
+    if args[:2] == ["check", "tests"] and set(args[2:]) <= _PLAIN_CHECK_TESTS_FLAGS:
+        # Run where `git status` runs and measured against it: no click import.
+        from reflection_core.guards.check_tests import check_tests
+
+        flags = set(args[2:])
+        return check_tests(
+            ci="--ci" in flags, staged="--staged" in flags, rev=None, as_json="--json" in flags
+        )
     from reflection_core.cli.main import cli
 
     try:

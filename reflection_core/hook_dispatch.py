@@ -12,10 +12,8 @@ did not run and why, and stop events still leave a `skipped` verdict.
 
 from __future__ import annotations
 
-import importlib
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from reflection_core.hookio import (
     DEFAULT_DEADLINE_S,
@@ -30,6 +28,10 @@ from reflection_core.hookio import (
     salvage_fields,
 )
 from reflection_core.hosts.events import HostEvent, Reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # event -> "module:function"; agent handlers take a typed event (hosts/events.py)
 # and return a Reply.
@@ -58,7 +60,13 @@ EVENTS = (*AGENT_EVENTS, *GIT_EVENTS)
 
 def _resolve(target: str) -> Any:
     module_name, _, attr = target.partition(":")
-    return getattr(importlib.import_module(module_name), attr)
+    return getattr(_module(module_name), attr)
+
+
+def _module(name: str) -> Any:
+    """`importlib.import_module(name)` without importing importlib (and warnings)."""
+    __import__(name)
+    return sys.modules[name]
 
 
 def host_option(argv: Sequence[str]) -> str | None:
@@ -126,11 +134,10 @@ def redacted(event: str, reply: Reply) -> Reply:
     texts = (reply.block, reply.context, reply.message, reply.stderr)
     if event == "user-prompt-submit" or not any(texts):
         return reply
-    import dataclasses
-
+    from reflection_core.records import replace
     from reflection_core.redact import redact
 
-    return dataclasses.replace(
+    return replace(
         reply,
         block=redact(reply.block) if reply.block else reply.block,
         context=redact(reply.context) if reply.context else reply.context,
@@ -150,7 +157,7 @@ def _deadline_seconds(payload: dict[str, Any]) -> float:
             from reflection_core import paths
             from reflection_core.hosts.loader import preload_config
 
-            root = paths.hook_root(payload.get("cwd"))
+            root = paths.hook_root_dir(payload.get("cwd"))
             if root is None:
                 return DEFAULT_DEADLINE_S
             return float(preload_config(root).get("hooks.deadline_seconds"))
@@ -180,7 +187,7 @@ def _report_failure(event: str, host: Any, payload: dict[str, Any], exc: BaseExc
     try:
         with deadline(5.0):
             parsed: HostEvent = host.parse(event, payload)
-            module = importlib.import_module(module_name)
+            module = _module(module_name)
             on_error = getattr(module, "on_internal_error", None)
             if on_error is not None:
                 on_error(parsed, exc)

@@ -24,7 +24,10 @@ import os
 import re
 import sys
 from array import array
-from typing import Any, cast
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 try:  # the engine's parser and code generator: Python 3.11+, then 3.10
     import _sre
@@ -38,7 +41,8 @@ _MAX_ENTRIES = 4096
 _CODE_TYPE = "I" if array("I").itemsize >= 4 else "L"  # 32-bit words
 # (pattern, flags) -> the arguments `_sre.compile` takes after the pattern, with the
 # engine's code packed as 32-bit words (unpacking only the patterns used is what is fast).
-_Parts = tuple[int, bytes, int, dict[str, int], tuple[Any, ...]]
+if TYPE_CHECKING:
+    _Parts = tuple[int, bytes, int, dict[str, int], tuple[Any, ...]]
 _cache: dict[tuple[str, int], _Parts] | None = None
 _added: dict[tuple[str, int], _Parts] = {}
 
@@ -59,7 +63,7 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
         flags_out, code, groups, groupindex, indexgroup = parts
         words = array(_CODE_TYPE, code).tolist()
         built = _sre.compile(pattern, flags_out, words, groups, groupindex, indexgroup)
-        return cast("re.Pattern[str]", built)
+        return built
     except (RuntimeError, TypeError, ValueError, AttributeError, OverflowError):
         return re.compile(pattern, flags)
 
@@ -147,7 +151,7 @@ class _LazyPattern:
 
 def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(pattern, flags)`, deferred until the pattern is first used."""
-    return cast("re.Pattern[str]", _LazyPattern(pattern, int(flags)))
+    return _LazyPattern(pattern, int(flags))  # type: ignore[return-value]
 
 
 def unwrap(value: object) -> re.Pattern[str] | None:

@@ -1,18 +1,23 @@
 """Where things live: repo root, git dir, verdict dir, per-user state dir.
 
 No subprocess here: the prompt hook resolves paths on every prompt, so the repo
-root is found by walking up to `.git` instead of asking git.
+root is found by walking up to `.git` instead of asking git. The prompt hook works
+with the string forms (`repo_root_dir`, `state_directory`): importing pathlib costs
+it about 3 ms per prompt.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import stat
 import sys
-from pathlib import Path
 
 from reflection_core.lazyre import lazy
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 REFLECTION_DIRNAME = ".reflection"
 _UNSAFE = lazy(r"[^A-Za-z0-9_-]+")
@@ -21,18 +26,31 @@ _MAX_ID_LEN = 80
 
 def find_repo_root(start: str | os.PathLike[str] | None = None) -> Path | None:
     """The nearest ancestor of `start` (default: cwd) holding a `.git` dir or file."""
+    from pathlib import Path
+
+    found = repo_root_dir(start)
+    return Path(found) if found is not None else None
+
+
+def repo_root_dir(start: str | os.PathLike[str] | None = None) -> str | None:
+    """`find_repo_root` as a string (resolved, links followed), without pathlib."""
     try:
-        here = Path(start or os.getcwd()).resolve()
-    except (OSError, RuntimeError):
+        here = os.path.realpath(start or os.getcwd())
+    except (OSError, ValueError):
         return None
-    for candidate in (here, *here.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return None
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
 
 
 def git_dir(root: Path) -> Path:
     """The git dir of a work tree: `.git` itself, or where a `.git` file points (worktrees)."""
+    from pathlib import Path
+
     dot_git = root / ".git"
     if dot_git.is_file():
         text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
@@ -55,19 +73,32 @@ def verdict_path(root: Path, session_id: object) -> Path:
     return reflection_dir(root) / f"{VERDICT_PREFIX}{safe_session_id(session_id)}.json"
 
 
+def verdict_file(root: str, session_id: object) -> str:
+    """`verdict_path` as a string, without pathlib."""
+    name = f"{VERDICT_PREFIX}{safe_session_id(session_id)}.json"
+    return os.path.join(root, REFLECTION_DIRNAME, name)
+
+
 def state_dir() -> Path:
     """Per-user state (SQLite, caches); `REFLECTION_STATE_DIR` overrides the platform default."""
+    from pathlib import Path
+
+    return Path(state_directory())
+
+
+def state_directory() -> str:
+    """`state_dir()` as a string, without pathlib."""
     override = os.environ.get("REFLECTION_STATE_DIR")
     if override:
-        return Path(override).expanduser()
-    home = Path.home()
+        return os.path.expanduser(override)
+    home = os.path.expanduser("~")
     if sys.platform == "darwin":
-        return home / "Library" / "Application Support" / "reflection"
+        return os.path.join(home, "Library", "Application Support", "reflection")
     if os.name == "nt":
-        base = os.environ.get("LOCALAPPDATA") or str(home / "AppData" / "Local")
-        return Path(base) / "reflection"
-    base = os.environ.get("XDG_STATE_HOME") or str(home / ".local" / "state")
-    return Path(base) / "reflection"
+        base = os.environ.get("LOCALAPPDATA") or os.path.join(home, "AppData", "Local")
+        return os.path.join(base, "reflection")
+    base = os.environ.get("XDG_STATE_HOME") or os.path.join(home, ".local", "state")
+    return os.path.join(base, "reflection")
 
 
 def safe_session_id(raw: object) -> str:
@@ -80,8 +111,26 @@ def safe_session_id(raw: object) -> str:
     cleaned = _UNSAFE.sub("_", text).strip("_")[:_MAX_ID_LEN]
     if cleaned and cleaned == text:
         return cleaned
-    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    digest = sha256_hex(text.encode("utf-8", "surrogatepass"))[:12]
     return f"{cleaned}_{digest}" if cleaned else f"anon_{digest}"
+
+
+_SHA256: Any = None
+
+
+def sha256_hex(data: bytes) -> str:
+    """`hashlib.sha256(data).hexdigest()` from the interpreter's own SHA-256 when it has one:
+    importing hashlib loads OpenSSL, milliseconds of every hook run that hashes a few bytes."""
+    global _SHA256
+    if _SHA256 is None:
+        for module in ("_sha2", "_sha256", "hashlib"):  # 3.12+, 3.10-3.11, any
+            try:
+                __import__(module)
+                _SHA256 = sys.modules[module].sha256
+                break
+            except (ImportError, AttributeError):
+                continue
+    return str(_SHA256(data).hexdigest())
 
 
 class UnsafePathError(OSError):
@@ -129,6 +178,14 @@ def hook_root(cwd: object) -> Path | None:
     Hooks write `.reflection/` only at a repository root: a payload naming any other
     directory (`/` included) gets no files written there.
     """
+    from pathlib import Path
+
+    found = hook_root_dir(cwd)
+    return Path(found) if found is not None else None
+
+
+def hook_root_dir(cwd: object) -> str | None:
+    """`hook_root` as a string, without pathlib."""
     start = cwd if isinstance(cwd, str) and cwd and os.path.isdir(cwd) else None
-    root = find_repo_root(start)
-    return root if root is not None and root.parent != root else None
+    root = repo_root_dir(start)
+    return root if root is not None and os.path.dirname(root) != root else None

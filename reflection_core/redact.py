@@ -11,10 +11,10 @@ characters); benchmarks/bench_adversarial.py measures it.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import record
 
 REDACTED = "[REDACTED]"
 
@@ -35,7 +35,7 @@ _VALUE = (
 _QUOTE = r"\\?[\"']"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Rule:
     """One secret shape: `pattern` matches it, `keep` is the replacement (groups kept)."""
 

@@ -1,5 +1,7 @@
 """Per-user SQLite state (WAL): prompt history, attempts, fix tracking, lessons.
 
+The hooks' own modules take the SQLite module from here (`state.sqlite3`).
+
 One database file under `paths.state_dir()`; each subsystem creates its own
 tables with `ensure_schema`. Connections use WAL and a busy timeout so that
 concurrent sessions and hook processes neither lose writes nor fail on locks.
@@ -7,11 +9,21 @@ concurrent sessions and hook processes neither lose writes nor fail on locks.
 
 from __future__ import annotations
 
-import sqlite3
+import os
 import time
-from pathlib import Path
 
 from reflection_core import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
+    from pathlib import Path
+else:
+    try:  # SQLite's engine: the `sqlite3` package adds date adapters (deprecated since 3.12)
+        # and imports `datetime` for them, about 2 ms of every prompt; no table stores dates
+        import _sqlite3 as sqlite3
+    except ImportError:
+        import sqlite3
 
 DB_NAME = "state.db"
 BUSY_TIMEOUT_S = 10.0
@@ -23,9 +35,9 @@ def db_path() -> Path:
 
 def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open (creating if needed) the state database in WAL mode."""
-    target = path or db_path()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(str(target), timeout=BUSY_TIMEOUT_S, isolation_level=None)
+    target = os.fspath(path) if path else os.path.join(paths.state_directory(), DB_NAME)
+    os.makedirs(os.path.dirname(target) or ".", exist_ok=True)
+    conn = sqlite3.connect(target, timeout=BUSY_TIMEOUT_S, isolation_level=None)
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous=NORMAL")
     conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")

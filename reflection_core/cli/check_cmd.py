@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from reflection_core import paths
-from reflection_core.cli.common import echo_json, load_config_or_exit
+from reflection_core.cli.common import load_config_or_exit
 
 if TYPE_CHECKING:
     from reflection_core.guards.ci import CommitInfo
@@ -49,41 +48,11 @@ def command() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the evidence as JSON.")
 def tests_command(ci: bool, staged: bool, rev: str | None, as_json: bool) -> None:
     """Did tests pass on this tree? (default: the working tree, unstaged files included)"""
-    from reflection_core.guards import fingerprint, gitcmd, ledger, tests_ran
+    from reflection_core.guards.check_tests import check_tests
 
-    root = _root_or_exit()
-    cfg = load_config_or_exit(str(root))
-    try:
-        if rev or ci:
-            target = rev or "HEAD"
-            tree = fingerprint.commit_tree(root, target)
-            what = f"commit {target}"
-        elif staged:
-            tree, what = fingerprint.staged_tree(root), "the staged tree"
-        else:
-            tree = fingerprint.worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-            what = "the working tree"
-    except gitcmd.GitError as exc:
-        click.echo(f"reflection: {exc}", err=True)
-        raise SystemExit(2) from None
-    evidence = tests_ran.evidence_for_tree(root, tree, cfg)
-    if as_json:
-        echo_json(asdict(evidence))
-    if evidence.passed:
-        if not as_json:
-            click.echo(f"reflection: {what} ({tree[:12]}): {evidence.reason}.")
-        return
-    if ci and not ledger.read(root, warn=False):
-        _fail(
-            "no test run is recorded in this job, so there is no evidence to check. "
-            "Run the suite through the ledger first in the same job "
-            "(`python -m pytest` with reflection installed, "
-            "or `reflection run -- <test command>`), "
-            "then `reflection check tests --ci`.",
-            ci,
-        )
-    text = tests_ran.refusal_text(evidence, f"no test evidence for {what}", skip_hint=False)
-    _fail(text.removeprefix("reflection: "), ci)
+    code = check_tests(ci=ci, staged=staged, rev=rev, as_json=as_json)
+    if code:
+        raise SystemExit(code)
 
 
 @command.command("branch")

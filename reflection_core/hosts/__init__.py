@@ -7,9 +7,9 @@ Modules load lazily: the prompt hook imports only the adapter it runs under.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
+import sys
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from reflection_core.hosts.base import Host
 
@@ -33,5 +33,6 @@ def get(name: str | None) -> Host:
         return UNNAMED
     if name not in HOSTS:
         raise UnknownHost(f"unknown host {name!r}; expected one of: {', '.join(HOSTS)}")
-    host: Host = importlib.import_module(HOSTS[name]).HOST
+    __import__(HOSTS[name])  # importlib.import_module without importing importlib
+    host: Host = sys.modules[HOSTS[name]].HOST
     return host

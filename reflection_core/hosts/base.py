@@ -7,10 +7,14 @@ Each adapter module (claude.py, codex.py, gemini.py, opencode.py) defines one
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from reflection_core.hookio import HookResponse
-from reflection_core.hosts.events import HostEvent, Reply, TranscriptFormat
+from reflection_core.hosts.events import HostEvent, Reply
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    from reflection_core.hosts.events import TranscriptFormat
 
 
 class UnsupportedEvent(ValueError):

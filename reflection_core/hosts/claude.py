@@ -10,8 +10,6 @@ the user.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from reflection_core.hookio import HookResponse
 from reflection_core.hosts.base import Host, text, todo_items
 from reflection_core.hosts.events import (
@@ -25,8 +23,13 @@ from reflection_core.hosts.events import (
     SubagentStopped,
     ToolUsed,
     Transcript,
-    TranscriptFormat,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    from reflection_core.hosts.events import TranscriptFormat
 
 
 class ClaudeHost(Host):

@@ -7,10 +7,13 @@ events it has (UserPromptSubmit, Stop, SessionStart); its turn id arrives as
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from reflection_core.hosts.claude import ClaudeHost
-from reflection_core.hosts.events import TranscriptFormat
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import ClassVar
+
+    from reflection_core.hosts.events import TranscriptFormat
 
 
 class CodexHost(ClaudeHost):

@@ -10,16 +10,18 @@ has a docstring: without one, dataclass builds it from the signature).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from reflection_core.records import field, record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any, Literal
+
     from reflection_core.session.model import Session
 
-TranscriptFormat = Literal["claude", "codex", "gemini", "opencode"]
+    TranscriptFormat = Literal["claude", "codex", "gemini", "opencode"]
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Transcript:
     """A session record on disk and the reader its host's adapter chose for it."""
 
@@ -65,7 +67,7 @@ class Transcript:
         return previous_assistant_message(self.path)
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class HostEvent:
     """What every event carries: which host, which session, where."""
 
@@ -76,14 +78,14 @@ class HostEvent:
     permission_mode: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class PromptSubmitted(HostEvent):
     """The person sent a prompt; the agent has not started on it."""
 
     prompt: str | None = None  # None: the host sent no prompt text
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class StopRequested(HostEvent):
     """The agent's turn ended; the host asks whether it may stop."""
 
@@ -94,14 +96,14 @@ class StopRequested(HostEvent):
     background_tasks: tuple[dict[str, Any], ...] = ()
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class SubagentStopped(StopRequested):
     """A subagent's turn ended (its own transcript is on the event)."""
 
     agent_id: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class StopFailed(HostEvent):
     """The host ended the turn on its own failure (API error, usage limit); no Stop follows."""
 
@@ -110,21 +112,21 @@ class StopFailed(HostEvent):
     last_assistant_message: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionStarted(HostEvent):
     """A session (re)started, e.g. after a compaction."""
 
     source: str | None = None  # startup | resume | clear | compact
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class SessionEnded(HostEvent):
     """The session is over; its last verdict becomes final."""
 
     reason: str | None = None
 
 
-@dataclass(frozen=True, kw_only=True, repr=False, eq=False)
+@record(frozen=True, kw_only=True, repr=False, eq=False)
 class ToolUsed(HostEvent):
     """A tool finished. `todos` is set when the tool wrote the agent's todo list."""
 
@@ -133,7 +135,7 @@ class ToolUsed(HostEvent):
     todos: tuple[tuple[str, str], ...] | None = None  # (content, status) per item
 
 
-@dataclass(frozen=True, eq=False)
+@record(frozen=True, eq=False)
 class Reply:
     """A handler's answer, host-neutral.
 

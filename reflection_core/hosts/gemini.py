@@ -15,8 +15,6 @@ reason to the agent as a new prompt (AfterAgent) or discards the prompt
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from reflection_core.hookio import HookResponse
 from reflection_core.hosts.base import Host, text, todo_items
 from reflection_core.hosts.events import (
@@ -28,8 +26,13 @@ from reflection_core.hosts.events import (
     StopRequested,
     ToolUsed,
     Transcript,
-    TranscriptFormat,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    from reflection_core.hosts.events import TranscriptFormat
 
 
 class GeminiHost(Host):

@@ -8,19 +8,20 @@ defaults outside any repo.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
 
 from reflection_core import paths
+from reflection_core.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from reflection_core.config import Config
     from reflection_core.hosts.events import HostEvent
     from reflection_core.session.model import Session
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Workspace:
     """Where an event happened and the config that applies there."""
 
@@ -28,17 +29,17 @@ class Workspace:
     config: Config
 
 
-def _workdir(event: HostEvent) -> Path:
+def _workdir(event: HostEvent) -> str:
     cwd = event.cwd
-    return Path(cwd if cwd and os.path.isdir(cwd) else os.getcwd())
+    return cwd if cwd and os.path.isdir(cwd) else os.getcwd()
 
 
 # Configs the hook process loaded before its handler ran (for its deadline); the handler's
 # open_workspace takes each over once instead of reading the file a second time.
-_PRELOADED: dict[Path, Config] = {}
+_PRELOADED: dict[str, Config] = {}
 
 
-def preload_config(root: Path) -> Config:
+def preload_config(root: str) -> Config:
     """`config.load(root)`, kept for this process's next open_workspace at `root`."""
     from reflection_core import config
 
@@ -48,14 +49,19 @@ def preload_config(root: Path) -> Config:
 
 def open_workspace(event: HostEvent) -> Workspace:
     """Raises config.ConfigError for a broken config; handlers say so and fail open."""
+    cfg = workspace_config(event)
+    return Workspace(root=cfg.root, config=cfg)
+
+
+def workspace_config(event: HostEvent) -> Config:
+    """`open_workspace(event).config` (its `root_dir` is the repo), without pathlib."""
     from reflection_core import config
 
-    where = _workdir(event)
-    root = paths.find_repo_root(where)
+    root = paths.repo_root_dir(_workdir(event))
     if root is None:
-        return Workspace(root=None, config=config.Config())
+        return config.Config()
     cfg = _PRELOADED.pop(root, None)
-    return Workspace(root=root, config=cfg if cfg is not None else config.load(root))
+    return cfg if cfg is not None else config.load(root)
 
 
 def read_session(

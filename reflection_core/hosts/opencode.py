@@ -18,8 +18,6 @@ warning that the check did not run.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
-
 from reflection_core.hookio import HookResponse
 from reflection_core.hosts.base import Host, text
 from reflection_core.hosts.events import (
@@ -28,8 +26,13 @@ from reflection_core.hosts.events import (
     Reply,
     StopRequested,
     Transcript,
-    TranscriptFormat,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, ClassVar
+
+    from reflection_core.hosts.events import TranscriptFormat
 
 
 class OpenCodeHost(Host):

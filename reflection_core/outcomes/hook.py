@@ -6,34 +6,39 @@ outcome, never the prompt or the stop, and says so in one short note.
 from __future__ import annotations
 
 import time
-from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 
 def on_prompt(event: Any, prompt: str, cfg: Any, *, flagged: bool) -> str:
     """Grade the session's previous stop from `prompt`; '' or why nothing was recorded."""
-    root = getattr(cfg, "root", None)
-    if not isinstance(root, Path):
+    root_dir = getattr(cfg, "root_dir", None)
+    if not isinstance(root_dir, str):
         return ""
-    if not flagged and not _ungraded_verdict(root, event.session_id):
+    if not flagged and not _ungraded_verdict(root_dir, event.session_id):
         return ""  # nothing to grade or count: no database opened on a plain reply
     import sqlite3
+    from pathlib import Path
 
     try:
-        _grade_previous_stop(root, event, prompt, cfg, flagged)
+        _grade_previous_stop(Path(root_dir), event, prompt, cfg, flagged)
     except (OSError, sqlite3.Error) as exc:
         return f"outcome not recorded: {type(exc).__name__}"
     return ""
 
 
-def _ungraded_verdict(root: Path, session_id: object) -> bool:
+def _ungraded_verdict(root: str, session_id: object) -> bool:
     """The session's verdict file exists and has no outcome yet (a cheap file read)."""
     import json
 
     try:
-        data = json.loads(paths.verdict_path(root, session_id).read_text(encoding="utf-8"))
+        with open(paths.verdict_file(root, session_id), encoding="utf-8") as handle:
+            data = json.loads(handle.read())
     except (OSError, ValueError):
         return False
     return isinstance(data, dict) and "outcome" not in data and data.get("status") != "skipped"

@@ -9,9 +9,9 @@ back instead of a silent guess.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from reflection_core.prompt.signals import LazyPattern
+from reflection_core.records import NamedTuple
 
 _MAX_WORDS = 12
 _MAX_CHARS = 240  # twelve words never need more; longer prompts skip the patterns

@@ -7,10 +7,9 @@ over what the prompt names, so a reader can see why a prompt got its number.
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 from reflection_core.prompt.scope import Scope
 from reflection_core.prompt.signals import LazyPattern, Signals
+from reflection_core.records import NamedTuple
 
 _REQUEST = LazyPattern(
     r"\b(?:we need|i need|i want|need to|should|would like|let'?s|please|can you|could you)\b",

@@ -8,12 +8,16 @@ smell histogram, trend) is computed by pure functions over plain rows.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 from collections import Counter
-from typing import Any, NamedTuple
 
 from reflection_core import state
+from reflection_core.records import NamedTuple
+from reflection_core.state import sqlite3
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DDL = """
 CREATE TABLE IF NOT EXISTS prompt_history (

@@ -8,26 +8,25 @@ never the prompt. The host adapter renders the `Reply`.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
-
 from reflection_core.hosts.events import SILENT, PromptSubmitted, Reply
 from reflection_core.prompt import render
 from reflection_core.prompt.score import PromptScore, is_bypassed, score_prompt
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     import sqlite3
+    from typing import Any
 
 
 def handle(event: PromptSubmitted) -> Reply:
     from reflection_core import config
-    from reflection_core.hosts.loader import open_workspace
+    from reflection_core.hosts.loader import workspace_config
 
     prompt = event.prompt
     if prompt is None:
         return _message("reflection: the hook input has no prompt text; nothing was scored.")
     try:
-        cfg = open_workspace(event).config
+        cfg = workspace_config(event)
     except config.ConfigError as exc:
         return _message(f"reflection: prompt not scored, configuration error: {exc}")
     if is_bypassed(prompt, tuple(p for p in cfg.get("prompt.bypass_prefix") if p)):
@@ -43,7 +42,7 @@ def handle(event: PromptSubmitted) -> Reply:
             result, warning = _with_history(conn, result, event.session_id)
         # Recalled for new tasks only, while our connection is open (one WAL checkpoint).
         use_memory = not result.skipped and result.turn == "task" and cfg.get("memory.enabled")
-        lesson = _recall(cfg, prompt) if use_memory else None
+        lesson = _recall(cfg, prompt, conn) if use_memory else None
     finally:
         if conn is not None:
             conn.close()
@@ -100,9 +99,8 @@ def build_response(
 
 
 def _open_history() -> tuple[sqlite3.Connection | None, str]:
-    import sqlite3
-
     from reflection_core.prompt import history
+    from reflection_core.state import sqlite3
 
     try:
         return history.connect(), ""
@@ -114,10 +112,9 @@ def _with_history(
     conn: sqlite3.Connection, result: PromptScore, raw_session: object
 ) -> tuple[PromptScore, str]:
     """Drop questions already asked this session and record the score; never raise."""
-    import sqlite3
-
     from reflection_core.paths import safe_session_id
     from reflection_core.prompt import history
+    from reflection_core.state import sqlite3
 
     session = safe_session_id(raw_session)
     try:
@@ -135,17 +132,17 @@ def _with_history(
     return result, ""
 
 
-def _recall(cfg: Any, prompt: str) -> str | None:
+def _recall(cfg: Any, prompt: str, conn: sqlite3.Connection | None) -> str | None:
     """Episodic memory: a lesson from a similar past task, when that feature is installed."""
-    root = cfg.root
-    if not isinstance(root, Path):
+    root = getattr(cfg, "root_dir", None)
+    if not isinstance(root, str):
         return None
     try:
         from reflection_core.verify.memory import recall_lesson
     except (ImportError, AttributeError):
         return None
     try:
-        lesson = recall_lesson(root, prompt)
+        lesson = recall_lesson(root, prompt, conn)
     except Exception:  # memory is a bonus; it never costs the prompt
         return None
     return lesson if isinstance(lesson, str) and lesson.strip() else None

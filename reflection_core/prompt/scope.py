@@ -9,9 +9,9 @@ asked for everything at once ("all together", "in one go").
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
+from reflection_core.records import NamedTuple
 
 MAX_TASKS = 20
 _LIST_LINE = LazyPattern(r"^[ \t]*(?:\d{1,2}[.)]|[-*•+]|\[[ xX]\])[ \t]+(\S[^\n]*)$", re.MULTILINE)

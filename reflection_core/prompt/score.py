@@ -8,8 +8,6 @@ skip). No I/O: the hook, the CLI, the eval runner and the MCP server call it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
-
 from reflection_core.prompt import classify as classify_mod
 from reflection_core.prompt import (
     continuation,
@@ -23,8 +21,12 @@ from reflection_core.prompt import (
 )
 from reflection_core.prompt.dimensions import DEFAULT_WEIGHTS
 from reflection_core.prompt.signals import Signals, extract, find_paths
+from reflection_core.records import NamedTuple
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflection_core.config import Config
 
 DEFAULT_THRESHOLDS = {"pass": 4.0, "note": 3.0, "ask": 2.0}

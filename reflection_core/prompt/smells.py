@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
 from reflection_core.prompt.scope import Scope
 from reflection_core.prompt.signals import LazyPattern, Signals, has_anchor, lazy_words
+from reflection_core.records import NamedTuple
 
 SMELL_IDS = (
     "magic_words",

@@ -12,7 +12,10 @@ from __future__ import annotations
 import json
 import os
 import stat
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 TAIL_BYTES = 256 * 1024
 MAX_MESSAGE_CHARS = 16 * 1024

@@ -12,11 +12,11 @@ than a needless question.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
 
 from reflection_core.lazyre import lazy
 from reflection_core.prompt import continuation, phrases
 from reflection_core.prompt.signals import LazyPattern
+from reflection_core.records import NamedTuple
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
 _HOST_BLOCK = LazyPattern(

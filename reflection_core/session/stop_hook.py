@@ -9,7 +9,6 @@ Failure policy: open. A bug here never blocks or wedges a session.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import sqlite3
 import stat
@@ -28,6 +27,7 @@ from reflection_core.hosts.events import (
     SubagentStopped,
 )
 from reflection_core.hosts.loader import open_workspace, read_session
+from reflection_core.records import replace
 from reflection_core.session.model import Session
 
 
@@ -305,7 +305,7 @@ def _with_notes(reply: Reply, notes: list[str], quiet: str = "") -> Reply:
     if notes:
         stderr = (stderr + "\n" + "\n".join(notes)).strip()
     message = ((reply.message or "") + " " + " ".join(notes)).strip() or None
-    return dataclasses.replace(reply, message=message, stderr=stderr)
+    return replace(reply, message=message, stderr=stderr)
 
 
 # The verdict status as the user reads it in the one-line status.

@@ -12,14 +12,17 @@ kept per repo. Recall is on the prompt hook's hot path: no config, no heavy impo
 
 from __future__ import annotations
 
-import hashlib
-import sqlite3
+import os
 import time
-from pathlib import Path
-from typing import Any
 
-from reflection_core import state
+from reflection_core import paths, state
 from reflection_core.lazyre import lazy
+from reflection_core.state import sqlite3
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
 
 DDL = """
 CREATE TABLE IF NOT EXISTS memory_lessons (
@@ -129,8 +132,9 @@ def _cap(text: str) -> str:
     return text if len(text) <= MAX_LESSON_CHARS else text[: MAX_LESSON_CHARS - 1] + "…"
 
 
-def _repo_key(root: Path) -> str:
-    return str(Path(root).resolve())
+def _repo_key(root: str | Path) -> str:
+    """The repo's resolved path, as `str(Path(root).resolve())` gives it."""
+    return os.path.realpath(root)
 
 
 def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any = None) -> None:
@@ -147,7 +151,7 @@ def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any 
         return
     repo, now = _repo_key(root), time.time()
     expires = now + float(settings.get("memory.ttl_days")) * 86400
-    text_hash = hashlib.sha256(text.encode()).hexdigest()[:16]
+    text_hash = paths.sha256_hex(text.encode())[:16]
     signature = " ".join(sorted(terms))
     conn = state.connect()
     try:
@@ -188,31 +192,53 @@ def _prune(conn: sqlite3.Connection, repo: str, now: float, keep: int) -> None:
         conn.execute(f"DELETE FROM memory_lessons WHERE id IN ({marks})", stale)
 
 
-def recall_lesson(root: Path, prompt: str) -> str | None:
-    """The most relevant unexpired lesson for a similar earlier task, or None. Never raises."""
-    terms = task_terms(prompt)
-    if len(terms) < MIN_SHARED_TERMS or not state.db_path().exists():
+def recall_lesson(
+    root: str | Path, prompt: str, conn: sqlite3.Connection | None = None
+) -> str | None:
+    """The most relevant unexpired lesson for a similar earlier task, or None. Never raises.
+
+    `conn` is an open state connection to use (the prompt hook's own), else one is opened.
+    The prompt's terms (a redaction pass) are worked out only when the repo has a lesson."""
+    if conn is None and not os.path.exists(os.path.join(paths.state_directory(), state.DB_NAME)):
         return None
     try:
-        conn = state.connect()
+        db = conn or state.connect()
     except sqlite3.Error:
         return None
     try:
-        marks = ",".join("?" * len(terms))
-        rows = conn.execute(
-            "SELECT l.text, l.signature, COUNT(*) AS shared FROM memory_terms t "
-            "JOIN memory_lessons l ON l.id = t.lesson_id "
-            f"WHERE t.repo = ? AND t.term IN ({marks}) AND l.expires_at > ? "
-            "GROUP BY l.id HAVING shared >= ? ORDER BY shared DESC, l.created_at DESC LIMIT 8",
-            (_repo_key(root), *terms, time.time(), MIN_SHARED_TERMS),
-        ).fetchall()
+        terms, rows = _similar_lessons(db, _repo_key(root), prompt)
     except sqlite3.Error:  # no table yet, or a locked/corrupt file: no lesson this time
         return None
     finally:
-        conn.close()
+        if conn is None:
+            db.close()
+    if not rows:
+        return None
     wanted = set(terms)
     scored = [(similarity(wanted, set(sig.split())), text) for text, sig, _ in rows]
     best = max(scored, default=(0.0, ""), key=lambda item: item[0])
     if best[0] < MIN_SIMILARITY:
         return None
     return f"Lesson from a similar earlier task in this repo: {best[1]}"
+
+
+def _similar_lessons(
+    conn: sqlite3.Connection, repo: str, prompt: str
+) -> tuple[list[str], list[Any]]:
+    """The prompt's terms and (text, signature, shared terms) of the unexpired lessons
+    sharing them."""
+    now = time.time()
+    has_lesson = conn.execute(
+        "SELECT 1 FROM memory_lessons WHERE repo = ? AND expires_at > ? LIMIT 1", (repo, now)
+    ).fetchone()
+    terms = task_terms(prompt) if has_lesson else []
+    if len(terms) < MIN_SHARED_TERMS:
+        return terms, []
+    marks = ",".join("?" * len(terms))
+    return terms, conn.execute(
+        "SELECT l.text, l.signature, COUNT(*) AS shared FROM memory_terms t "
+        "JOIN memory_lessons l ON l.id = t.lesson_id "
+        f"WHERE t.repo = ? AND t.term IN ({marks}) AND l.expires_at > ? "
+        "GROUP BY l.id HAVING shared >= ? ORDER BY shared DESC, l.created_at DESC LIMIT 8",
+        (repo, *terms, now, MIN_SHARED_TERMS),
+    ).fetchall()

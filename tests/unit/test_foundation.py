@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import json
 import multiprocessing
 from pathlib import Path
@@ -141,3 +142,8 @@ def test_atomic_write_gives_the_mode_a_plain_write_would(tmp_path: Path) -> None
     plain = tmp_path / "plain.json"
     plain.write_text("{}")
     assert os.stat(target).st_mode & 0o777 == os.stat(plain).st_mode & 0o777
+
+
+@pytest.mark.parametrize("data", [b"", b"abc", "caf\u00e9 \u2603".encode(), bytes(range(256)) * 40])
+def test_sha256_hex_is_hashlibs_digest(data: bytes) -> None:
+    assert paths.sha256_hex(data) == hashlib.sha256(data).hexdigest()

@@ -47,15 +47,36 @@ def test_a_second_hook_in_one_process_sees_an_edited_config(
 
 
 # Modules the prompt hook's process must not import: each costs milliseconds on every prompt.
-_HEAVY = ("click", "yaml", "runpy", "argparse", "tempfile", "urllib.request", "email")
+_HEAVY = (
+    "click",
+    "yaml",
+    "runpy",
+    "argparse",
+    "tempfile",
+    "urllib.request",
+    "email",
+    "dataclasses",
+    "inspect",
+    "hashlib",
+    "threading",
+    "typing",
+    "pathlib",
+    "datetime",
+    "contextlib",
+    "copy",
+    "signal",
+)
 
 
 def test_the_prompt_hook_process_imports_no_heavy_module(git_repo: Path, tmp_path: Path) -> None:
     probe = (
-        "import sys, json; from reflection_core.entry import main\n"
+        "import sys\n"
+        "before = set(sys.modules)\n"  # an editable install's finder imports some at start
+        "from reflection_core.entry import main\n"
         "sys.argv = ['reflection', 'hook', 'user-prompt-submit']\n"
         "code = main()\n"
-        f"sys.stderr.write(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
+        f"loaded = [m for m in {_HEAVY!r} if m in sys.modules and m not in before]\n"
+        "sys.stderr.write(repr(loaded))\n"
     )
     payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
     env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
@@ -69,4 +90,63 @@ def test_the_prompt_hook_process_imports_no_heavy_module(git_repo: Path, tmp_pat
         timeout=60,
         check=True,
     )
-    assert json.loads(run.stderr.strip().splitlines()[-1]) == []
+    assert run.stderr.strip().splitlines()[-1] == "[]"
+
+
+def test_an_agent_hook_process_ends_with_its_answer_written_and_exit_handlers_run(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    marker = tmp_path / "exit-handler-ran"
+    probe = (
+        "import atexit, sys\n"
+        f"atexit.register(lambda: open({str(marker)!r}, 'w').close())\n"
+        "sys.argv = ['reflection', 'hook', 'user-prompt-submit']\n"
+        "from reflection_core.entry import run\n"
+        "run()\n"
+        "raise SystemExit('run() returned')\n"
+    )
+    payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
+    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=payload,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=git_repo,
+        timeout=60,
+    )
+    assert run.returncode == 0, run.stderr
+    assert "systemMessage" in json.loads(run.stdout)
+    assert marker.exists()
+
+
+def test_plain_check_tests_runs_without_click_and_says_what_the_click_command_says(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    probe = (
+        "import sys\n"
+        "before = set(sys.modules)\n"
+        "from reflection_core.entry import main\n"
+        "code = main(['check', 'tests', '--staged'])\n"
+        "clicked = 'click' in set(sys.modules) - before\n"
+        "sys.stderr.write(f'\\nexit {code} click loaded: {clicked}')\n"
+        "from reflection_core.cli.main import cli\n"
+        "try:\n"
+        "    cli.main(args=['check', 'tests', '--staged'], standalone_mode=False)\n"
+        "except SystemExit as exc:\n"
+        "    sys.stderr.write(f'\\nexit {exc.code}')\n"
+    )
+    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=git_repo,
+        timeout=60,
+    )
+    fast, _, through_click = run.stderr.partition("exit 1 click loaded: False")
+    assert "no test evidence for the staged tree" in fast
+    assert through_click.strip().endswith("exit 1")
+    assert fast.strip() == through_click.strip().removesuffix("exit 1").strip()

@@ -2,11 +2,20 @@ from __future__ import annotations
 
 import io
 import json
+import threading
+import time
 
 import pytest
 
 from reflection_core.hook_dispatch import fail_open
-from reflection_core.hookio import HookResponse, PayloadError, parse_payload, render
+from reflection_core.hookio import (
+    HookDeadline,
+    HookResponse,
+    PayloadError,
+    deadline,
+    parse_payload,
+    render,
+)
 from reflection_core.hosts import claude
 
 
@@ -43,3 +52,22 @@ def test_fail_open_allows_and_says_so_visibly() -> None:
     assert response.output is not None
     assert "did not block" in response.output["systemMessage"]
     assert "decision" not in response.output
+
+
+def test_the_deadline_interrupts_the_main_thread() -> None:
+    with pytest.raises(HookDeadline), deadline(0.05):
+        time.sleep(2)
+
+
+def test_the_deadline_is_off_in_another_thread_where_no_signal_can_land() -> None:
+    outcome: list[str] = []
+
+    def work() -> None:
+        with deadline(0.01):
+            time.sleep(0.05)
+        outcome.append("finished")
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join(5)
+    assert outcome == ["finished"]
