@@ -11,15 +11,17 @@ two hooks never grade the same stop twice.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflection_core import paths, state
+from reflection_core.records import record
+from reflection_core.state import sqlite3
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the phrase tables compile on import: only where a prompt is graded
+    from pathlib import Path
+    from typing import Any
+
     from reflection_core.outcomes.grade import Graded
 
 DDL = """
@@ -57,7 +59,7 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StopRow:
     """One judged stop as stored (`id` 0 until inserted)."""
 
@@ -180,12 +182,12 @@ def _row(values: Any) -> StopRow:
     )
 
 
-def now_iso() -> str:
-    """Now, as the verdict files write times (UTC, milliseconds, `Z`)."""
-    from datetime import datetime, timezone
-
-    moment = datetime.now(timezone.utc).isoformat(timespec="milliseconds")
-    return moment.replace("+00:00", "Z")
+def now_iso(now: float | None = None) -> str:
+    """Now, as the verdict files write times (UTC, milliseconds, `Z`), without datetime."""
+    moment = time.time() if now is None else now
+    seconds = int(moment)
+    millis = int((moment - seconds) * 1000)
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds)) + f".{millis:03d}Z"
 
 
 def outcome_field(graded: Graded, by: str, at: str) -> dict[str, Any]:
@@ -226,11 +228,14 @@ def _annotate_record(root: Path, relative: object, key: str, value: dict[str, An
 
     if not isinstance(relative, str) or not relative:
         return
-    record = paths.reflection_dir(root) / "records" / Path(relative).name  # never a path out
+    name = relative.replace("\\", "/").rsplit("/", 1)[-1]  # never a path out
+    if name in ("", ".", ".."):
+        return
+    record_file = paths.reflection_dir(root) / "records" / name
     try:
-        data = json.loads(record.read_text(encoding="utf-8"))
+        data = json.loads(record_file.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     if isinstance(data, dict) and isinstance(data.get("verdict"), dict):
         data["verdict"][key] = value
-        write_json_atomic(record, data)
+        write_json_atomic(record_file, data)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from reflection_core.outcomes import store
 from reflection_core.outcomes.stats import DAY, LedgerRun, Window, estimate, export, summarize
 from reflection_core.outcomes.store import StopRow
 
@@ -77,3 +78,8 @@ def test_the_export_carries_counts_and_rule_ids_but_no_repository_or_text() -> N
     assert "secret-project" not in pooled and "/home" not in pooled
     assert json.loads(pooled)["rules"] == {"tests_after_edit": 1}
     assert json.loads(pooled)["hosts"] == {"claude": 1}
+
+
+def test_outcome_times_are_written_like_the_verdicts_utc_with_milliseconds() -> None:
+    assert store.now_iso(0.5) == "1970-01-01T00:00:00.500Z"
+    assert store.now_iso(1_764_000_000.25) == "2025-11-24T16:00:00.250Z"
