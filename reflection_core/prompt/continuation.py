@@ -72,10 +72,13 @@ _INLINE_ITEM = LazyPattern(r"\((\d{1,2}|[a-h])\)\s")
 _PROPOSAL = LazyPattern(
     r"\b(?:i can|i could|i'?d|i would|i'?ll|i will|i recommend|i suggest|want me to|shall i"
     r"|should i|the (?:simplest|best|easiest|cleanest|safest) (?:fix|option|way) is|the fix is"
-    r"|my recommendation|i lean towards|here'?s the plan|plan:|next step|let me know if you want)"
+    r"|my recommendation|i lean towards|here'?s the plan|plan:|next step|let me know if"
+    r"|if you'?d like|if you want|ready to|when you'?re ready|remaining (?:work|steps?|tasks?))"
     r"\b",
     0,  # matched against lower-cased text
 )
+# Words nearly every English message holds: the proposal phrases above can read it.
+_ENGLISH_WORD = LazyPattern(r"\b(?:the|and|is|are|to|of|you|it|this|that|with|for|in)\b")
 _CHOICE = LazyPattern(
     r"\b(?:which (?:one|of these|option|approach|do you|would you|should)|either\b[^.?!]{0,300}\bor"
     r"|options?:|(?:a few|several|two|three|four|some) (?:ways|options|directions|approaches"
@@ -202,6 +205,11 @@ def offered_items(prev_assistant: str) -> set[str]:
     return items
 
 
+def _reads_as_english(prev: str) -> bool:
+    """Can the English proposal phrases tell that this message proposed nothing?"""
+    return len(set(_ENGLISH_WORD.findall(prev[-600:]))) >= 2
+
+
 def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -> Continuation:
     """Pure: check the continuation's referent against the previous assistant message.
 
@@ -231,14 +239,18 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
     if found.kind == "anaphoric":
         return found
     has_choice = _CHOICE.search(prev) is not None
-    has_proposal = _PROPOSAL.search(prev) is not None or "?" in prev[-600:] or "？" in prev[-600:]
+    asks = "?" in prev[-600:] or "？" in prev[-600:]
+    has_proposal = _PROPOSAL.search(prev) is not None or asks
     has_recommendation = _RECOMMENDATION.search(prev) is not None
-    if has_choice and not has_recommendation:
+    go_ahead = _GO_AHEAD.search(text) is not None
+    # "ok" after a report that says "depending on ..." acknowledges it; a choice is left
+    # open only when the message ends by asking, or the user says to go ahead.
+    if has_choice and not has_recommendation and (asks or go_ahead):
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
         return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
-    if not has_proposal and not has_choice and _GO_AHEAD.search(text) is not None:
+    if not has_proposal and not has_choice and go_ahead and _reads_as_english(prev):
         question = (
             "Happy to continue, but my last message did not propose a specific change. "
             "What should I do next: a concrete fix for what I found, or first a short plan?"

@@ -552,6 +552,15 @@ ANALYSIS_OPENERS = _table(
     """
 )
 
+# Folders the OS empties moments after a screenshot thumbnail is dropped into a terminal
+# (macOS screenshot and Simulator thumbnails): a path there is gone before the agent reads it.
+VANISHING_FILE_PLACES = _table(
+    """
+    /temporaryitems/nsird_screencaptureui_
+    /t/simulator_screenshot_
+    """
+)
+
 # The user asks to be asked: "ask clarifying questions if needed", "有什么不懂的可以询问我".
 INVITED_QUESTIONS = _table(
     """

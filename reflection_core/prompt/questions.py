@@ -78,6 +78,11 @@ INTRO = "To do this well I need a bit more detail:"
 GAP_QUESTIONS: dict[str, str] = {
     "empty": "What would you like me to do? One sentence about the goal is enough.",
     "fragment": "“{evidence}” on its own doesn't say what to do. What should I do with it?",
+    "vanished": (
+        "“{evidence}” is the temporary copy of a screenshot thumbnail, which the system "
+        "deletes moments after the drop, so I can't open it. Can you paste the image, or "
+        "save it first and send that path, or say what it shows?"
+    ),
     "irreversible": (
         "Before I run this: the plan includes an irreversible step on production "
         "(“{evidence}”). Is there a fresh backup, and should I run it on production now or on "

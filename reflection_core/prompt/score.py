@@ -272,11 +272,7 @@ def _scored_task(
     text = read.text
     sig = extract(text)
     governed = scope.govern(text)
-    found = smells.detect(text, sig, governed)
-    referent = turn.missing_referent(text, read.attached, prev)
-    if referent and not any(s.id == "implicit_context" for s in found):
-        found = [*found, smells.missing_referent(referent)]
-    found = list(smells.sorted_smells(found))
+    found, referent = _task_smells(read, sig, governed, prev)
     smell_ids = {s.id for s in found}
     dims = dimensions.rate(text, sig, governed, smell_ids)
     raw = composite(dims, settings.weights) + (live_context.BONUS if bonus else 0.0)
@@ -288,20 +284,11 @@ def _scored_task(
         return _skipped(text, "pass", bonus, note, klass)._replace(turn="question", skipped=False)
     if klass == "conversational":
         klass = classify_mod.class_of_work(text, governed)
-    action = action_for(value, settings.thresholds)
     evident = _gap_is_evident(read, sig, smell_ids)
-    if bare or referent or (sig.hedges and evident):
-        # One missing thing: ask about it; the fill-in template is for a prompt low all over.
-        action = action if action in ("ask", "reformulate") and evident else "ask"
-    elif action in ("ask", "reformulate") and not evident:
-        action = "note"
-    if invited:  # the user asked to be asked before the agent starts
-        action = "ask"
-    decomposition = (
-        tuple(questions.decomposition(governed))
-        if not governed.atomic and not governed.override
-        else ()
-    )
+    one_gap = bool(bare or referent or (sig.hedges and evident))
+    action = _task_action(action_for(value, settings.thresholds), evident, one_gap, invited)
+    split = not governed.atomic and not governed.override
+    decomposition = tuple(questions.decomposition(governed)) if split else ()
     result = PromptScore(
         score=value,
         action=action,
@@ -336,6 +323,36 @@ def _scored_task(
         question_keys=tuple(k for k, _ in pairs),
         reformulation=reform,
     )
+
+
+def _task_action(by_score: str, evident: bool, one_gap: bool, invited: bool) -> str:
+    """What to do with a new task: a low score alone never asks, an evident gap does."""
+    if invited:  # the user asked to be asked before the agent starts
+        return "ask"
+    if one_gap:
+        # One missing thing: ask about it; the fill-in template is for a prompt low all over.
+        return by_score if by_score in ("ask", "reformulate") and evident else "ask"
+    if by_score in ("ask", "reformulate") and not evident:
+        return "note"
+    return by_score
+
+
+def _task_smells(
+    read: turn.Turn, sig: Signals, governed: scope.Scope, prev: str | None
+) -> tuple[list[smells.Smell], str | None]:
+    """The task's smells in reading order, and the referent it points at that nobody supplied."""
+    text = read.text
+    found = smells.detect(text, sig, governed)
+    referent = turn.missing_referent(text, read.attached, prev)
+    vanished = turn.vanished_screenshot(text, read.attached)
+    if vanished:  # no file the conversation names brings the picture back
+        question = questions.GAP_QUESTIONS["vanished"].format(evidence=vanished)
+        found = [s for s in found if s.id != "implicit_context"]
+        found.append(smells.Smell("implicit_context", vanished, question))
+        referent = vanished
+    elif referent and not any(s.id == "implicit_context" for s in found):
+        found = [*found, smells.missing_referent(referent)]
+    return list(smells.sorted_smells(found)), referent
 
 
 def _asking_rule(

@@ -71,6 +71,10 @@ _REFUSAL = LazyPattern(
 )
 _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re.IGNORECASE)
 
+# A pasted path: quoted, or with its spaces escaped ("Screenshot\\ 1.png").
+_PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
+_VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
+_PASTED_MIN_WORDS = 12  # content beside "this document" that may be the document itself
 REPLY_KINDS = ("continuation", "reply")
 QUIET_KINDS = ("continuation", "reply", "question", "chat", "command", "output")
 _SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any language
@@ -199,15 +203,43 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
         return None  # the conversation names a file it may mean
     found = next((p for p in phrases.MISSING_REFERENT if p in low), None)
     if found is not None:
-        if find_paths(text) or "http" in low:
+        start = low.index(found)
+        if find_paths(text) or "http" in low or _pasted_beside(text, start):
             return None
         shown = text if len(text) == len(low) else low
-        start = low.index(found)
         return shown[start : start + len(found)]
     here = _HERE_IS_MY_FILE.search(text)
     if here is None or "\n" in text.strip() or len(text) > 400:
         return None  # nothing pointed at, or the file's content follows
     return here.group(0)
+
+
+def _pasted_beside(text: str, start: int) -> bool:
+    """Does the prompt carry content beside the line pointing at it ("this document:" + text)?"""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", start)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    after_colon = line.partition(":")[2] if ":" in line[start - line_start :] else ""
+    rest = text[:line_start] + (text[line_end:] if line_end >= 0 else "") + " " + after_colon
+    return word_count(rest) >= _PASTED_MIN_WORDS
+
+
+def vanished_screenshot(text: str, attached: bool) -> str | None:
+    """The name of a dropped screenshot the OS deletes within moments, when it carries the message.
+
+    Dragging macOS's floating screenshot thumbnail into a terminal pastes a path in a
+    staging folder that is emptied before the agent reads it: with only a few words
+    beside it, what the user meant to show is lost. An attached image came through.
+    """
+    low = text.lower()
+    if attached or not _contains(low, phrases.VANISHING_FILE_PLACES):
+        return None
+    for token in _PATH_TOKEN.findall(text):
+        if _contains(token.lower(), phrases.VANISHING_FILE_PLACES):
+            if word_count(text.replace(token, " ")) > _VANISHED_MAX_WORDS:
+                return None  # the words say what the picture showed
+            return token.strip("'\"").replace("\\ ", " ").rsplit("/", 1)[-1]
+    return None
 
 
 def bare_request(read: Turn, names_something: bool, names_action: bool) -> str | None:

@@ -281,12 +281,12 @@ def announced_next_action(text: str) -> str | None:
     if not line or line.startswith(("```", "|")):
         return None
     sentence = _SENTENCE_END.split(line)[-1].strip("*_ ")
-    if line.endswith(":") and len(line) <= 200:
+    if line.endswith((":", "\uff1a")) and len(line) <= 200:  # and the full-width colon
         return line
     if sentence.endswith(_QUESTION_MARKS):
         return None
-    if _first(_ANNOUNCED, sentence):
-        return sentence[:200]
+    if _first(_ANNOUNCED, sentence) and not sentence.partition(":")[2].strip():
+        return sentence[:200]  # "Let me sum up: it works" went on to say it
     return None
 
 

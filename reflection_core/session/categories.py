@@ -117,7 +117,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("tests:ledger", "soft"),  # the ledger has no passing run for the tree (no blocks yet)
     ("build:failing", "soft"),  # (no blocks yet)
     ("build:not_run", "hard"),  # compiled source changed, nothing compiled it (9/1, 5 users)
-    ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked (6/1, 5)
+    ("error_fix:not_checked", "hard"),
+    # A push of a change nothing checked, reported as done (3/0, 3 users).
+    ("ship:unchecked", "once"),  # the task pastes an error; nothing checked (6/1, 5)
     ("typecheck:failing", "soft"),  # (no blocks yet)
     ("lint:failing", "soft"),  # (no blocks yet)
     ("gate_run:", "hard"),  # a gate the user configured (stop.run_gates) failed: their rule
@@ -130,6 +132,10 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     # Open work read from the words: it pushes only when hard evidence agrees (CHECK_EVIDENCE
     # items, a failed last check or command, the agent's own open todo items).
     ("reading:remaining_work", "evidence"),  # (4/1, 3 users)
+    # The turn ended on its own announced next step: the announcement is the last record,
+    # so the step never ran. The one reading that pushes without a check item agreeing,
+    # once a task (7/1, 6 users).
+    ("reading:announced_step", "once"),
     ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (8/1, 6)
     ("reading:reported_failure", "soft"),  # (no blocks on the dev stops yet)
     ("reading:claim_contradicted", "evidence"),  # (3/0, 3 users)

@@ -376,6 +376,37 @@ def unchecked_change(session: Session, changed: list[str], known: list[str]) -> 
     ]
 
 
+def shipped_unchecked(session: Session, changed: list[str], *, claimed: bool) -> list[Gap]:
+    """The change was pushed (a push that worked, at or after the latest change) while
+    nothing had checked it, and the message says the work is done: what the agent shipped
+    is a guess it reports as finished."""
+    latest = last_code_change(session.tool_calls)
+    if not claimed or latest < 0 or not any(checkable(p) for p in changed):
+        return []
+    if checked_since_last_change(session):
+        return []
+    push = next(
+        (
+            call
+            for call in reversed(session.tool_calls[latest:])
+            if call.command is not None and "push" in call.command.kinds and call.ok is True
+        ),
+        None,
+    )
+    if push is None or push.command is None:
+        return []
+    return [
+        Gap(
+            "ship:unchecked",
+            f"pushed a change nothing checked (`{push.command.raw[:80]}` at record "
+            f"{push.index}) and the message says it is done",
+            "Run a check that exercises the change (its tests, build or the program), fix "
+            "what it reports and push the fix",
+            "HIGH",
+        )
+    ]
+
+
 def reported_error(prompt: str) -> str | None:
     """The first line of error output pasted into the prompt, if there is one."""
     for pattern in _ERROR_OUTPUT:

@@ -14,7 +14,7 @@ from typing import Any
 from reflection_core import config
 from reflection_core.lazyre import lazy
 from reflection_core.reading import dispatch
-from reflection_core.reading.builtin import SURE, claims_done, read_builtin
+from reflection_core.reading.builtin import SURE, announced_next_action, claims_done, read_builtin
 from reflection_core.reading.facts import Reading
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import (
@@ -31,6 +31,7 @@ from reflection_core.session.coverage import (
     known_checks,
     open_todos,
     requested_commands,
+    shipped_unchecked,
     unchecked_change,
     unchecked_error_fix,
     uncompiled_sources,
@@ -379,6 +380,7 @@ def task_coverage(
         if known and not any(g.pattern == "build:not_run" for g in gaps):
             gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
+        gaps += shipped_unchecked(session, task.changed_paths, claimed=claims_done(message))
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):
@@ -503,11 +505,29 @@ _READING_GAPS = {
 }
 
 
+def ended_on_announced_step(reading: Reading, digest: dict[str, Any]) -> Gap | None:
+    """The turn's last words announce the agent's own next step ("Now let me run the
+    build:") and the transcript shows nothing after them: the agent stopped mid-step. The
+    shape, not a phrase of the task, is the evidence: the announcement is the final
+    record, so the step it announces never ran."""
+    announced = announced_next_action(str(digest.get("final_message") or ""))
+    if announced is None or not reading.has("remaining_work", SURE):
+        return None
+    return Gap(
+        "reading:announced_step",
+        f'the turn ended on a step it announced and never took: "{announced[:160]}"',
+        "Take the step you announced now, then finish the task",
+        "MEDIUM",
+    )
+
+
 def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> list[Gap]:
     """High-confidence facts from the reading that are open work, as gaps naming their
-    evidence (the quote and, for a failed command, the record it came from)."""
-    found = []
-    known = {g.pattern for g in gaps}
+    evidence (the quote and, for a failed command, the record it came from). An
+    announced step the turn ended on stands for the remaining work it shows."""
+    step = ended_on_announced_step(reading, digest)
+    found = [step] if step is not None else []
+    known = {g.pattern for g in gaps} | ({"reading:remaining_work"} if step else set())
     for kind, (action, what) in _READING_GAPS.items():
         facts = [f for f in reading.facts if f.kind == kind and f.confidence >= SURE]
         if not facts or f"reading:{kind}" in known:

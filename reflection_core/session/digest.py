@@ -42,7 +42,13 @@ _HOST_FAILURE = tuple(lazy(p, re.I) for p in HOST_FAILURE_MARKERS)
 # What the prompt asks for, beyond "change the code". One phrase per line; the first kind
 # whose phrase appears wins, in this order.
 TASK_KIND_PHRASES: tuple[tuple[str, str], ...] = (
-    ("report_only", r"\b(do not|don'?t|without) (fix|chang|modify|edit|touch|implement)\w*"),
+    # "don't fix anything, just tell me"; not "don't change the xml", which limits a change.
+    (
+        "report_only",
+        r"\b(do not|don'?t|without) (fix|chang|modify|edit|touch|implement)\w*(?= *([.,;:!)\n]|"
+        r"$| (anything|any (code|files?)|the code|code|files|it|them|yet|just|only|but|"
+        r"for now)\b))",
+    ),
     ("report_only", r"\bjust (tell|show|report|explain|list)\b"),
     ("report_only", r"\b(report|tell me) (back )?(what|which|whether|if|how|why)\b"),
     ("report_only", r"\bonly (report|explain|investigate|analy[sz]e|diagnose)\b"),

@@ -54,7 +54,10 @@ _RESEARCH_WORDS = lazy(
 )
 _PLAN_ONLY = lazy(
     r"\b(just|only) (plan|outline|propose|describe|sketch)\b|"
-    r"\b(do not|don't|dont|no need to) (implement|change|edit|write|touch|modify)\b|"
+    r"\b(do not|don't|dont|no need to) implement\b|"
+    # "don't change the xml" limits what may change; "don't change anything" asks for none.
+    r"\b(do not|don't|dont|no need to) (change|edit|write|touch|modify) (anything|any (code|"
+    r"files?)|the code|code|files|yet)\b|"
     r"\b(make|write|give me|draft|propose) (a|the|an) (plan|proposal|design)\b|"
     r"\bplan (only|first, don't)\b|\bwithout (making|implementing) (any )?changes\b",
     re.I,

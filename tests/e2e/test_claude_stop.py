@@ -32,6 +32,7 @@ CODING_PROMPT = (
 ADD_SUB = ("    return a + b\n", "    return a + b\n\n\ndef sub(a, b):\n    return a - b\n")
 BREAK_ADD = ("    return a + b\n", "    return a - b\n")
 FIX_ADD = ("    return a - b\n", "    return a + b\n")
+SUB_DOCSTRING = ("def sub(a, b):\n", 'def sub(a, b):\n    """a minus b"""\n')
 
 
 def test_edit_without_tests_is_blocked_until_the_agent_runs_them(project: Project) -> None:
@@ -380,19 +381,39 @@ def test_a_stop_waiting_on_a_background_subagent_is_not_pushed_on(project: Proje
     assert "background" in said, said
 
 
-def test_remaining_work_after_checked_work_is_a_note_not_a_push(project: Project) -> None:
-    # Words never push alone: the change was checked, so announced work is noted.
+def test_a_turn_ending_on_its_announced_step_is_pushed_once(project: Project) -> None:
+    # The announcement is the turn's last record: the step it names never ran. The agent
+    # is pushed once, takes the step, and its next stop stands.
     run = project.run(
         CODING_PROMPT,
         [
             edit(project.path("calc.py"), *ADD_SUB),
             bash(TEST_COMMAND),
             say("sub() is in and 1 passed. Now let me wire up the docstring:"),
+            edit(project.path("calc.py"), *SUB_DOCSTRING),
+            bash(TEST_COMMAND),
+            say("sub() has its docstring; 1 passed. Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "Now let me wire up the docstring" in run.stop_feedback()[0], run.describe()
+    assert run.exhausted == 0, run.describe()
+
+
+def test_remaining_work_named_mid_message_after_checked_work_is_not_a_push(
+    project: Project,
+) -> None:
+    # Words never push alone: the change was checked, and the message goes on past the
+    # step it names.
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            say("Now let me note the result: sub() is in and 1 passed."),
         ],
     )
     assert run.blocks == 0, run.describe()
-    said = "\n".join(run.hook_messages())
-    assert "Now let me wire up the docstring" in said, said
 
 
 def test_a_failed_last_command_claimed_as_done_is_pushed(project: Project) -> None:

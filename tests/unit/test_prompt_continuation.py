@@ -73,9 +73,45 @@ def test_bare_yes_to_an_either_or_question_asks_for_the_choice() -> None:
     assert result.action == "ask"
 
 
+def test_an_acknowledgement_of_a_report_that_mentions_alternatives_is_not_asked_about() -> None:
+    report = "Fixed the import. Depending on your shell, you may need to restart it."
+    listed = "Done. You can either restart the worker or wait for the next reload."
+    for ack in ("ok", "great", "sounds good", "yes"):
+        assert not score_prompt(ack, report).questions, ack
+        assert not score_prompt(ack, listed).questions, ack
+    assert score_prompt("go ahead", listed).action == "ask"  # which of the two?
+
+
 def test_go_ahead_after_a_diagnosis_without_a_proposal_asks_what_to_do() -> None:
     prev = "Tokens live in localStorage and the refresh logic exists in two places."
     assert score_prompt("go for it", prev).action == "ask"
+
+
+@pytest.mark.parametrize(
+    "prev",
+    [
+        "The build passes now. Let me know if you'd like me to continue with the docs.",
+        "The build passes. If you want, the docs are next.",
+        "Ready to deploy when you are.",
+        "The remaining work is the migration of the user table.",
+    ],
+)
+def test_go_ahead_after_an_offer_worded_as_a_statement_passes(prev: str) -> None:
+    assert score_prompt("go ahead", prev).action == "pass"
+
+
+@pytest.mark.parametrize(
+    ("reply", "prev"),
+    [
+        ("dale", "Puedo migrar la tabla de usuarios ahora."),
+        ("go ahead", "现在可以部署新版本。"),
+        ("ok go", "Le build passe. Prochaine étape : la migration."),
+    ],
+)
+def test_go_ahead_after_a_message_the_proposal_phrases_cannot_read_passes(
+    reply: str, prev: str
+) -> None:
+    assert score_prompt(reply, prev).action == "pass"
 
 
 def test_go_ahead_after_a_single_proposal_passes() -> None:

@@ -110,6 +110,48 @@ def test_a_request_phrased_as_a_question_is_a_task() -> None:
     assert score_prompt("can you make this file faster?").needs_clarification
 
 
+@pytest.mark.parametrize("place", phrases.VANISHING_FILE_PLACES)
+def test_every_vanishing_place_makes_a_dropped_screenshot_point_nowhere(place: str) -> None:
+    prompt = f"'/var/folders/q1/zz9{place}k3Jd.png' still broken"
+    result = score_prompt(prompt, STATUS)  # the files the agent named bring no picture back
+    assert result.rule == "referent_nowhere"
+    assert result.needs_clarification
+    assert "k3Jd.png" in result.questions[0] and "paste the image" in result.questions[0]
+
+
+THUMBNAIL = "/var/folders/q1/zz9/T/TemporaryItems/NSIRD_screencaptureui_Ab12/Screenshot"
+
+
+def test_a_dropped_thumbnail_with_escaped_spaces_is_named_in_the_question() -> None:
+    result = score_prompt(f"this page is wrong {THUMBNAIL}\\ 2026-03-01\\ at\\ 09.15.22.png")
+    assert result.needs_clarification
+    assert "“Screenshot 2026-03-01 at 09.15.22.png”" in result.questions[0]
+
+
+def test_a_dropped_thumbnail_beside_a_full_description_or_an_attached_image_is_not_asked() -> None:
+    described = (
+        f"'{THUMBNAIL} 1.png' the invoice total on the checkout page shows 0.00 after a coupon "
+        "is applied, although the cart still lists two items at 12.50 each and the coupon is "
+        "only ten percent off"
+    )
+    assert turn.vanished_screenshot(described, attached=False) is None
+    assert turn.vanished_screenshot(f"'{THUMBNAIL} 1.png' broken", attached=True) is None
+    assert turn.vanished_screenshot("'/Users/dev/Desktop/Screenshot 1.png' broken", False) is None
+
+
+def test_a_referent_whose_content_is_pasted_beside_it_is_not_asked_about() -> None:
+    notes = "Q3 revenue grew 12 percent on the new plan.\nCosts fell 3 percent after the switch."
+    for prompt in (
+        f"Make slides from this document:\n\n{notes}",
+        f"{notes}\n\nMake slides from this document.",
+        "Make slides from this document: revenue grew 12 percent and costs fell 3 percent "
+        "after the vendor switch",
+    ):
+        assert turn.missing_referent(prompt, False, None) is None
+        assert not score_prompt(prompt).needs_clarification
+    assert score_prompt("Make slides from this document.\nThanks!").needs_clarification
+
+
 def test_a_referent_pointing_nowhere_is_asked_about_only_on_a_cold_start() -> None:
     assert score_prompt("add pagination to this file").needs_clarification
     assert _quiet("add pagination to this file", STATUS)

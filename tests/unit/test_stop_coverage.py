@@ -378,3 +378,40 @@ def test_a_pasted_error_and_a_real_question_is_not_pushed() -> None:
         "Should a missing currency default to EUR or be rejected?",
     )
     assert not d.should_block
+
+
+def test_pushing_an_unchecked_change_reported_as_done_blocks_once() -> None:
+    builder = (
+        SessionBuilder("Make the signup form keep the name")
+        .edit("app/signup/page.tsx")
+        .bash("git commit -am 'keep name' && git push origin main", output="main -> main")
+    )
+    d = run(builder, "All done. The form keeps the name now, and it is pushed.")
+    assert "ship:unchecked" in d.patterns and d.should_block
+    assert any("pushed a change nothing checked" in m for m in d.missing)
+
+
+@pytest.mark.parametrize(
+    ("steps", "final"),
+    [
+        # a check after the change answers it
+        (("edit", "bash:npm run build", "bash:git push origin main"), "All done. It is pushed."),
+        # no claim that it is done
+        (("edit", "bash:git push origin main"), "Pushed; I have not run it yet."),
+        # the push failed
+        (("edit", "bash!:git push origin main"), "All done. It is pushed."),
+        # nothing pushed
+        (("edit",), "All done."),
+    ],
+)
+def test_a_checked_unclaimed_failed_or_unpushed_change_is_not_shipped_unchecked(
+    steps: tuple[str, ...], final: str
+) -> None:
+    builder = SessionBuilder("Make the signup form keep the name")
+    for step in steps:
+        if step == "edit":
+            builder = builder.edit("app/signup/page.tsx")
+        else:
+            kind, command = step.split(":", 1)
+            builder = builder.bash(command, exit=1 if kind == "bash!" else 0, output="ok")
+    assert "ship:unchecked" not in run(builder, final).patterns

@@ -12,6 +12,7 @@ from reflection_core.reading import builtin
 from reflection_core.reading.builtin import read_builtin
 from reflection_core.reading.facts import Fact
 from reflection_core.session import digest as digest_mod
+from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
 from reflection_core.session.decide import DecisionContext, RepoFacts, decide, with_defaults
 from tests.unit.sessionbuild import SessionBuilder
@@ -246,6 +247,18 @@ def test_each_task_kind_phrase_matches_its_example(entry: int, case: tuple[str, 
     assert kind == expected and re.search(pattern, prompt, re.I)
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Port the settings screen to the new store, don't change the xml layouts",
+        "Refactor the parser; do not touch the public API",
+    ],
+)
+def test_a_limit_on_what_may_change_is_not_a_report_only_task(prompt: str) -> None:
+    kinds = [k for k, p in digest_mod.TASK_KIND_PHRASES if re.search(p, prompt, re.I)]
+    assert "report_only" not in kinds
+
+
 def test_every_gap_weight_is_known_and_unlisted_is_soft() -> None:
     assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "evidence", "soft", "record"}
     assert gap_weight("reading:remaining_work") == "evidence"
@@ -331,14 +344,32 @@ def test_announcing_the_next_step_after_an_unchecked_change_is_pushed_with_the_q
     assert "Now let me update the CLI" in d.feedback
 
 
-def test_announcing_the_next_step_after_a_passing_check_is_a_note_not_a_push() -> None:
+def test_ending_the_turn_on_an_announced_step_pushes_once_even_after_a_passing_check() -> None:
+    """The announcement is the turn's last record: the step it names never ran."""
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="4 passed")
+        .build("The parser is fixed. Now let me update the CLI:")
+    )
+    first = decide(session, CTX)
+    assert first.should_block and first.feedback is not None
+    assert "Now let me update the CLI" in first.feedback
+    again = DecisionContext(
+        config=config.defaults(),
+        attempts=AttemptState(attempts=1, sent_patterns=frozenset({"reading:announced_step"})),
+    )
+    second = decide(session, again)
+    assert not second.should_block and second.note is not None
+
+
+def test_a_step_announced_mid_message_and_taken_is_not_pushed() -> None:
     d = decide(
         untested_change()
         .bash("python -m pytest -q", output="4 passed")
-        .build("The parser is fixed. Now let me update the CLI:"),
+        .build("Now let me update the CLI: done, it takes --strict too. The tests pass."),
         CTX,
     )
-    assert not d.should_block and d.note is not None and "work announced" in d.note
+    assert not d.should_block
 
 
 def test_a_failed_last_command_contradicts_a_done_claim() -> None:
@@ -859,3 +890,22 @@ def test_by_default_an_offer_to_continue_with_an_untested_change_is_a_note() -> 
     final = "The helpers are written.\n\nWould you like me to continue with the contracts?"
     d = decide(untested_change("Implement the contracts").build(final), CTX)
     assert not d.should_block and d.note is not None
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "The build passes. Next, the deploy script:",
+        "构建成功。现在推送到远程：",  # a full-width colon ends the line
+    ],
+)
+def test_a_final_line_ending_in_a_colon_announces_a_step_in_any_script(final: str) -> None:
+    assert builtin.announced_next_action(final) == final.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    "final",
+    ["Ratio: 3:1 after the change.", "Now let me note the result: sub() is in and 1 passed."],
+)
+def test_a_line_that_goes_on_past_its_colon_is_not_an_announcement(final: str) -> None:
+    assert builtin.announced_next_action(final) is None

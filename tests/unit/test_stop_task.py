@@ -57,14 +57,25 @@ def test_dockerfile_edit_is_code_not_docs() -> None:
         "Just plan the migration, don't implement anything yet",
         "Write a plan for splitting the monolith",
         "Only outline the steps",
+        "Review the auth flow; don't change anything",
+        "Look into the flaky job but do not modify any files",
     ],
 )
 def test_plan_only_requests_are_recognised(prompt: str) -> None:
     assert is_plan_only(prompt)
 
 
-def test_ordinary_requests_are_not_plan_only() -> None:
-    assert not is_plan_only("Implement the plan we agreed on and run the tests")
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "Implement the plan we agreed on and run the tests",
+        "Move the login screen to the new state model, don't change the layout files",
+        "Rename the config loader; do not touch the public API",
+    ],
+)
+def test_ordinary_requests_are_not_plan_only(prompt: str) -> None:
+    """A "don't change X" limits what may change; the task still asks for a change."""
+    assert not is_plan_only(prompt)
 
 
 def test_required_gates_follow_config_and_prompt() -> None:
