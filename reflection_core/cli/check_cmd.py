@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -17,6 +16,7 @@ import click
 
 from reflection_core import paths
 from reflection_core.cli.common import echo_json, load_config_or_exit
+from reflection_core.records import asdict
 
 if TYPE_CHECKING:
     from reflection_core.guards.ci import CommitInfo

@@ -16,7 +16,6 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from reflection_core import config
@@ -33,6 +32,7 @@ from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.registry import PushContext
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
@@ -41,7 +41,7 @@ MAX_REPORTED_COMMITS = 3
 _DIFF_HEADER = lazy(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
-@dataclass
+@record
 class TreeEvidence:
     """What the ledger proves about one tree."""
 
@@ -128,7 +128,7 @@ def describe(stamp: Stamp) -> str:
     return f"`{stamp.command}` ({stamp.source}, exit {stamp.exit_code}, {when})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SuiteRules:
     """What makes a stamp evidence here: the project's test command and tests.allow_partial."""
 

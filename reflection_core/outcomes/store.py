@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reflection_core import paths, state
+from reflection_core.records import record
 
 if TYPE_CHECKING:  # the phrase tables compile on import: only where a prompt is graded
     from reflection_core.outcomes.grade import Graded
@@ -57,7 +57,7 @@ _COLUMNS = (
 )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StopRow:
     """One judged stop as stored (`id` 0 until inserted)."""
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
 from typing import Any, Literal
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import replace
 from reflection_core.session.commands import classify_command, shell_tool_kind
 from reflection_core.session.model import (
     AssistantText,

@@ -11,8 +11,9 @@ unbalanced quote simply runs to the end of the line. Pure.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Literal
+
+from reflection_core.records import field, record
 
 TokenKind = Literal["word", "op", "heredoc"]
 
@@ -44,7 +45,7 @@ _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Token:
     text: str
     kind: TokenKind = "word"
@@ -168,7 +169,7 @@ def _read_heredoc(command: str, i: int, delimiter: str, strip_tabs: bool) -> tup
     return "\n".join(lines), len(command)
 
 
-@dataclass
+@record
 class Segment:
     """One simple command: its words, write redirections, heredoc bodies, what follows it."""
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 from typing import Any
 
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record
 from reflection_core.session.model import Session, ToolCall
 
 DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
@@ -94,7 +94,7 @@ _TREE_CHANGE = lazy(
 _CI_REQUEST = lazy(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
 
 
-@dataclass
+@record
 class TaskContext:
     """What the stop decision needs to know about the task before judging it."""
 
