@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from reflection_core import lazyre
 from reflection_core.lazyre import lazy
 from reflection_core.records import record
 
@@ -203,9 +204,33 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
 
 def redact(text: str) -> str:
     """`text` with every secret-shaped span replaced by [REDACTED]."""
+    if not _may_hold_secret(text):
+        return text  # no rule matches: every substitution below would leave it as it is
     for rule in RULES:
         text = rule.pattern.sub(rule.keep, text)
     return text
+
+
+_any_rule: re.Pattern[str] | None = None
+_GLOBAL_FLAGS = lazy(r"\A\(\?[aiLmsux]+\)")
+_FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.DOTALL, "s"), (re.MULTILINE, "m"), (re.VERBOSE, "x"))
+
+
+def _may_hold_secret(text: str) -> bool:
+    """Whether any rule matches `text`, in one search: every rule's pattern as one
+    alternation, each under its own flags. Most strings a verdict or record holds match
+    none, and skip the rules' substitutions one by one."""
+    global _any_rule
+    if _any_rule is None:
+        _any_rule = lazyre.compile("|".join(_scoped(rule.pattern) for rule in RULES))
+    return _any_rule.search(text) is not None
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """`pattern` as a group that carries its own flags, to join an alternation."""
+    letters = "".join(letter for flag, letter in _FLAG_LETTERS if pattern.flags & flag)
+    source = _GLOBAL_FLAGS.sub("", pattern.pattern)  # those flags are in the letters
+    return f"(?{letters}:{source})" if letters else f"(?:{source})"
 
 
 def secret_values(text: str) -> list[str]:

@@ -18,8 +18,6 @@ the same user that reads the key. docs/git-guards.md says what the ledger proves
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
 import os
 import sys
@@ -150,10 +148,15 @@ def signing_key(*, create: bool) -> bytes | None:
 
 
 def signature(stamp: Stamp, key: bytes) -> str:
+    import hashlib  # here, not at import: OpenSSL loads only where a stamp is signed or checked
+    import hmac
+
     return hmac.new(key, stamp.signing_bytes(), hashlib.sha256).hexdigest()
 
 
 def verify(stamp: Stamp, key: bytes | None) -> bool:
+    import hmac
+
     return bool(key and stamp.mac) and hmac.compare_digest(stamp.mac, signature(stamp, key or b""))
 
 

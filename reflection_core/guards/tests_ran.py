@@ -38,6 +38,7 @@ MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
 MAX_PUSH_COMMITS = 50
 MAX_REPORTED_COMMITS = 3
+NOT_FINGERPRINTED = ""  # the tree of evidence that holds for any tree (nothing recorded)
 _DIFF_HEADER = lazy(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
@@ -264,14 +265,20 @@ def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
     return seen
 
 
-def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> list[TreeEvidence]:
-    """Evidence for several trees with one ledger read and one diff process."""
+def evidence_for_trees(
+    root: Path,
+    trees: Sequence[str],
+    cfg: config.Config,
+    stamps: Sequence[Stamp] | None = None,
+) -> list[TreeEvidence]:
+    """Evidence for several trees with one ledger read (`stamps`, when already read) and
+    one diff process."""
     project_command = project_test_command(root, cfg)
     hint = command_hint(project_command)
     if not cfg.get("tests.ledger"):
         note = "tests.ledger is false: test evidence is not recorded or checked"
         return [TreeEvidence(t, True, reason=note, command_hint=hint) for t in trees]
-    stamps = ledger.read(root)
+    stamps = ledger.read(root) if stamps is None else stamps
     rules = SuiteRules(project_command, cfg.get("tests.allow_partial"))
     candidates = candidate_trees(stamps, rules)
     # Trees whose own suite runs decide them need no comparison with other trees.
@@ -294,9 +301,16 @@ def evidence_for_tree(root: Path, tree: str, cfg: config.Config) -> TreeEvidence
 
 
 def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
-    """Evidence for the working tree as it is now (unstaged and untracked files included)."""
+    """Evidence for the working tree as it is now (unstaged and untracked files included).
+
+    With no run in the ledger (or the ledger off) the evidence is the same for any tree:
+    the working tree is not fingerprinted then (three git processes on every stop), and
+    the evidence names no tree."""
+    stamps = ledger.read(root) if cfg.get("tests.ledger") else []
+    if not stamps:
+        return evidence_for_trees(root, [NOT_FINGERPRINTED], cfg, stamps)[0]
     tree = fingerprint.worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-    return evidence_for_tree(root, tree, cfg)
+    return evidence_for_trees(root, [tree], cfg, stamps)[0]
 
 
 def refusal_text(

@@ -8,13 +8,13 @@ when they are decisive (source files changed); words decide when nothing changed
 
 from __future__ import annotations
 
-import hashlib
 import re
 from pathlib import PurePosixPath
 from typing import Any
 
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
+from reflection_core.paths import sha256_hex
 from reflection_core.records import field, record
 from reflection_core.session.model import Session, ToolCall
 
@@ -112,7 +112,7 @@ class TaskContext:
 def task_id(session: Session) -> str:
     """A stable id for the current task: the prompt and when it was given."""
     basis = f"{session.task_prompt}\0{session.task_started_at or ''}"
-    return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha256_hex(basis.encode("utf-8", "surrogatepass"))[:16]
 
 
 def relative_path(path: str, base: str | None) -> str:
