@@ -14,9 +14,12 @@ import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from reflection_core.paths import UnsafePathError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 

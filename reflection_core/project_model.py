@@ -19,9 +19,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from fnmatch import fnmatch
 from itertools import islice
 from pathlib import Path
-from typing import Any
 
 from reflection_core.records import NamedTuple, field, record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PURPOSES = ("test", "build", "typecheck", "lint", "run")
 TEST_DIRS = ("tests", "test", "spec", "__tests__")

@@ -11,11 +11,14 @@ characters); benchmarks/bench_adversarial.py measures it.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from reflection_core import lazyre
 from reflection_core.lazyre import lazy
 from reflection_core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 REDACTED = "[REDACTED]"
 

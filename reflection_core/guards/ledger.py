@@ -24,10 +24,13 @@ import sys
 from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from reflection_core import atomic, paths
 from reflection_core.records import asdict, field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LEDGER_RELPATH = ("reflection", "ledger.jsonl")
 DEFAULT_MAX_ENTRIES = 5000

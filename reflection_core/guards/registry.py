@@ -17,11 +17,13 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflection_core.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflection_core.config import Config
     from reflection_core.guards.branches import PushedRef
 

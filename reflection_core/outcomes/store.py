@@ -14,12 +14,14 @@ import json
 import sqlite3
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from reflection_core import paths, state
 from reflection_core.records import record
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # the phrase tables compile on import: only where a prompt is graded
+    from typing import Any
+
     from reflection_core.outcomes.grade import Graded
 
 DDL = """

@@ -22,14 +22,16 @@ evidence, and evidence wins.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
 
 from reflection_core.reading.errors import ReaderError
 from reflection_core.reading.facts import TURN_KINDS, Reading
 from reflection_core.reading.settings import ReaderSettings, resolve
 from reflection_core.records import asdict, replace
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflection_core.session.model import Session
     from reflection_core.session.trace import Trace
 

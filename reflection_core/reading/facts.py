@@ -6,9 +6,11 @@ Kept free of imports from the rest of the package so that every reader (built-in
 
 from __future__ import annotations
 
-from typing import Any
-
 from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # One line per kind of fact a reader may report about a stop. The decision owns what each
 # kind means for the verdict; a reader only says whether the words show it.

@@ -8,7 +8,6 @@ result. Tests and the eval runner call it directly with constructed contexts.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from reflection_core import config
 from reflection_core.lazyre import lazy
@@ -59,6 +58,10 @@ from reflection_core.session.task import (
     task_id,
     unnamed_changes,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
 _OUR_ATTEMPT = lazy(r"\breflection(?: \(| \u2014 FINAL )attempt \(?(\d+)/\d+\)")

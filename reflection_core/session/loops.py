@@ -8,11 +8,14 @@ Both thresholds come from `stop.loops.*`.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from reflection_core.lazyre import lazy
 from reflection_core.records import record
 from reflection_core.session.model import Session, ToolCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SPACES = lazy(r"\s+")
 

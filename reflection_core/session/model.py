@@ -7,11 +7,16 @@ here does I/O.
 
 from __future__ import annotations
 
-from typing import Any, Literal
-
 from reflection_core.records import field, record
 
-ToolKind = Literal["edit", "write", "read", "search", "shell", "todo", "agent", "web", "other"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+if TYPE_CHECKING:
+    ToolKind = Literal["edit", "write", "read", "search", "shell", "todo", "agent", "web", "other"]
+else:
+    ToolKind = str  # the kinds are checked statically; a hook does not import typing
 
 
 @record

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Literal
 
 from reflection_core.lazyre import lazy
 from reflection_core.records import replace
@@ -29,18 +28,25 @@ from reflection_core.session.model import (
     ToolKind,
 )
 
-RecordRole = Literal[
-    "prompt",
-    "hook_feedback",
-    "tool_result",
-    "assistant",
-    "compact_boundary",
-    "compact_summary",
-    "task_notification",
-    "meta",
-    "sidechain",
-    "other",
-]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+if TYPE_CHECKING:
+    RecordRole = Literal[
+        "prompt",
+        "hook_feedback",
+        "tool_result",
+        "assistant",
+        "compact_boundary",
+        "compact_summary",
+        "task_notification",
+        "meta",
+        "sidechain",
+        "other",
+    ]
+else:
+    RecordRole = str  # the roles are checked statically; a hook does not import typing
 SpillResolver = Callable[[str, str], "str | None"]  # (saved path, tool_use_id) -> full text
 
 OUTPUT_HEAD_CHARS = 4096

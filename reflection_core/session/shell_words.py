@@ -11,11 +11,17 @@ unbalanced quote simply runs to the end of the line. Pure.
 from __future__ import annotations
 
 import re
-from typing import Literal
 
 from reflection_core.records import field, record
 
-TokenKind = Literal["word", "op", "heredoc"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+if TYPE_CHECKING:
+    TokenKind = Literal["word", "op", "heredoc"]
+else:
+    TokenKind = str  # the kinds are checked statically; a hook does not import typing
 
 _OPERATORS = (
     "&>>",

@@ -14,7 +14,6 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
 from reflection_core.hosts.events import (
@@ -29,6 +28,10 @@ from reflection_core.hosts.events import (
 from reflection_core.hosts.loader import open_workspace, read_session
 from reflection_core.records import replace
 from reflection_core.session.model import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _event_name(event: StopRequested) -> str:

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Any
 
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
 from reflection_core.paths import sha256_hex
 from reflection_core.records import field, record
 from reflection_core.session.model import Session, ToolCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
 

@@ -26,10 +26,13 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
 
 from reflection_core.session import codex_rollout, normalize
 from reflection_core.session.model import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 BLOCK_BYTES = 256 * 1024
 DEFAULT_MAX_TASK_BYTES = 64 * 1024 * 1024
@@ -39,7 +42,8 @@ _SNIFF_BYTES = 64 * 1024
 RAW_LINE_BYTES = 2048  # a Claude Code line this short is kept as read until the session is built
 _SNIFF_LIMIT = 8 * 1024 * 1024  # Codex puts AGENTS.md into its first record
 
-RoleOf = Callable[[Any], str]
+if TYPE_CHECKING:
+    RoleOf = Callable[[Any], str]
 
 
 def read_session(

@@ -15,8 +15,9 @@ import pytest
 from reflection_core import hook_dispatch
 from reflection_core.evals.transcript_builder import build_records, write_jsonl
 
-# Modules a Stop hook on a short, finished task must not import: each costs milliseconds
-# on every stop (dataclasses alone pulls in inspect, ast, dis and tokenize).
+# Modules a Stop hook on a short, finished task in a repo with no recorded test run must
+# not import: each costs milliseconds on every stop (dataclasses alone pulls in inspect,
+# ast, dis and tokenize; subprocess and tempfile come with fingerprinting the tree).
 _HEAVY = (
     "click",
     "yaml",
@@ -28,6 +29,10 @@ _HEAVY = (
     "dataclasses",
     "inspect",
     "ast",
+    "typing",
+    "subprocess",
+    "tempfile",
+    "hashlib",
 )
 
 
