@@ -215,7 +215,7 @@ def redact(text: str) -> str:
 
 
 _any_rule: re.Pattern[str] | None = None
-_GLOBAL_FLAGS = lazy(r"\A\(\?[aiLmsux]+\)")
+_GLOBAL_FLAGS = lazy(r"\A\(\?([aiLmsux]+)\)")
 _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.DOTALL, "s"), (re.MULTILINE, "m"), (re.VERBOSE, "x"))
 
 
@@ -230,9 +230,13 @@ def _may_hold_secret(text: str) -> bool:
 
 
 def _scoped(pattern: re.Pattern[str]) -> str:
-    """`pattern` as a group that carries its own flags, to join an alternation."""
-    letters = "".join(letter for flag, letter in _FLAG_LETTERS if pattern.flags & flag)
-    source = _GLOBAL_FLAGS.sub("", pattern.pattern)  # those flags are in the letters
+    """`pattern` as a group that carries its own flags, to join an alternation (read
+    from its source: the rules are not compiled one by one for this)."""
+    source, flags = lazyre.source_and_flags(pattern)
+    letters = "".join(letter for flag, letter in _FLAG_LETTERS if flags & flag)
+    leading = _GLOBAL_FLAGS.match(source)  # `(?i)` at the start: into the group's letters
+    if leading:
+        letters, source = letters + leading.group(1), source[leading.end() :]
     return f"(?{letters}:{source})" if letters else f"(?:{source})"
 
 

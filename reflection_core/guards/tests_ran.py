@@ -21,18 +21,19 @@ from pathlib import Path
 from reflection_core import config
 from reflection_core.globs import path_matches
 from reflection_core.guards import fingerprint, gitcmd, ledger, runner_ready
-from reflection_core.guards.branches import PushParseError
 from reflection_core.guards.evidence import (
     is_pytest_command,
     not_the_suite,
     outcome,
     why_not_counted,
 )
-from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
-from reflection_core.guards.registry import PushContext
 from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the git hooks' entry points import these; a Stop hook needs none of them
+    from reflection_core.guards.registry import PushContext
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
@@ -545,10 +546,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what to check: the staged tree or pushed commits (auto: from the framework's env)",
     )
     args = parser.parse_args(argv)
+    from reflection_core.guards.hookenv import within_deadline
+
     return within_deadline(lambda: _check(args.stage), "commit or push")
 
 
 def _check(stage: str) -> int:
+    from reflection_core.guards.branches import PushParseError
+    from reflection_core.guards.hookenv import repo_and_config
+
     loaded = repo_and_config()
     if isinstance(loaded, int):
         return loaded

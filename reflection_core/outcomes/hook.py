@@ -87,7 +87,6 @@ def _record_stop(
 ) -> None:
     from reflection_core import state
     from reflection_core.outcomes import store
-    from reflection_core.outcomes.after_push import grade_after_push
     from reflection_core.reading.builtin import last_line
     from reflection_core.session.human_action import ends_as_question
     from reflection_core.session.verdict import read_verdict
@@ -102,6 +101,8 @@ def _record_stop(
     try:
         previous = store.latest_stop(conn, key)
         if previous is not None and previous.pushed and previous.outcome is None:
+            from reflection_core.outcomes.after_push import grade_after_push
+
             since = calls[previous.tool_calls :] if len(calls) >= previous.tool_calls else calls
             graded = grade_after_push(since)
             if store.set_outcome(conn, previous.id, graded):

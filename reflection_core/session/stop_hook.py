@@ -110,7 +110,7 @@ def _judge_and_answer(
     if decision.complete or decision.budget_exhausted or decision.status == "blocked":
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
         stored = _optional(
-            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg
+            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg, conn
         )
         notes += _unrun_notes({"lesson": stored})
     return _with_notes(answer, notes)
@@ -410,8 +410,10 @@ def _store_lesson(
     state: Any,
     gate_lesson: dict[str, Any] | None,
     cfg: Any,
+    conn: sqlite3.Connection | None,
 ) -> None:
-    """A finished or escalated task: remember what it was pushed on and which fixes worked."""
+    """A finished or escalated task: remember what it was pushed on and which fixes worked
+    (on the hook's connection to the state database, when it has one)."""
     if not cfg.get("memory.enabled") or not task_prompt:
         return
     from reflection_core.verify.memory import store_lesson
@@ -430,6 +432,7 @@ def _store_lesson(
             "note": decision.status_report,
         },
         cfg,
+        conn,
     )
 
 

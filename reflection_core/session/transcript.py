@@ -27,7 +27,7 @@ import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from reflection_core.session import codex_rollout, normalize
+from reflection_core.session import normalize
 from reflection_core.session.model import Session
 
 TYPE_CHECKING = False
@@ -108,10 +108,10 @@ def _read(
     warnings: list[str] = []
     head = _head_records(handle) if transcript_format != "codex" else []
     if transcript_format is None:
-        transcript_format = (
-            "codex" if any(codex_rollout.is_rollout_record(r) for r in head) else "claude"
-        )
+        transcript_format = "codex" if any(_is_rollout(r) for r in head) else "claude"
     if transcript_format == "codex":
+        from reflection_core.session import codex_rollout
+
         records, _ = _task_records(
             handle, codex_rollout.rollout_record_role, max_task_bytes, warnings
         )
@@ -160,6 +160,16 @@ def _read_gemini(
     )
     session.warnings[:0] = warnings
     return session
+
+
+def _is_rollout(record: Any) -> bool:
+    """A Codex rollout record. Every one has a `payload` object and no Claude Code record
+    has: the Codex reader is loaded only for a record that may be one."""
+    if not (isinstance(record, dict) and isinstance(record.get("payload"), dict)):
+        return False
+    from reflection_core.session.codex_rollout import is_rollout_record
+
+    return is_rollout_record(record)
 
 
 def _empty(reason: str, session_id: str | None, last_message: str | None) -> Session:
@@ -374,7 +384,9 @@ def read_last_assistant_text(
 
 
 def _assistant_text(record: dict[str, Any]) -> str | None:
-    if codex_rollout.is_rollout_record(record):
+    if _is_rollout(record):
+        from reflection_core.session import codex_rollout
+
         return codex_rollout.assistant_text(record)
     if record.get("type") != "assistant":
         return None
