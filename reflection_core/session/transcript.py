@@ -14,6 +14,11 @@ the hook), without blocking; at most `max_task_bytes` plus a look-back are read
 for one task, and each byte is copied a constant number of times, so one huge
 line costs what its bytes cost (benchmarks/bench_adversarial.py).
 
+Memory grows with what the session keeps, not with the task's bytes: a long tool
+output is capped as its record is decoded, a short line is held as read (bytes cost
+less than the record they decode to) until the session is built from the records in
+one pass, and each record is freed once the session has taken its part of it.
+
 Never raises for I/O or format problems: a missing file, a truncated last line,
 garbage lines or non-UTF-8 bytes become `Session.warnings`.
 """
