@@ -32,13 +32,14 @@ PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
 SCORE_JSONL_RATE = Target(
     "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1200.0
 )
-# Missed on main: 12.9x from a regular install (145 ms vs 11 ms of CPU).
-STOP_HOOK_RATIO = Target(
-    "stop hook, 20-record transcript, CPU / python -c pass", 5.0, ci_bound=19.3
-)
+# Met from a regular install: 4.6-4.8x (51-52 ms vs 11 ms of CPU), 5.1-5.3x while other
+# work loads both cores (12.9x before the stop hook dropped dataclasses, typing, the tree
+# fingerprint when no test run is recorded, and its second and third SQLite connections).
+STOP_HOOK_RATIO = Target("stop hook, 20-record transcript, CPU / python -c pass", 5.0)
 STOP_BIG_TASK_CPU = Target("stop hook on one 50 MB task, CPU seconds", 1.0)
-# Missed on main (measured 170 MB: the reader keeps every decoded record of the task).
-STOP_BIG_TASK_RSS = Target("stop hook on one 50 MB task, peak RSS MB", 80.0, ci_bound=255.0)
+# Met: 68 MB (170 MB when the reader kept every decoded record of the task; the task's
+# capped outputs alone are 32 MB).
+STOP_BIG_TASK_RSS = Target("stop hook on one 50 MB task, peak RSS MB", 80.0)
 STOP_SESSION_GROWTH = Target("stop cost, big / 1 MB session ending with the same task", 1.5)
 COMMIT_HOOK_RATIO = Target("commit through `reflection init` hooks / one native hook", 1.5)
 # Noise-bound on 2 cores: the fingerprint runs in a background thread at nice 19, so the

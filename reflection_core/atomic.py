@@ -12,12 +12,14 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 from reflection_core.paths import UnsafePathError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
@@ -43,9 +45,9 @@ def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
 def write_text_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text` so readers see the old or the new file, never a torn one."""
     _ensure_parent(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    fd, tmp = _create_temp(path)
     try:
-        # mkstemp creates 0600; give the file the mode a plain open() would have.
+        # The temp file is created 0600; give it the mode a plain open() would have.
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
@@ -56,6 +58,18 @@ def write_text_atomic(path: Path, text: str) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+
+
+def _create_temp(path: Path) -> tuple[int, str]:
+    """A new file beside `path`, created exclusively and not through a link: what
+    `tempfile.mkstemp` does, without importing tempfile (and random) in every hook."""
+    for _ in range(100):
+        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside {path}")
 
 
 def _umask() -> int:

@@ -154,6 +154,14 @@ def lazy(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return _LazyPattern(pattern, int(flags))  # type: ignore[return-value]
 
 
+def source_and_flags(value: re.Pattern[str]) -> tuple[str, int]:
+    """A pattern's source and the flags it was given (a `lazy` one stays uncompiled;
+    flags written inline in the source stay there)."""
+    if isinstance(value, _LazyPattern):
+        return value.pattern, value._flags
+    return value.pattern, value.flags
+
+
 def unwrap(value: object) -> re.Pattern[str] | None:
     """The compiled pattern behind a `lazy` one, None for anything else (for audits)."""
     if isinstance(value, _LazyPattern):

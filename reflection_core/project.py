@@ -10,12 +10,12 @@ test command.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from reflection_core import config
 from reflection_core.config import Config
 from reflection_core.project_model import ProjectModel, combine, repo_model, session_model
+from reflection_core.records import field, record
 
 # The languages a model's ecosystems stand for, for the verdict record.
 _LANGUAGES = {
@@ -30,7 +30,7 @@ _LANGUAGES = {
 }
 
 
-@dataclass
+@record
 class RepoSignals:
     """Commands and facts a repo's own files reveal; `evidence` says where each came from."""
 

@@ -16,11 +16,15 @@ import json
 import os
 import shlex
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
 from fnmatch import fnmatch
 from itertools import islice
 from pathlib import Path
-from typing import Any, NamedTuple
+
+from reflection_core.records import NamedTuple, field, record, replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PURPOSES = ("test", "build", "typecheck", "lint", "run")
 TEST_DIRS = ("tests", "test", "spec", "__tests__")
@@ -40,7 +44,7 @@ class Command(NamedTuple):
     runs: str | None = None  # what a wrapper runs, when its recipe shows it ("python -m pytest")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProjectModel:
     """What the model knows: commands in precedence order, templates for narrower runs."""
 
@@ -269,7 +273,7 @@ RECIPE_RUNNERS = (
 # ---------------------------------------------------------------- readers (pure)
 
 
-@dataclass
+@record
 class _Found:
     """What the readers collect while walking the tables."""
 

@@ -7,17 +7,18 @@ instead: type checkers read it as `dataclasses.dataclass`, so constructors and f
 fields are checked as before, while at run time the class gets one shared `__init__`
 (positional or keyword arguments, defaults and default factories), `__repr__`,
 `__eq__` and, when frozen, a `__setattr__` that refuses. Nothing else of dataclasses
-but `replace`, here too (no `asdict` or `fields`: modules that need those keep
-`dataclasses`). `NamedTuple` likewise stands in for `typing.NamedTuple` (class syntax
-only), so that the prompt hook does not import `typing` either: about 4 ms per prompt.
+but `replace` and `asdict`, here too (no `fields`: modules that need it keep
+`dataclasses`); `__post_init__` runs once the fields are set, as in dataclasses.
+`NamedTuple` likewise stands in for `typing.NamedTuple` (class syntax only), so that
+the prompt hook does not import `typing` either: about 4 ms per prompt.
 """
 
 from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from dataclasses import asdict, field, replace
     from dataclasses import dataclass as record
-    from dataclasses import field, replace
     from typing import Any, NamedTuple
 else:
     from collections import namedtuple
@@ -118,12 +119,25 @@ else:
                 values[name] = spec.default
         for name, value in values.items():
             object.__setattr__(self, name, value)
+        if hasattr(self, "__post_init__"):
+            self.__post_init__()
 
     def replace(obj: Any, /, **changes: Any) -> Any:
         """`dataclasses.replace`: a copy of a record with some fields changed."""
         values = {name: getattr(obj, name) for name in type(obj)._record_fields}
         values.update(changes)
         return type(obj)(**values)
+
+    def asdict(obj: Any) -> Any:
+        """`dataclasses.asdict`: a record as a dict, records, lists, tuples and dicts inside
+        converted too (leaf values are shared, not deep-copied)."""
+        if hasattr(type(obj), "_record_fields"):
+            return {name: asdict(getattr(obj, name)) for name in type(obj)._record_fields}
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(asdict(item) for item in obj)
+        if isinstance(obj, dict):
+            return {key: asdict(value) for key, value in obj.items()}
+        return obj
 
     def _repr(self: Any) -> str:
         shown = ", ".join(

@@ -11,10 +11,14 @@ characters); benchmarks/bench_adversarial.py measures it.
 from __future__ import annotations
 
 import re
-from typing import Any
 
+from reflection_core import lazyre
 from reflection_core.lazyre import lazy
 from reflection_core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 REDACTED = "[REDACTED]"
 
@@ -203,9 +207,37 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
 
 def redact(text: str) -> str:
     """`text` with every secret-shaped span replaced by [REDACTED]."""
+    if not _may_hold_secret(text):
+        return text  # no rule matches: every substitution below would leave it as it is
     for rule in RULES:
         text = rule.pattern.sub(rule.keep, text)
     return text
+
+
+_any_rule: re.Pattern[str] | None = None
+_GLOBAL_FLAGS = lazy(r"\A\(\?([aiLmsux]+)\)")
+_FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.DOTALL, "s"), (re.MULTILINE, "m"), (re.VERBOSE, "x"))
+
+
+def _may_hold_secret(text: str) -> bool:
+    """Whether any rule matches `text`, in one search: every rule's pattern as one
+    alternation, each under its own flags. Most strings a verdict or record holds match
+    none, and skip the rules' substitutions one by one."""
+    global _any_rule
+    if _any_rule is None:
+        _any_rule = lazyre.compile("|".join(_scoped(rule.pattern) for rule in RULES))
+    return _any_rule.search(text) is not None
+
+
+def _scoped(pattern: re.Pattern[str]) -> str:
+    """`pattern` as a group that carries its own flags, to join an alternation (read
+    from its source: the rules are not compiled one by one for this)."""
+    source, flags = lazyre.source_and_flags(pattern)
+    letters = "".join(letter for flag, letter in _FLAG_LETTERS if flags & flag)
+    leading = _GLOBAL_FLAGS.match(source)  # `(?i)` at the start: into the group's letters
+    if leading:
+        letters, source = letters + leading.group(1), source[leading.end() :]
+    return f"(?{letters}:{source})" if letters else f"(?:{source})"
 
 
 def secret_values(text: str) -> list[str]:

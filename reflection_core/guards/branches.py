@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
 from reflection_core.config import Config
 from reflection_core.globs import matching_branch_rule
 from reflection_core.guards.gitcmd import is_zero
 from reflection_core.lazyre import lazy
+from reflection_core.records import record
 
 _SHA = lazy(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 HEADS = "refs/heads/"
@@ -26,7 +26,7 @@ class PushParseError(ValueError):
     """Pre-push input that cannot be understood; the hook fails closed on it."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PushedRef:
     """One ref of a push, as git describes it."""
 
@@ -53,7 +53,7 @@ class PushedRef:
         return self.remote_ref  # an unqualified name can only be a branch here
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Refusal:
     """A refused ref with the rule that matched and what to do instead."""
 

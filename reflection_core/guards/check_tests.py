@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import asdict
 
 from reflection_core import config, paths
+from reflection_core.records import asdict
 
 _NOTHING_RECORDED = (
     "no test run is recorded in this job, so there is no evidence to check. "

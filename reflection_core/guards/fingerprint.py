@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -83,6 +81,9 @@ def worktree_tree(root: Path, exclude: Sequence[str] = (), *, background: bool =
     apply to untracked files; changes to tracked files there still count (and the
     tests-ran gate treats those paths as ignorable).
     """
+    import shutil
+    import tempfile
+
     with tempfile.TemporaryDirectory(prefix="reflection-index-") as tmp:
         temp_index = Path(tmp) / "index"
         source = real_index_path(root)

@@ -2,14 +2,13 @@
 
 Guards run inside git hooks, where git exports GIT_DIR/GIT_INDEX_FILE and friends;
 `run` passes the environment through unless told otherwise, never uses a shell,
-and raises GitError with git's own message when a command fails.
+and raises GitError with git's own message when a command fails. `subprocess` is
+imported when git first runs: a Stop hook that needs no git does not load it.
 """
 
 from __future__ import annotations
 
 import os
-import shutil
-import subprocess
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -34,6 +33,8 @@ def run(
     `background` runs git at the lowest CPU priority (`nice -n 19`, where available):
     for work that overlaps something the user is waiting on, such as a test run.
     """
+    import subprocess
+
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
@@ -58,12 +59,16 @@ def run(
 
 
 def _nice_prefix() -> list[str]:
+    import shutil
+
     nice = shutil.which("nice")
     return [nice, "-n", "19"] if nice else []
 
 
 def succeeds(root: Path, args: Sequence[str]) -> bool:
     """True when `git ARGS` exits 0 (output discarded)."""
+    import subprocess
+
     try:
         proc = subprocess.run(
             ["git", *args], cwd=root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

@@ -18,26 +18,27 @@ the same user that reads the key. docs/git-guards.md says what the ledger proves
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import hmac
 import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from reflection_core import atomic, paths
+from reflection_core.records import asdict, field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 LEDGER_RELPATH = ("reflection", "ledger.jsonl")
 DEFAULT_MAX_ENTRIES = 5000
 
 
-@dataclass
+@record(eq=False)
 class Stamp:
-    """One recorded test run."""
+    """One recorded test run (equal to another when their recorded fields are)."""
 
     tree: str
     command: str
@@ -54,7 +55,12 @@ class Stamp:
     notes: list[str] = field(default_factory=list)  # why a run is partial, recorded by the runner
     mac: str = ""
     # Set when read: the signature checks out with this user's key. Not serialized.
-    verified: bool = field(default=False, compare=False, repr=False)
+    verified: bool = field(default=False, repr=False)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Stamp):
+            return NotImplemented
+        return self.payload() == other.payload()
 
     def payload(self) -> dict[str, Any]:
         data = asdict(self)
@@ -145,10 +151,15 @@ def signing_key(*, create: bool) -> bytes | None:
 
 
 def signature(stamp: Stamp, key: bytes) -> str:
+    import hashlib  # here, not at import: OpenSSL loads only where a stamp is signed or checked
+    import hmac
+
     return hmac.new(key, stamp.signing_bytes(), hashlib.sha256).hexdigest()
 
 
 def verify(stamp: Stamp, key: bytes | None) -> bool:
+    import hmac
+
     return bool(key and stamp.mac) and hmac.compare_digest(stamp.mac, signature(stamp, key or b""))
 
 

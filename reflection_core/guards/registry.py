@@ -16,11 +16,14 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from reflection_core.records import record
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflection_core.config import Config
     from reflection_core.guards.branches import PushedRef
 
@@ -28,7 +31,7 @@ HOOK_TYPES = ("pre-commit", "pre-push")
 MINIMUM_PRE_COMMIT = "3.2.0"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PushContext:
     """What git tells a native pre-push hook: the remote and every pushed ref."""
 
@@ -36,7 +39,7 @@ class PushContext:
     refs: Sequence[PushedRef]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Guard:
     """One git guard; `id` is also its console script and its pre-commit hook id."""
 

@@ -7,9 +7,7 @@ pytest"). Rules as data: a command's program -> what provides it.
 
 from __future__ import annotations
 
-import importlib.util
 import shlex
-import shutil
 import sys
 
 # program -> how to get it (shown after "install ...")
@@ -56,6 +54,9 @@ def missing(command: str | None, python: str | None = None) -> str | None:
     """
     if not command:
         return None
+    import importlib.util  # here: a refused commit or push asks, not every hook that imports this
+    import shutil
+
     python = python or sys.executable
     if uses_pytest(command) and importlib.util.find_spec("pytest") is None:
         quoted = shlex.quote(python)

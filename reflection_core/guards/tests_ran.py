@@ -16,32 +16,34 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from reflection_core import config
 from reflection_core.globs import path_matches
 from reflection_core.guards import fingerprint, gitcmd, ledger, runner_ready
-from reflection_core.guards.branches import PushParseError
 from reflection_core.guards.evidence import (
     is_pytest_command,
     not_the_suite,
     outcome,
     why_not_counted,
 )
-from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
-from reflection_core.guards.registry import PushContext
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the git hooks' entry points import these; a Stop hook needs none of them
+    from reflection_core.guards.registry import PushContext
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
 MAX_PUSH_COMMITS = 50
 MAX_REPORTED_COMMITS = 3
+NOT_FINGERPRINTED = ""  # the tree of evidence that holds for any tree (nothing recorded)
 _DIFF_HEADER = lazy(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 
-@dataclass
+@record
 class TreeEvidence:
     """What the ledger proves about one tree."""
 
@@ -128,7 +130,7 @@ def describe(stamp: Stamp) -> str:
     return f"`{stamp.command}` ({stamp.source}, exit {stamp.exit_code}, {when})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SuiteRules:
     """What makes a stamp evidence here: the project's test command and tests.allow_partial."""
 
@@ -264,14 +266,20 @@ def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
     return seen
 
 
-def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> list[TreeEvidence]:
-    """Evidence for several trees with one ledger read and one diff process."""
+def evidence_for_trees(
+    root: Path,
+    trees: Sequence[str],
+    cfg: config.Config,
+    stamps: Sequence[Stamp] | None = None,
+) -> list[TreeEvidence]:
+    """Evidence for several trees with one ledger read (`stamps`, when already read) and
+    one diff process."""
     project_command = project_test_command(root, cfg)
     hint = command_hint(project_command)
     if not cfg.get("tests.ledger"):
         note = "tests.ledger is false: test evidence is not recorded or checked"
         return [TreeEvidence(t, True, reason=note, command_hint=hint) for t in trees]
-    stamps = ledger.read(root)
+    stamps = ledger.read(root) if stamps is None else stamps
     rules = SuiteRules(project_command, cfg.get("tests.allow_partial"))
     candidates = candidate_trees(stamps, rules)
     # Trees whose own suite runs decide them need no comparison with other trees.
@@ -294,9 +302,16 @@ def evidence_for_tree(root: Path, tree: str, cfg: config.Config) -> TreeEvidence
 
 
 def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
-    """Evidence for the working tree as it is now (unstaged and untracked files included)."""
+    """Evidence for the working tree as it is now (unstaged and untracked files included).
+
+    With no run in the ledger (or the ledger off) the evidence is the same for any tree:
+    the working tree is not fingerprinted then (three git processes on every stop), and
+    the evidence names no tree."""
+    stamps = ledger.read(root) if cfg.get("tests.ledger") else []
+    if not stamps:
+        return evidence_for_trees(root, [NOT_FINGERPRINTED], cfg, stamps)[0]
     tree = fingerprint.worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-    return evidence_for_tree(root, tree, cfg)
+    return evidence_for_trees(root, [tree], cfg, stamps)[0]
 
 
 def refusal_text(
@@ -531,10 +546,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="what to check: the staged tree or pushed commits (auto: from the framework's env)",
     )
     args = parser.parse_args(argv)
+    from reflection_core.guards.hookenv import within_deadline
+
     return within_deadline(lambda: _check(args.stage), "commit or push")
 
 
 def _check(stage: str) -> int:
+    from reflection_core.guards.branches import PushParseError
+    from reflection_core.guards.hookenv import repo_and_config
+
     loaded = repo_and_config()
     if isinstance(loaded, int):
         return loaded

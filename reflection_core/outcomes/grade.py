@@ -10,10 +10,10 @@ typed). Runs on every prompt: it imports nothing but its phrase tables.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from reflection_core.lazyre import lazy
 from reflection_core.outcomes import phrases
+from reflection_core.records import record
 
 OUTCOMES: tuple[str, ...] = (
     "premature",
@@ -47,7 +47,7 @@ _THANKS = _compile(phrases.THANKS)
 _NOT_TYPED = _compile(phrases.NOT_TYPED)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Previous:
     """What the grader knows of the stop before the prompt (no text of it)."""
 
@@ -55,7 +55,7 @@ class Previous:
     status: str = ""  # the verdict's status
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Graded:
     """One outcome, the rule that gave it, and the reader that read it."""
 

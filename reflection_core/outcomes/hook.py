@@ -11,6 +11,7 @@ from reflection_core import paths
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    import sqlite3
     from pathlib import Path
     from typing import Any
 
@@ -65,8 +66,11 @@ def _grade_previous_stop(root: Path, event: Any, prompt: str, cfg: Any, flagged:
         conn.close()
 
 
-def on_stop(root: Path, event: Any, session: Any, decision: Any) -> list[str]:
-    """Grade the push before this stop (if any) and store this stop; notes on failure."""
+def on_stop(
+    root: Path, event: Any, session: Any, decision: Any, conn: sqlite3.Connection | None = None
+) -> list[str]:
+    """Grade the push before this stop (if any) and store this stop; notes on failure.
+    `conn`: the stop hook's open connection to the state database (else one is opened)."""
     from reflection_core.hosts.events import SubagentStopped
 
     if isinstance(event, SubagentStopped):
@@ -74,15 +78,17 @@ def on_stop(root: Path, event: Any, session: Any, decision: Any) -> list[str]:
     import sqlite3
 
     try:
-        _record_stop(root, event, session, decision)
+        _record_stop(root, event, session, decision, conn)
     except (OSError, sqlite3.Error) as exc:
         return [f"reflection: could not store the stop's outcome ({type(exc).__name__})"]
     return []
 
 
-def _record_stop(root: Path, event: Any, session: Any, decision: Any) -> None:
+def _record_stop(
+    root: Path, event: Any, session: Any, decision: Any, given: sqlite3.Connection | None
+) -> None:
+    from reflection_core import state
     from reflection_core.outcomes import store
-    from reflection_core.outcomes.after_push import grade_after_push
     from reflection_core.reading.builtin import last_line
     from reflection_core.session.human_action import ends_as_question
     from reflection_core.session.verdict import read_verdict
@@ -91,10 +97,14 @@ def _record_stop(root: Path, event: Any, session: Any, decision: Any) -> None:
     verdict_at = str(verdict.get("created_at") or "")
     key = paths.safe_session_id(event.session_id)
     calls = session.tool_calls
-    conn = store.connect()
+    if given is not None:
+        state.ensure_schema(given, store.DDL)
+    conn = given or store.connect()
     try:
         previous = store.latest_stop(conn, key)
         if previous is not None and previous.pushed and previous.outcome is None:
+            from reflection_core.outcomes.after_push import grade_after_push
+
             since = calls[previous.tool_calls :] if len(calls) >= previous.tool_calls else calls
             graded = grade_after_push(since)
             if store.set_outcome(conn, previous.id, graded):
@@ -118,7 +128,8 @@ def _record_stop(root: Path, event: Any, session: Any, decision: Any) -> None:
             ),
         )
     finally:
-        conn.close()
+        if given is None:
+            conn.close()
 
 
 def _repo(root: Path) -> str:

@@ -13,12 +13,15 @@ Phrase lists hold one entry per line; each entry has its own test.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from reflection_core.lazyre import lazy
 from reflection_core.reading.facts import Fact, Reading
 from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
 from reflection_core.session.human_action import assess_requests, ends_as_question, prose_of
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SURE = 0.8  # the decision's bar for acting on a fact alone
 

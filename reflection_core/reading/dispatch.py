@@ -21,15 +21,17 @@ evidence, and evidence wins.
 
 from __future__ import annotations
 
-import dataclasses
 import time
-from typing import TYPE_CHECKING, Any
 
 from reflection_core.reading.errors import ReaderError
 from reflection_core.reading.facts import TURN_KINDS, Reading
 from reflection_core.reading.settings import ReaderSettings, resolve
+from reflection_core.records import asdict, replace
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     from reflection_core.session.model import Session
     from reflection_core.session.trace import Trace
 
@@ -62,7 +64,7 @@ def read(
         return _fall_back(builtin, settings, session_id, "bug", reason, 0, started)
     latency_ms = _elapsed_ms(started)
     ledger.record(session_id, paid.reader, "ok", "", paid.cost_tokens, latency_ms)
-    return merge(builtin, dataclasses.replace(paid, latency_ms=latency_ms))
+    return merge(builtin, replace(paid, latency_ms=latency_ms))
 
 
 def merge(builtin: Reading, paid: Reading) -> Reading:
@@ -79,7 +81,7 @@ def merge(builtin: Reading, paid: Reading) -> Reading:
         extra={
             **builtin.extra,
             "paid": {**paid.extra, "reader": paid.reader, "outcome": "ok"},
-            "builtin_facts": [dataclasses.asdict(f) for f in builtin.facts],
+            "builtin_facts": [asdict(f) for f in builtin.facts],
             "kept_from_builtin": sorted({f.kind for f in kept}),
         },
     )
@@ -99,9 +101,9 @@ def seen_only(paid: Reading, trace: Trace | None) -> Reading:
     what the trace it was shown held, for the record."""
     if trace is not None:
         shown = {"tokens": trace.tokens, "calls": len(trace.calls), "omitted": trace.omitted}
-        return dataclasses.replace(paid, extra={**paid.extra, "trace": shown})
+        return replace(paid, extra={**paid.extra, "trace": shown})
     answered = [k for k in paid.extra.get("answered") or () if k not in TURN_KINDS]
-    return dataclasses.replace(
+    return replace(
         paid,
         facts=tuple(f for f in paid.facts if f.kind not in TURN_KINDS),
         extra={**paid.extra, "answered": answered},
@@ -182,7 +184,7 @@ def _fall_back(
 
     latency_ms = _elapsed_ms(started)
     ledger.record(session_id, settings.kind, outcome, reason, tokens, latency_ms)
-    return dataclasses.replace(
+    return replace(
         builtin,
         error=f"{settings.kind} reader not used: {reason}",
         cost_tokens=builtin.cost_tokens + tokens,

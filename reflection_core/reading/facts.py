@@ -6,8 +6,11 @@ Kept free of imports from the rest of the package so that every reader (built-in
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # One line per kind of fact a reader may report about a stop. The decision owns what each
 # kind means for the verdict; a reader only says whether the words show it.
@@ -33,7 +36,7 @@ FACT_KINDS: tuple[str, ...] = (
 TURN_KINDS: tuple[str, ...] = ("unfinished_work", "unexercised_change")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fact:
     """One semantic finding: what kind, how sure, and the words that show it."""
 
@@ -49,7 +52,7 @@ class Fact:
             raise ValueError(f"confidence {self.confidence!r} is outside 0..1")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reading:
     """What one reader made of a stop's words, with what it cost."""
 

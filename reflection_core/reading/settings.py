@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
+from reflection_core.records import record
+
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # imported when a paid reader runs, not on the Stop hook's built-in path
+    from typing import Any
+
     from reflection_core.verify.providers import Endpoint
 
 PAID_KINDS = ("llm", "claude", "command")
 CLAUDE_DEFAULT_MODEL = "haiku"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReaderSettings:
     kind: str  # builtin | llm | claude | command (auto resolved)
     when: str  # uncertain | always

@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.decide import Decision, DecisionContext, RepoFacts, decide
 from reflection_core.session.gates import LedgerEvidence
 from reflection_core.session.model import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from dataclasses import dataclass
+
+from reflection_core.records import record
 
 DDL = """
 CREATE TABLE IF NOT EXISTS stop_attempts (
@@ -25,7 +26,7 @@ CREATE TABLE IF NOT EXISTS stop_attempts (
 """
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AttemptState:
     """Blocks already given for this task and the gap patterns already named."""
 

@@ -9,15 +9,15 @@ open items are hard evidence (may block alone) and which are soft (a one-line no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record
 from reflection_core.session.gates import GateResult
 from reflection_core.session.human_action import HumanActionAssessment
 from reflection_core.session.model import Session
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StopCategory:
     """One reason an agent stops: the verdict status it maps to, whether a stop in it may
     be pushed on (with hard evidence), and the one line that explains it."""
@@ -356,7 +356,7 @@ def asks_for_requested_work(punts: list[str], task_prompt: str) -> list[str]:
     return found
 
 
-@dataclass
+@record
 class StopAssessment:
     category: str
     unsupported_claims: list[str] = field(default_factory=list)

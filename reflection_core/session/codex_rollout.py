@@ -13,7 +13,6 @@ import json
 import re
 import shlex
 from collections.abc import Iterable
-from typing import Any
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import classify_command, shell_tool_kind
@@ -24,6 +23,10 @@ from reflection_core.session.normalize import (
     is_hook_feedback,
     prompt_text,
 )
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 ROLLOUT_TYPES = frozenset(
     {"session_meta", "turn_context", "response_item", "event_msg", "compacted"}

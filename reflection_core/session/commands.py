@@ -11,18 +11,21 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from dataclasses import dataclass, field
-from typing import Any
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record
 from reflection_core.session.model import CommandInfo, ToolKind
 from reflection_core.session.shell_words import Segment, segments, tokenize
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
 _ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 
-@dataclass
+@record
 class _Facts:
     """What one simple command does; merged over the segments of a command line."""
 

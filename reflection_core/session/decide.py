@@ -8,14 +8,13 @@ result. Tests and the eval runner call it directly with constructed contexts.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
-from typing import Any
 
 from reflection_core import config
 from reflection_core.lazyre import lazy
 from reflection_core.reading import dispatch
 from reflection_core.reading.builtin import SURE, announced_next_action, claims_done, read_builtin
 from reflection_core.reading.facts import Reading
+from reflection_core.records import field, record, replace
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import (
     CATEGORY,
@@ -60,6 +59,10 @@ from reflection_core.session.task import (
     unnamed_changes,
 )
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 SEVERITIES = ("NONE", "LOW", "MEDIUM", "HIGH", "BLOCKER")
 _OUR_ATTEMPT = lazy(r"\breflection(?: \(| \u2014 FINAL )attempt \(?(\d+)/\d+\)")
 MESSAGE_LIMIT = 20_000  # a final message longer than this is read as its start and its end
@@ -71,7 +74,7 @@ _NO_CHANGE_NEEDED = lazy(
 )
 
 
-@dataclass
+@record
 class RepoFacts:
     """What the repo itself says about how to check it (from project.repo_signals)."""
 
@@ -86,7 +89,7 @@ class RepoFacts:
     ecosystems: tuple[str, ...] = ()
 
 
-@dataclass
+@record
 class ExternalGateFailure:
     """A configured gate that `stop.run_gates` ran and that failed."""
 
@@ -95,7 +98,7 @@ class ExternalGateFailure:
     escalate: bool = False
 
 
-@dataclass
+@record
 class DecisionContext:
     """Everything besides the transcript that the decision depends on."""
 
@@ -113,7 +116,7 @@ class DecisionContext:
     background_tasks: list[dict[str, Any]] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Decision:
     """The verdict fields plus what the hook needs to act: block or not, and what to say."""
 
@@ -648,7 +651,7 @@ def stop_note(category: str, gaps: list[Gap]) -> str:
     return line[:400]
 
 
-@dataclass
+@record
 class StopEvidence:
     """What the session shows, before any reading of its words: the project model (the
     gate inputs and the checks the project is known to have) and the evidence per change
@@ -797,7 +800,7 @@ def claimed_unchecked(gap: Gap, session: Session, message: str) -> Gap:
     )
 
 
-@dataclass
+@record
 class StopStatus:
     """Where the stop stands: its status and category, what holds it, and whether the
     configured gate runner gave up."""
@@ -846,7 +849,7 @@ def stop_status(
     return StopStatus(status, category, severity, hold, escalated)
 
 
-@dataclass
+@record
 class Push:
     """Stage 4b, the policy's outcome: what pushes the agent on, and what is said."""
 

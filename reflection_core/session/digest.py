@@ -10,7 +10,6 @@ the largest part and is clipped to `FINAL_LIMIT` characters).
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import CHECK_KINDS
@@ -18,6 +17,10 @@ from reflection_core.session.evidence import is_check
 from reflection_core.session.gates import last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 PROMPT_LIMIT = 800
 FINAL_LIMIT = 4000

@@ -9,10 +9,10 @@ the agent never reads the same paragraph twice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from reflection_core.records import record
 
 
-@dataclass
+@record
 class Gap:
     """One thing standing between the agent and done."""
 

@@ -10,10 +10,10 @@ what the agent said it ran.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field, replace
 
 from reflection_core.globs import matching_branch_rule
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record, replace
 from reflection_core.session.evidence import (
     checkable,
     ignored_by_tests,
@@ -52,7 +52,7 @@ _TEXT_TAIL = 20_000
 _PR_URL = lazy(r"https?://(?:(?!https?://)\S)+/(?:pull|merge_requests)/\d+")
 
 
-@dataclass
+@record
 class LedgerEvidence:
     """What the test-run ledger says about the current tree (converted from TreeEvidence)."""
 
@@ -63,7 +63,7 @@ class LedgerEvidence:
     failed: bool = False  # the latest run recorded on exactly this tree failed
 
 
-@dataclass
+@record
 class GateResult:
     """One gate: required or advisory, satisfied or not, and why."""
 
@@ -84,7 +84,7 @@ class GateResult:
         return self.required and not self.satisfied
 
 
-@dataclass
+@record
 class GateInputs:
     """Everything the gates read besides the session."""
 

@@ -8,9 +8,9 @@ difference decides whether the stop hook pushes it on.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import field, record
 
 HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (kind, lazy(pattern, re.I))
@@ -213,7 +213,7 @@ _FULLWIDTH_PUNCTUATION = str.maketrans({"\uff1f": "? ", "\uff01": "! ", "\u3002"
 _QUESTION_PARTICLE = lazy(r"(吗|呢|까요?|ですか|ますか|でしょうか)\s*$")
 
 
-@dataclass
+@record
 class HumanActionAssessment:
     """The requests the agent makes of the user, sorted by who can act on them."""
 

@@ -8,16 +8,19 @@ Both thresholds come from `stop.loops.*`.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
-from typing import Any
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import record
 from reflection_core.session.model import Session, ToolCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _SPACES = lazy(r"\s+")
 
 
-@dataclass
+@record
 class Loop:
     kind: str  # "planning" | "action"
     evidence: str
@@ -27,7 +30,7 @@ class Loop:
         return {"kind": self.kind, "evidence": self.evidence}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LoopThresholds:
     planning_min_calls: int = 8
     planning_max_write_ratio: float = 0.1
@@ -37,7 +40,7 @@ class LoopThresholds:
     @classmethod
     def from_config(cls, cfg: dict[str, Any]) -> LoopThresholds:
         loops = cfg.get("stop", {}).get("loops", {})
-        return cls(**{k: loops[k] for k in cls.__dataclass_fields__ if k in loops})
+        return cls(**{k: loops[k] for k in cls.__annotations__ if k in loops})
 
 
 def normalized_command(raw: str, normalized: str = "") -> str:

@@ -7,13 +7,19 @@ here does I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from reflection_core.records import field, record
 
-ToolKind = Literal["edit", "write", "read", "search", "shell", "todo", "agent", "web", "other"]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+if TYPE_CHECKING:
+    ToolKind = Literal["edit", "write", "read", "search", "shell", "todo", "agent", "web", "other"]
+else:
+    ToolKind = str  # the kinds are checked statically; a hook does not import typing
 
 
-@dataclass
+@record
 class CommandInfo:
     """What a shell command does, as far as gates care (see commands.py)."""
 
@@ -34,7 +40,7 @@ class CommandInfo:
     )
 
 
-@dataclass
+@record
 class ToolCall:
     """One tool use with its result, in task order."""
 
@@ -59,7 +65,7 @@ class ToolCall:
         return self.command is not None and "modify" in self.command.kinds
 
 
-@dataclass
+@record
 class AssistantText:
     index: int
     text: str
@@ -69,7 +75,7 @@ class AssistantText:
 Event = ToolCall | AssistantText
 
 
-@dataclass
+@record
 class Session:
     """The current task of a session: from the last real user prompt to now."""
 

@@ -15,10 +15,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import replace
-from typing import Any, Literal
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import replace
 from reflection_core.session.commands import classify_command, shell_tool_kind
 from reflection_core.session.model import (
     AssistantText,
@@ -29,18 +28,25 @@ from reflection_core.session.model import (
     ToolKind,
 )
 
-RecordRole = Literal[
-    "prompt",
-    "hook_feedback",
-    "tool_result",
-    "assistant",
-    "compact_boundary",
-    "compact_summary",
-    "task_notification",
-    "meta",
-    "sidechain",
-    "other",
-]
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+
+if TYPE_CHECKING:
+    RecordRole = Literal[
+        "prompt",
+        "hook_feedback",
+        "tool_result",
+        "assistant",
+        "compact_boundary",
+        "compact_summary",
+        "task_notification",
+        "meta",
+        "sidechain",
+        "other",
+    ]
+else:
+    RecordRole = str  # the roles are checked statically; a hook does not import typing
 SpillResolver = Callable[[str, str], "str | None"]  # (saved path, tool_use_id) -> full text
 
 OUTPUT_HEAD_CHARS = 4096
@@ -193,6 +199,52 @@ def cap_output(text: str, head: int = OUTPUT_HEAD_CHARS, tail: int = OUTPUT_TAIL
     return f"{text[:head]}\n... [{omitted} characters omitted] ...\n{text[-tail:]}"
 
 
+def _exit_code(text: str) -> int | None:
+    """The exit code a shell result starts with (`Exit code 1`), None when it names none."""
+    code = _EXIT_CODE.match(text)
+    return int(code.group(1)) if code else None
+
+
+# The key a capped tool result block holds its exit code under: not a string, so no
+# host's JSON can hold it.
+_CAPPED = object()
+# What the session reads of a record's `toolUseResult` (the host's own copy of a tool's
+# output and details, often as large as the output itself).
+RESULT_DETAIL_KEYS = (
+    "persistedOutputPath",
+    "interrupted",
+    "timedOutAfterMs",
+    "backgroundTaskId",
+    "returnCodeInterpretation",
+    "staleReadFileStateHint",
+    "gitOperation",
+)
+
+
+def slim_tool_results(record: Any) -> None:
+    """Shrink a tool result record, in place, to what its session keeps: each long output
+    capped as `cap_output` keeps it (with the exit code of the whole text) and of the
+    host's `toolUseResult` only the details read. The reader calls it on every record of
+    a long task as it decodes it, so the task's outputs are never all held at full size;
+    the session built from the record is the same."""
+    content = _content(record) if isinstance(record, dict) else None
+    if not isinstance(content, list):
+        return
+    blocks = [b for b in content if isinstance(b, dict) and b.get("type") == "tool_result"]
+    for block in blocks:
+        text = message_text(block.get("content"))
+        if (
+            len(text) > OUTPUT_HEAD_CHARS + OUTPUT_TAIL_CHARS
+            and "<persisted-output>" not in (text[:200])
+        ):
+            block["content"], block[_CAPPED] = cap_output(text), _exit_code(text)
+    extra = record.get("toolUseResult") if blocks else None
+    if isinstance(extra, dict):
+        record["toolUseResult"] = {k: extra[k] for k in RESULT_DETAIL_KEYS if k in extra}
+    elif isinstance(extra, str):
+        record["toolUseResult"] = extra[:100]  # only how it starts is read
+
+
 def tool_kind(name: str, command_kind: ToolKind | None = None) -> ToolKind:
     """The kind of a host tool; Bash calls that only look count as read/search."""
     if name == "Bash" and command_kind is not None:
@@ -285,14 +337,16 @@ class _Builder:
     def _result(self, call: ToolCall, block: dict[str, Any], extra: Any) -> None:
         details = extra if isinstance(extra, dict) else {}
         text = message_text(block.get("content"))
-        if "<persisted-output>" in text[:200] and self.resolve_spill is not None:
-            saved = details.get("persistedOutputPath")
-            spilled = _SPILL_PATH.search(text)
-            path = saved if isinstance(saved, str) else spilled.group(1) if spilled else ""
-            text = (path and self.resolve_spill(path, call.tool_use_id)) or text
-        call.output = cap_output(text)
-        code = _EXIT_CODE.match(text)
-        call.exit_code = int(code.group(1)) if code else None
+        if _CAPPED in block:  # capped as it was read (slim_tool_results)
+            call.output, call.exit_code = text, block[_CAPPED]
+        else:
+            if "<persisted-output>" in text[:200] and self.resolve_spill is not None:
+                saved = details.get("persistedOutputPath")
+                spilled = _SPILL_PATH.search(text)
+                path = saved if isinstance(saved, str) else spilled.group(1) if spilled else ""
+                text = (path and self.resolve_spill(path, call.tool_use_id)) or text
+            call.output = cap_output(text)
+            call.exit_code = _exit_code(text)
         call.ok = not block.get("is_error") and (call.exit_code in (None, 0))
         stopped = details.get("interrupted") is True or bool(details.get("timedOutAfterMs"))
         refused = isinstance(extra, str) and extra.startswith(("Error", "User rejected"))
@@ -368,56 +422,69 @@ def session_from_records(
     `records` may be the whole file or only its tail, as long as the tail
     starts at or before the last real prompt. `sidechain_file` is for a
     subagent's own transcript, where every record is a sidechain record.
+    `roles`, one per record, are the reader's: `records` is then read once, in
+    order, and may decode each record as it goes (the reader keeps a long task's
+    short lines undecoded until here).
     """
-    items = [r for r in records if isinstance(r, dict)]
-    if roles is None or len(roles) != len(items):  # `roles`: the reader's, one per record
+    if roles is None:
+        items = [r for r in records if isinstance(r, dict)]
         roles = [record_role(r, sidechain_file=sidechain_file) for r in items]
+        records = items
     start = max((i for i, role in enumerate(roles) if role == "prompt"), default=-1)
     session = Session(session_id=session_id)
-    for record in items:
+    builder = _Builder(resolve_spill)
+    earlier: list[str] = []
+    recorded_prompt = ""  # the CLI's own note of the last prompt, when the prompt is gone
+    for index, (record, role) in enumerate(zip(records, roles, strict=True)):
         session.session_id = session.session_id or _str(record.get("sessionId"))
         session.cwd = _str(record.get("cwd")) or session.cwd
         session.git_branch = _str(record.get("gitBranch")) or session.git_branch
-    earlier = [prompt_text(items[i]) for i in range(max(start, 0)) if roles[i] == "prompt"]
-    session.earlier_prompts = [p for p in earlier if p][-EARLIER_PROMPTS_KEPT:]
+        if record.get("type") == "last-prompt" and isinstance(record.get("lastPrompt"), str):
+            recorded_prompt = str(record["lastPrompt"])
+        if index < start:
+            _before_task(session, record, role, earlier)
+            continue
+        session.permission_mode = _str(record.get("permissionMode")) or session.permission_mode
+        if index == start:
+            session.task_prompt = prompt_text(record) or ""
+            session.task_started_at = _timestamp(record)
+        else:
+            _in_task(session, builder, record, role)
+    session.earlier_prompts = earlier[-EARLIER_PROMPTS_KEPT:]
     if start < 0:
         session.warnings.append("no user prompt found: the whole read window is taken as the task")
-        session.task_prompt = _recorded_last_prompt(items)
-    else:
-        session.task_prompt = prompt_text(items[start]) or ""
-        session.task_started_at = _timestamp(items[start])
-    for record in items[max(start, 0) :]:
-        session.permission_mode = _str(record.get("permissionMode")) or session.permission_mode
-    for i, role in enumerate(roles[: max(start, 0)]):
-        if role == "compact_boundary":
-            session.compacted = True
-        elif role == "compact_summary":
-            session.compaction_summary = message_text(_content(items[i])).strip()
-    builder = _Builder(resolve_spill)
-    for record, role in zip(items[start + 1 :], roles[start + 1 :], strict=True):
-        if role == "assistant":
-            builder.assistant(record)
-        elif role == "tool_result":
-            builder.tool_results(record)
-        elif role == "hook_feedback":
-            session.hook_feedback.append(message_text(_content(record)).strip())
-        elif role == "task_notification":
-            builder.task_notification(message_text(_content(record)))
-        elif role == "compact_boundary":
-            session.compacted = True
-        elif role == "compact_summary":
-            session.compaction_summary = message_text(_content(record)).strip()
+        session.task_prompt = recorded_prompt
     session.events = builder.events
     _finish_last_message(session, last_assistant_message)
     return session
 
 
-def _recorded_last_prompt(items: list[dict[str, Any]]) -> str:
-    """The CLI's own note of the last prompt (`last-prompt` records), when the prompt is gone."""
-    for record in reversed(items):
-        if record.get("type") == "last-prompt" and isinstance(record.get("lastPrompt"), str):
-            return str(record["lastPrompt"])
-    return ""
+def _before_task(session: Session, record: dict[str, Any], role: str, earlier: list[str]) -> None:
+    """A record before the task's prompt: an earlier prompt, or a compaction."""
+    if role == "prompt":
+        text = prompt_text(record)
+        if text:
+            earlier.append(text)
+    elif role == "compact_boundary":
+        session.compacted = True
+    elif role == "compact_summary":
+        session.compaction_summary = message_text(_content(record)).strip()
+
+
+def _in_task(session: Session, builder: _Builder, record: dict[str, Any], role: str) -> None:
+    """A record of the task itself, after its prompt."""
+    if role == "assistant":
+        builder.assistant(record)
+    elif role == "tool_result":
+        builder.tool_results(record)
+    elif role == "hook_feedback":
+        session.hook_feedback.append(message_text(_content(record)).strip())
+    elif role == "task_notification":
+        builder.task_notification(message_text(_content(record)))
+    elif role == "compact_boundary":
+        session.compacted = True
+    elif role == "compact_summary":
+        session.compaction_summary = message_text(_content(record)).strip()
 
 
 def _finish_last_message(session: Session, from_hook: str | None) -> None:

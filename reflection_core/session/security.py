@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import record
 from reflection_core.redact import REDACTED, redact, secret_values
 from reflection_core.session.model import Session, ToolCall
 
@@ -169,7 +169,7 @@ _SCAN_LIMIT = 256 * 1024  # head and tail of a huge write are scanned, not the m
 _TEST_PATH = lazy(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$)")
 
 
-@dataclass
+@record
 class SecurityFinding:
     rule: str
     evidence: str

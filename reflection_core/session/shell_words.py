@@ -11,10 +11,17 @@ unbalanced quote simply runs to the end of the line. Pure.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from typing import Literal
 
-TokenKind = Literal["word", "op", "heredoc"]
+from reflection_core.records import field, record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal
+
+if TYPE_CHECKING:
+    TokenKind = Literal["word", "op", "heredoc"]
+else:
+    TokenKind = str  # the kinds are checked statically; a hook does not import typing
 
 _OPERATORS = (
     "&>>",
@@ -44,7 +51,7 @@ _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Token:
     text: str
     kind: TokenKind = "word"
@@ -168,7 +175,7 @@ def _read_heredoc(command: str, i: int, delimiter: str, strip_tabs: bool) -> tup
     return "\n".join(lines), len(command)
 
 
-@dataclass
+@record
 class Segment:
     """One simple command: its words, write redirections, heredoc bodies, what follows it."""
 

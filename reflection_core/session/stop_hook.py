@@ -14,7 +14,6 @@ import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
 from reflection_core.hosts.events import (
@@ -29,6 +28,10 @@ from reflection_core.hosts.events import (
 from reflection_core.hosts.loader import open_workspace, read_session
 from reflection_core.records import replace
 from reflection_core.session.model import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def _event_name(event: StopRequested) -> str:
@@ -52,11 +55,32 @@ def handle_stop(event: StopRequested) -> Reply:
     session = _open_session(event, int(cfg.get("stop.max_transcript_bytes")))
     if isinstance(session, str):
         return _skip_unreadable(root, event, session)
+    from reflection_core.session import attempts
+
+    # One connection to the state database for the attempt count and the stop's outcome.
+    conn = _optional_state(attempts.connect, unstored)
+    try:
+        return _judge_and_answer(event, name, root, cfg, session, conn, unstored)
+    finally:
+        if conn is not None:
+            conn.close()
+
+
+def _judge_and_answer(
+    event: StopRequested,
+    name: str,
+    root: Path | None,
+    cfg: Any,
+    session: Session,
+    conn: sqlite3.Connection | None,
+    unstored: list[str],
+) -> Reply:
+    """Decide, count the attempt, write the verdict and store the outcome: the answer."""
     session_key = paths.safe_session_id(event.session_id)
     if isinstance(event, SubagentStopped):
         session_key += "-sub-" + paths.safe_session_id(event.agent_id or "agent")
     decision, sources, state, counted = _judge(
-        event, name, root, cfg, session, session_key, unstored
+        event, name, root, cfg, session, session_key, conn, unstored
     )
     notes = _unrun_notes(sources) + [f"reflection: could not store {what}" for what in unstored]
     answer = render_decision(decision)
@@ -82,11 +106,11 @@ def handle_stop(event: StopRequested) -> Reply:
         return _with_notes(answer, [*notes, failure])
     from reflection_core.outcomes.hook import on_stop
 
-    notes += on_stop(root, event, session, decision)
+    notes += on_stop(root, event, session, decision, conn)
     if decision.complete or decision.budget_exhausted or decision.status == "blocked":
         gate_lesson = (sources.get("gate_run") or {}).get("lesson")
         stored = _optional(
-            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg
+            _store_lesson, root, session.task_prompt, decision, state, gate_lesson, cfg, conn
         )
         notes += _unrun_notes({"lesson": stored})
     return _with_notes(answer, notes)
@@ -99,56 +123,53 @@ def _judge(
     cfg: Any,
     session: Any,
     session_key: str,
+    conn: sqlite3.Connection | None,
     unstored: list[str],
 ) -> tuple[Any, dict[str, Any], Any, int | None]:
-    """Gather the context, decide, and count the attempt: the count stored, or 0 when
-    concurrent stops used the budget (state that cannot be stored is named in
-    `unstored`; the decision never depends on it)."""
+    """Gather the context, decide, and count the attempt on `conn` (None: the state
+    database could not be opened): the count stored, or 0 when concurrent stops used the
+    budget (state that cannot be stored is named in `unstored`; the decision never
+    depends on it)."""
     from reflection_core.session import attempts
     from reflection_core.session.analyze import gather_context
     from reflection_core.session.decide import decide
     from reflection_core.session.task import task_id
 
     tid = task_id(session)
-    conn = _optional_state(attempts.connect, unstored)
-    try:
-        loaded = conn and _optional_state(lambda: attempts.load(conn, session_key, tid), unstored)
-        state = loaded or attempts.AttemptState()
-        ctx, sources = gather_context(
-            root,
-            cfg,
-            permission_mode=event.permission_mode,
-            attempts=state,
-            event=name,
+    loaded = conn and _optional_state(lambda: attempts.load(conn, session_key, tid), unstored)
+    state = loaded or attempts.AttemptState()
+    ctx, sources = gather_context(
+        root,
+        cfg,
+        permission_mode=event.permission_mode,
+        attempts=state,
+        event=name,
+    )
+    ctx.background_tasks = list(event.background_tasks)
+    sources["gate_run"] = (
+        _optional(_run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session)
+        if root is not None
+        else None
+    )
+    decision = decide(session, ctx)
+    counted: int | None = None
+    if conn is not None and decision.should_block:
+        counted = _optional_state(
+            lambda: (
+                attempts.record_block(
+                    conn,
+                    session_key,
+                    tid,
+                    decision.patterns,
+                    decision.attempt,
+                    decision.max_attempts,
+                )
+                or 0
+            ),
+            unstored,
         )
-        ctx.background_tasks = list(event.background_tasks)
-        sources["gate_run"] = (
-            _optional(_run_configured_gates, root, cfg, f"{session_key}:{tid}", ctx, session)
-            if root is not None
-            else None
-        )
-        decision = decide(session, ctx)
-        counted: int | None = None
-        if conn is not None and decision.should_block:
-            counted = _optional_state(
-                lambda: (
-                    attempts.record_block(
-                        conn,
-                        session_key,
-                        tid,
-                        decision.patterns,
-                        decision.attempt,
-                        decision.max_attempts,
-                    )
-                    or 0
-                ),
-                unstored,
-            )
-        elif conn is not None and decision.complete:
-            _optional_state(lambda: attempts.reset(conn, session_key, tid), unstored)
-    finally:
-        if conn is not None:
-            conn.close()
+    elif conn is not None and decision.complete:
+        _optional_state(lambda: attempts.reset(conn, session_key, tid), unstored)
     return decision, sources, state, counted
 
 
@@ -389,8 +410,10 @@ def _store_lesson(
     state: Any,
     gate_lesson: dict[str, Any] | None,
     cfg: Any,
+    conn: sqlite3.Connection | None,
 ) -> None:
-    """A finished or escalated task: remember what it was pushed on and which fixes worked."""
+    """A finished or escalated task: remember what it was pushed on and which fixes worked
+    (on the hook's connection to the state database, when it has one)."""
     if not cfg.get("memory.enabled") or not task_prompt:
         return
     from reflection_core.verify.memory import store_lesson
@@ -409,6 +432,7 @@ def _store_lesson(
             "note": decision.status_report,
         },
         cfg,
+        conn,
     )
 
 

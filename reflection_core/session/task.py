@@ -8,15 +8,18 @@ when they are decisive (source files changed); words decide when nothing changed
 
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
 from pathlib import PurePosixPath
-from typing import Any
 
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
+from reflection_core.paths import sha256_hex
+from reflection_core.records import field, record
 from reflection_core.session.model import Session, ToolCall
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
 
@@ -94,7 +97,7 @@ _TREE_CHANGE = lazy(
 _CI_REQUEST = lazy(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
 
 
-@dataclass
+@record
 class TaskContext:
     """What the stop decision needs to know about the task before judging it."""
 
@@ -112,7 +115,7 @@ class TaskContext:
 def task_id(session: Session) -> str:
     """A stable id for the current task: the prompt and when it was given."""
     basis = f"{session.task_prompt}\0{session.task_started_at or ''}"
-    return hashlib.sha256(basis.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return sha256_hex(basis.encode("utf-8", "surrogatepass"))[:16]
 
 
 def relative_path(path: str, base: str | None) -> str:

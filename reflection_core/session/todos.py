@@ -7,10 +7,13 @@ lifecycle state and asks the gates is todos_hook.py.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any
 
 from reflection_core.lazyre import lazy
+from reflection_core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 _IMPLEMENTATION = lazy(
     r"\b(implement\w*|add|fix\w*|create|refactor\w*|update|write|change|build|migrat\w+|"
@@ -24,13 +27,13 @@ _VERIFICATION = lazy(
 )
 
 
-@dataclass
+@record
 class TodoItem:
     content: str
     status: str
 
 
-@dataclass
+@record
 class Reflection:
     pattern: str  # large_list | no_verification | all_complete_gates_fail
     text: str

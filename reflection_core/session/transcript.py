@@ -14,6 +14,11 @@ the hook), without blocking; at most `max_task_bytes` plus a look-back are read
 for one task, and each byte is copied a constant number of times, so one huge
 line costs what its bytes cost (benchmarks/bench_adversarial.py).
 
+Memory grows with what the session keeps, not with the task's bytes: a long tool
+output is capped as its record is decoded, a short line is held as read (bytes cost
+less than the record they decode to) until the session is built from the records in
+one pass, and each record is freed once the session has taken its part of it.
+
 Never raises for I/O or format problems: a missing file, a truncated last line,
 garbage lines or non-UTF-8 bytes become `Session.warnings`.
 """
@@ -26,19 +31,24 @@ import os
 import stat
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, BinaryIO
 
-from reflection_core.session import codex_rollout, normalize
+from reflection_core.session import normalize
 from reflection_core.session.model import Session
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, BinaryIO
 
 BLOCK_BYTES = 256 * 1024
 DEFAULT_MAX_TASK_BYTES = 64 * 1024 * 1024
 LOOKBACK_BYTES = 512 * 1024  # after the task start: room for earlier prompts and compaction
 SPILL_READ_CHARS = normalize.OUTPUT_HEAD_CHARS + normalize.OUTPUT_TAIL_CHARS
 _SNIFF_BYTES = 64 * 1024
+RAW_LINE_BYTES = 2048  # a Claude Code line this short is kept as read until the session is built
 _SNIFF_LIMIT = 8 * 1024 * 1024  # Codex puts AGENTS.md into its first record
 
-RoleOf = Callable[[Any], str]
+if TYPE_CHECKING:
+    RoleOf = Callable[[Any], str]
 
 
 def read_session(
@@ -103,11 +113,13 @@ def _read(
     warnings: list[str] = []
     head = _head_records(handle) if transcript_format != "codex" else []
     if transcript_format is None:
-        transcript_format = (
-            "codex" if any(codex_rollout.is_rollout_record(r) for r in head) else "claude"
-        )
+        transcript_format = "codex" if any(_is_rollout(r) for r in head) else "claude"
     if transcript_format == "codex":
-        records = _task_records(handle, codex_rollout.rollout_record_role, max_task_bytes, warnings)
+        from reflection_core.session import codex_rollout
+
+        records, _ = _task_records(
+            handle, codex_rollout.rollout_record_role, max_task_bytes, warnings
+        )
         session = codex_rollout.session_from_rollout_records(
             records, session_id=session_id, last_assistant_message=last_assistant_message
         )
@@ -115,17 +127,21 @@ def _read(
         conversation = [r for r in head if r.get("type") in ("user", "assistant")]
         sidechain_file = bool(conversation) and conversation[0].get("isSidechain") is True
 
-        known: dict[int, normalize.RecordRole] = {}  # id(record) -> role, found once each
-
         def role(record: Any) -> normalize.RecordRole:
-            found = known[id(record)] = normalize.record_role(record, sidechain_file=sidechain_file)
-            return found
+            return normalize.record_role(record, sidechain_file=sidechain_file)
 
-        records = _task_records(handle, role, max_task_bytes, warnings)
+        records, roles = _task_records(
+            handle,
+            role,
+            max_task_bytes,
+            warnings,
+            raw_below=RAW_LINE_BYTES,
+            shrink=normalize.slim_tool_results,
+        )
         stem_session = session_id or file_path.stem
         session = normalize.session_from_records(
-            records,
-            roles=[known.get(id(r)) or role(r) for r in records],
+            _decoded(records),
+            roles=roles,
             session_id=session_id,
             last_assistant_message=last_assistant_message,
             resolve_spill=_spill_resolver(file_path, stem_session),
@@ -149,6 +165,16 @@ def _read_gemini(
     )
     session.warnings[:0] = warnings
     return session
+
+
+def _is_rollout(record: Any) -> bool:
+    """A Codex rollout record. Every one has a `payload` object and no Claude Code record
+    has: the Codex reader is loaded only for a record that may be one."""
+    if not (isinstance(record, dict) and isinstance(record.get("payload"), dict)):
+        return False
+    from reflection_core.session.codex_rollout import is_rollout_record
+
+    return is_rollout_record(record)
 
 
 def _empty(reason: str, session_id: str | None, last_message: str | None) -> Session:
@@ -177,12 +203,22 @@ def _head_records(handle: BinaryIO) -> list[Any]:
 
 
 def _task_records(
-    handle: BinaryIO, role_of: RoleOf, max_task_bytes: int, warnings: list[str]
-) -> list[Any]:
-    """Records from shortly before the last real prompt to the end, in file order."""
+    handle: BinaryIO,
+    role_of: RoleOf,
+    max_task_bytes: int,
+    warnings: list[str],
+    *,
+    raw_below: int = 0,
+    shrink: Callable[[Any], None] | None = None,
+) -> tuple[list[Any], list[Any]]:
+    """Records from shortly before the last real prompt to the end, in file order, with
+    their roles. To hold less of a long task at once, a line shorter than `raw_below`
+    bytes is kept as it was read (a decoded record costs several times its line; see
+    `_decoded`), and a longer one is passed through `shrink` once decoded."""
     handle.seek(0, os.SEEK_END)
     size = handle.tell()
     collected: list[Any] = []
+    roles: list[Any] = []  # role_of of each record (a RecordRole for Claude Code)
     bad_lines = 0
     start_found_at: int | None = None
     floor = max(0, size - max_task_bytes - LOOKBACK_BYTES)
@@ -200,8 +236,15 @@ def _task_records(
             elif line.strip():
                 bad_lines += 1
             continue
-        collected.append(record)
-        if start_found_at is None and role_of(record) == "prompt":
+        role = role_of(record)
+        if len(line) < raw_below:
+            collected.append(line)
+        else:
+            if shrink is not None:
+                shrink(record)
+            collected.append(record)
+        roles.append(role)
+        if start_found_at is None and role == "prompt":
             start_found_at = consumed
     else:
         if start_found_at is None and floor > 0:
@@ -209,7 +252,17 @@ def _task_records(
     if bad_lines:
         warnings.append(f"{bad_lines} malformed line(s) skipped")
     collected.reverse()
-    return collected
+    roles.reverse()
+    return collected, roles
+
+
+def _decoded(items: list[Any]) -> Iterator[Any]:
+    """The records `_task_records` kept, in order, each line kept as read decoded again.
+    Each leaves `items` as it is handed on: once the session has taken what it keeps
+    of a record, the record is freed, and the task is never held twice over."""
+    for index, item in enumerate(items):
+        items[index] = None
+        yield _parse(item) if isinstance(item, bytes) else item
 
 
 def _reverse_lines(
@@ -336,7 +389,9 @@ def read_last_assistant_text(
 
 
 def _assistant_text(record: dict[str, Any]) -> str | None:
-    if codex_rollout.is_rollout_record(record):
+    if _is_rollout(record):
+        from reflection_core.session import codex_rollout
+
         return codex_rollout.assistant_text(record)
     if record.get("type") != "assistant":
         return None

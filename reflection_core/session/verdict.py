@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
 
 from reflection_core import paths
 from reflection_core.atomic import locked, unlink_own_file, write_json_atomic
 from reflection_core.redact import redact, redact_obj
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 SCHEMA_VERSION = 1
 RECORDS_DIRNAME = "records"

@@ -137,8 +137,15 @@ def _repo_key(root: str | Path) -> str:
     return os.path.realpath(root)
 
 
-def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any = None) -> None:
-    """Remember what a finished task taught; a no-op when memory is off or nothing was learnt."""
+def store_lesson(
+    root: Path,
+    task_prompt: str,
+    lesson: dict[str, Any],
+    cfg: Any = None,
+    conn: sqlite3.Connection | None = None,
+) -> None:
+    """Remember what a finished task taught; a no-op when memory is off or nothing was learnt.
+    `conn` is an open state connection to use (the stop hook's own), else one is opened."""
     from reflection_core import config
     from reflection_core.redact import redact
 
@@ -153,7 +160,8 @@ def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any 
     expires = now + float(settings.get("memory.ttl_days")) * 86400
     text_hash = paths.sha256_hex(text.encode())[:16]
     signature = " ".join(sorted(terms))
-    conn = state.connect()
+    given = conn
+    conn = given or state.connect()
     try:
         state.ensure_schema(conn, DDL)
         with conn:
@@ -174,7 +182,8 @@ def store_lesson(root: Path, task_prompt: str, lesson: dict[str, Any], cfg: Any 
             )
             _prune(conn, repo, now, int(settings.get("memory.max_lessons")))
     finally:
-        conn.close()
+        if given is None:
+            conn.close()
 
 
 def _prune(conn: sqlite3.Connection, repo: str, now: float, keep: int) -> None:

@@ -12,6 +12,7 @@ import importlib
 import pkgutil
 import re
 import time
+from collections.abc import Iterable
 from typing import Any
 
 from hypothesis import given, settings
@@ -51,9 +52,16 @@ def _collect(value: Any, name: str, found: dict[str, re.Pattern[str]], depth: in
     elif depth < 3 and isinstance(value, dict):
         for key, item in value.items():
             _collect(item, f"{name}[{key!r}]", found, depth + 1)
-    elif depth < 2 and hasattr(value, "__dataclass_fields__") and not isinstance(value, type):
-        for field in value.__dataclass_fields__:
+    elif depth < 2 and _fields(value) and not isinstance(value, type):
+        for field in _fields(value):
             _collect(getattr(value, field), f"{name}.{field}", found, depth + 1)
+
+
+def _fields(value: object) -> Iterable[str]:
+    """The field names of a dataclass or of a `records.record` instance (none otherwise)."""
+    kind = type(value)
+    names = getattr(kind, "__dataclass_fields__", None) or getattr(kind, "_record_fields", None)
+    return list(names or ())
 
 
 def hook_patterns() -> dict[str, re.Pattern[str]]:

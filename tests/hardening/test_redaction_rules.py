@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from reflection_core.redact import EXAMPLES, REDACTED, RULES, Rule, redact, redact_obj
 
@@ -56,3 +58,37 @@ def test_a_secret_in_its_own_argument_is_redacted_in_argv(argv: list[str], secre
     redacted = redact_argv(argv)
     assert secret not in " ".join(redacted)
     assert redacted[0] == argv[0]
+
+
+def _rule_by_rule(text: str) -> str:
+    for rule in RULES:
+        text = rule.pattern.sub(rule.keep, text)
+    return text
+
+
+_FRAGMENTS = [
+    *(rule.example for rule in RULES),
+    *(text for _, text, _ in EXAMPLES),
+    "ghp_",
+    "AKIA",
+    "Bearer ",
+    "password",
+    "=",
+    ": ",
+    "'",
+    '"',
+    "\n",
+    " ",
+    "-----BEGIN RSA PRIVATE KEY-----",
+    "abcdef0123456789ABCDEF",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=6), st.booleans())
+def test_the_one_search_shortcut_redacts_what_the_rules_one_by_one_do(
+    parts: list[str], upper: bool
+) -> None:
+    text = "".join(parts)
+    text = text.upper() if upper else text
+    assert redact(text) == _rule_by_rule(text)

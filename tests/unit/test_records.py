@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.records import NamedTuple, field, record, replace
+from reflection_core.records import NamedTuple, asdict, field, record, replace
 
 
 @record(frozen=True, eq=False)
@@ -92,3 +92,37 @@ def test_a_named_tuple_has_its_fields_defaults_methods_and_docstring() -> None:
     assert _Point._fields == ("x", "y")
     assert _Point.__doc__ == "A named tuple with a default and a method."
     assert _Point.__name__ == "_Point" and _Point.__module__ == __name__
+
+
+@record(frozen=True)
+class _Checked:
+    """Refuses a negative size once its fields are set, as a dataclass's __post_init__ would."""
+
+    size: int
+
+    def __post_init__(self) -> None:
+        if self.size < 0:
+            raise ValueError("negative size")
+
+
+def test_post_init_runs_once_the_fields_are_set() -> None:
+    assert _Checked(1).size == 1
+    with pytest.raises(ValueError, match="negative"):
+        _Checked(-1)
+
+
+@record
+class _Bag:
+    """Records inside a list and a tuple."""
+
+    children: list[_Child]
+    pair: tuple[_Plain, ...] = ()
+
+
+def test_asdict_converts_nested_records_lists_and_tuples_in_field_order() -> None:
+    bag = _Bag([_Child(name="a", tags=["t"])], (_Plain(items={"a": 1}, label="x"),))
+    assert asdict(bag) == {
+        "children": [{"name": "a", "size": 0, "tags": ["t"], "secret": ""}],
+        "pair": ({"items": {"a": 1}, "label": "x"},),
+    }
+    assert list(asdict(bag)["children"][0]) == ["name", "size", "tags", "secret"]

@@ -165,3 +165,11 @@ def test_recall_finds_paraphrases_and_ignores_unrelated_prompts(tmp_path: Path) 
     found = [recall_lesson(tmp_path, prompt) for _, prompt in PARAPHRASES]
     assert [f"lesson {i}" in (text or "") for i, text in enumerate(found)] == [True] * 6
     assert [recall_lesson(tmp_path, prompt) for _, prompt in UNRELATED] == [None] * 6
+
+
+def test_a_lesson_stored_on_a_given_connection_leaves_it_open(tmp_path: Path) -> None:
+    conn = state.connect()
+    store_lesson(tmp_path, TASK, LESSON, cfg(), conn)
+    assert conn.execute("SELECT count(*) FROM memory_lessons").fetchone() == (1,)
+    conn.close()
+    assert recall_lesson(tmp_path, "the login tests in auth keep failing, please fix them")

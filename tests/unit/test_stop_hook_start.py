@@ -1,0 +1,100 @@
+"""What the Stop hook's process pays before its work: no module it does not need."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reflection_core import hook_dispatch
+from reflection_core.evals.transcript_builder import build_records, write_jsonl
+
+# Modules a Stop hook on a short, finished task in a repo with no recorded test run must
+# not import: each costs milliseconds on every stop (dataclasses alone pulls in inspect,
+# ast, dis and tokenize; subprocess and tempfile come with fingerprinting the tree).
+_HEAVY = (
+    "click",
+    "yaml",
+    "runpy",
+    "argparse",
+    "urllib.request",
+    "http.client",
+    "email",
+    "dataclasses",
+    "inspect",
+    "ast",
+    "typing",
+    "subprocess",
+    "tempfile",
+    "hashlib",
+)
+
+
+def _finished_task(repo: Path, tmp_path: Path) -> Path:
+    spec = {
+        "task": "Rename load_rows in src/app.py",
+        "cwd": str(repo),
+        "steps": [{"edit": "src/app.py"}, {"bash": "python -m pytest -q", "output": "3 passed"}],
+        "final": "Renamed the function; the tests pass.",
+    }
+    return write_jsonl(build_records(spec), tmp_path / "t.jsonl")
+
+
+def test_the_stop_hook_process_imports_no_heavy_module(git_repo: Path, tmp_path: Path) -> None:
+    path = _finished_task(git_repo, tmp_path)
+    probe = (
+        "import sys, json; from reflection_core.entry import main\n"
+        "sys.argv = ['reflection', 'hook', 'stop']\n"
+        "code = main()\n"
+        f"sys.stderr.write(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
+    )
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(path),
+        "cwd": str(git_repo),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
+    run = subprocess.run(
+        [sys.executable, "-c", probe],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=git_repo,
+        timeout=60,
+        check=True,
+    )
+    assert json.loads(run.stderr.strip().splitlines()[-1]) == []
+
+
+def test_a_stop_opens_the_state_database_once(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REFLECTION_STATE_DIR", str(tmp_path / "state"))
+    opened: list[str] = []
+    real_connect = sqlite3.connect
+
+    def counting_connect(database: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
+        opened.append(database)
+        return real_connect(database, *args, **kwargs)
+
+    monkeypatch.setattr(sqlite3, "connect", counting_connect)
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(_finished_task(git_repo, tmp_path)),
+        "cwd": str(git_repo),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    hook_dispatch.answer("stop", json.dumps(payload).encode())
+    assert len(opened) == 1
+    stored = real_connect(opened[0]).execute("SELECT status FROM stop_outcomes").fetchall()
+    assert stored == [("complete",)]
