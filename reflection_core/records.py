@@ -123,7 +123,12 @@ else:
             self.__post_init__()
 
     def replace(obj: Any, /, **changes: Any) -> Any:
-        """`dataclasses.replace`: a copy of a record with some fields changed."""
+        """`dataclasses.replace`: a copy of a record (or a dataclass) with some fields
+        changed. The package calls this one, whichever kind a class is."""
+        if not hasattr(type(obj), "_record_fields"):
+            import dataclasses
+
+            return dataclasses.replace(obj, **changes)
         values = {name: getattr(obj, name) for name in type(obj)._record_fields}
         values.update(changes)
         return type(obj)(**values)
@@ -133,6 +138,13 @@ else:
         converted too (leaf values are shared, not deep-copied)."""
         if hasattr(type(obj), "_record_fields"):
             return {name: asdict(getattr(obj, name)) for name in type(obj)._record_fields}
+        if hasattr(type(obj), "__dataclass_fields__"):
+            import dataclasses
+
+            names = [f.name for f in dataclasses.fields(obj)]
+            return {name: asdict(getattr(obj, name)) for name in names}
+        if isinstance(obj, tuple) and hasattr(obj, "_fields"):  # a named tuple
+            return type(obj)(*(asdict(item) for item in obj))
         if isinstance(obj, (list, tuple)):
             return type(obj)(asdict(item) for item in obj)
         if isinstance(obj, dict):

@@ -9,7 +9,6 @@ Fails CLOSED: input it cannot parse, or a config it cannot read, refuses the pus
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import sys
 from collections.abc import Mapping, Sequence
@@ -26,6 +25,7 @@ from reflection_core.guards.branches import (
 )
 from reflection_core.guards.hookenv import push_config, within_deadline
 from reflection_core.guards.registry import PushContext
+from reflection_core.records import replace
 
 
 def identity(root: Path, env: Mapping[str, str]) -> list[str]:
@@ -63,9 +63,7 @@ def check_refs(root: Path, cfg: config.Config, refs: Sequence[PushedRef], remote
         current = gitcmd.current_branch(root)
         if current:
             refs = [
-                dataclasses.replace(r, local_ref=f"refs/heads/{current}")
-                if r.local_ref == "HEAD"
-                else r
+                replace(r, local_ref=f"refs/heads/{current}") if r.local_ref == "HEAD" else r
                 for r in refs
             ]
     refusals = decide_push(refs, cfg, who, remote)

@@ -15,7 +15,6 @@ reading stands.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 from typing import Any
 
@@ -26,6 +25,7 @@ from reflection_core.outcomes.grade import (
     Previous,
     grade_next_prompt,
 )
+from reflection_core.records import replace
 
 MAX_PROMPT_CHARS = 4000
 _UNSURE_RULES = ("moves_on",)
@@ -44,7 +44,7 @@ def read_next_turn(prompt: str, previous: Previous, cfg: Any) -> Graded:
     try:
         return _ask_command(prompt, previous, builtin, settings)
     except Exception as exc:  # a reader's failure or our bug: visible in the outcome
-        return dataclasses.replace(builtin, error=f"command reader not used: {exc}"[:300])
+        return replace(builtin, error=f"command reader not used: {exc}"[:300])
 
 
 def _ask_command(prompt: str, previous: Previous, builtin: Graded, settings: Any) -> Graded:

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from reflection_core import hook_dispatch
+from reflection_core import hook_dispatch, state
 from reflection_core.evals.transcript_builder import build_records, write_jsonl
 
 # Modules a Stop hook on a short, finished task in a repo with no recorded test run must
@@ -80,13 +80,14 @@ def test_a_stop_opens_the_state_database_once(
 ) -> None:
     monkeypatch.setenv("REFLECTION_STATE_DIR", str(tmp_path / "state"))
     opened: list[str] = []
-    real_connect = sqlite3.connect
+    engine = state.sqlite3  # the SQLite module the hooks take (state.py)
+    real_connect = engine.connect
 
     def counting_connect(database: str, *args: Any, **kwargs: Any) -> sqlite3.Connection:
         opened.append(database)
         return real_connect(database, *args, **kwargs)
 
-    monkeypatch.setattr(sqlite3, "connect", counting_connect)
+    monkeypatch.setattr(engine, "connect", counting_connect)
     payload = {
         "session_id": "s-1",
         "transcript_path": str(_finished_task(git_repo, tmp_path)),
