@@ -4,6 +4,9 @@ Prints:
   1. `reflection hook user-prompt-submit` end to end (installed console script, realistic
      payload with a transcript to tail) vs bare `python -c pass`, interleaved; the CPU
      ratio (user + system) has the target, the wall-clock ratio is printed beside it.
+     The same after a stop: the prompt that grades the stop before it (a verdict with no
+     outcome yet and its row in the state database), the usual case from a session's
+     second prompt on.
   2. `reflection score --jsonl` throughput on a batch of prompts, per CPU second (best of 3).
   3. Scoring a 1 MB prompt vs a 100 KB prompt in-process (linearity: ~10x expected).
 
@@ -30,7 +33,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from targets import PROMPT_HOOK_RATIO, SCORE_JSONL_RATE, Gate
+from targets import PROMPT_AFTER_STOP_RATIO, PROMPT_HOOK_RATIO, SCORE_JSONL_RATE, Gate
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "tests" / "data" / "prompts-dev.jsonl"
@@ -114,6 +117,66 @@ def bench_hook(gate: Gate, runs: int, workdir: Path, env: dict[str, str]) -> Non
             gate.report(PROMPT_HOOK_RATIO, h / b, "x")
 
 
+def _stop_to_grade(repo: Path, state_dir: Path, session: str) -> None:
+    """A judged stop the next prompt grades: its verdict file and its stored row."""
+    from reflection_core import paths
+    from reflection_core.outcomes import store
+
+    at = store.now_iso()
+    verdict = Path(paths.verdict_file(str(repo), session))
+    verdict.parent.mkdir(parents=True, exist_ok=True)
+    verdict.write_text(json.dumps({"status": "incomplete", "created_at": at}), encoding="utf-8")
+    row = store.StopRow(
+        created_at=time.time(),
+        verdict_at=at,
+        repo=str(repo),
+        host="claude",
+        session_key=paths.safe_session_id(session),
+        status="incomplete",
+        pushed=False,
+        held=False,
+        asked=False,
+        tool_calls=3,
+    )
+    conn = store.connect(state_dir / "state.db")
+    try:
+        store.record_stop(conn, row)
+    finally:
+        conn.close()
+
+
+def bench_hook_after_stop(gate: Gate, runs: int, workdir: Path, env: dict[str, str]) -> None:
+    repo = workdir / "after-stop"
+    subprocess.run(["git", "init", "-q", str(repo)], check=True, capture_output=True)
+    payload = json.dumps(
+        {
+            "session_id": "bench-after",
+            "transcript_path": str(workdir / "transcript.jsonl"),
+            "cwd": str(repo),
+            "hook_event_name": "UserPromptSubmit",
+            "permission_mode": "default",
+            "prompt": "That still fails: the total is off by a cent. Fix it and run the tests.",
+        }
+    ).encode()
+    hook_cmd = [_console_script(), "hook", "user-prompt-submit"]
+    bare_cmd = [sys.executable, "-c", "pass"]
+    state_dir = Path(env["REFLECTION_STATE_DIR"])
+    _stop_to_grade(repo, state_dir, "bench-after")
+    _time(hook_cmd, payload, env)  # warm
+    hook, bare = [], []
+    for _ in range(runs):
+        _stop_to_grade(repo, state_dir, "bench-after")
+        bare.append(_cpu(bare_cmd, b"", env))
+        hook.append(_cpu(hook_cmd, payload, env))
+    from reflection_core import paths
+
+    graded = json.loads(Path(paths.verdict_file(str(repo), "bench-after")).read_text())
+    assert "outcome" in graded, "the prompt did not grade the stop before it"
+    h, b = statistics.median(hook), statistics.median(bare)
+    print(f"[cpu] after a stop  median {h * 1000:7.1f} ms  (python -c pass {b * 1000:.1f} ms)")
+    gate.report(PROMPT_AFTER_STOP_RATIO, h / b, "x")
+
+
 def bench_jsonl(gate: Gate, batch: int, workdir: Path, env: dict[str, str]) -> None:
     rows = [json.loads(line) for line in DATA.read_text(encoding="utf-8").splitlines() if line]
     path = workdir / "batch.jsonl"
@@ -181,6 +244,7 @@ def main() -> int:
         load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
         print(f"load average at start: {load:.2f} on {os.cpu_count()} CPUs")
         bench_hook(gate, runs, workdir, env)
+        bench_hook_after_stop(gate, runs, workdir, env)
         bench_jsonl(gate, batch, workdir, env)
         bench_linearity()
     return gate.exit_code()

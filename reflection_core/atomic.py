@@ -8,12 +8,9 @@ repository can commit links where we write; it must not redirect our writes.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import stat
-from collections.abc import Iterator
-from pathlib import Path
 
 from reflection_core.paths import UnsafePathError
 
@@ -21,18 +18,24 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
+    PathLike = str | os.PathLike[str]
+
 _NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _ensure_parent(path: Path) -> None:
+# Paths are taken as str or os.PathLike and handled with os.path: a hook that writes a
+# verdict or appends a line need not import pathlib.
+
+
+def _ensure_parent(path: PathLike) -> None:
     """Create `path`'s parent; refuse when the parent is a symlink."""
-    parent = path.parent
-    parent.mkdir(parents=True, exist_ok=True)
+    parent = os.path.dirname(os.fspath(path)) or "."
+    os.makedirs(parent, exist_ok=True)
     if stat.S_ISLNK(os.lstat(parent).st_mode):
         raise UnsafePathError(f"{parent} is a symlink; refusing to write through it")
 
 
-def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
+def open_nofollow(path: PathLike, flags: int, mode: int = 0o644) -> int:
     """os.open that refuses a symlink at `path` (ELOOP becomes UnsafePathError)."""
     try:
         return os.open(path, flags | _NOFOLLOW, mode)
@@ -42,7 +45,7 @@ def open_nofollow(path: Path, flags: int, mode: int = 0o644) -> int:
         raise
 
 
-def write_text_atomic(path: Path, text: str) -> None:
+def write_text_atomic(path: PathLike, text: str) -> None:
     """Replace `path` with `text` so readers see the old or the new file, never a torn one."""
     _ensure_parent(path)
     fd, tmp = _create_temp(path)
@@ -55,16 +58,19 @@ def write_text_atomic(path: Path, text: str) -> None:
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
-        with contextlib.suppress(OSError):
+        try:
             os.unlink(tmp)
+        except OSError:
+            pass
         raise
 
 
-def _create_temp(path: Path) -> tuple[int, str]:
+def _create_temp(path: PathLike) -> tuple[int, str]:
     """A new file beside `path`, created exclusively and not through a link: what
     `tempfile.mkstemp` does, without importing tempfile (and random) in every hook."""
+    parent, name = os.path.split(os.fspath(path))
     for _ in range(100):
-        tmp = str(path.parent / f".{path.name}.{os.urandom(6).hex()}.tmp")
+        tmp = os.path.join(parent, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600), tmp
         except FileExistsError:
@@ -78,7 +84,7 @@ def _umask() -> int:
     return current
 
 
-def write_json_atomic(path: Path, data: Any) -> None:
+def write_json_atomic(path: PathLike, data: Any) -> None:
     text = json.dumps(data, indent=2, sort_keys=False, ensure_ascii=False)
     try:
         text.encode("utf-8")
@@ -87,28 +93,38 @@ def write_json_atomic(path: Path, data: Any) -> None:
     write_text_atomic(path, text + "\n")
 
 
-@contextlib.contextmanager
-def locked(path: Path) -> Iterator[None]:
+class locked:  # lower case: used as a function, `with locked(path):`
     """An exclusive advisory lock on `path` + '.lock' (no-op where flock is unavailable)."""
-    _ensure_parent(path)
-    lock_path = path.with_name(path.name + ".lock")
-    fd = open_nofollow(lock_path, os.O_RDWR | os.O_CREAT)
-    try:
+
+    def __init__(self, path: PathLike) -> None:
+        self.lock_path = os.fspath(path) + ".lock"
+        self.fd = -1
+        _ensure_parent(path)
+
+    def __enter__(self) -> None:
+        self.fd = open_nofollow(self.lock_path, os.O_RDWR | os.O_CREAT)
         try:
             import fcntl
         except ImportError:  # pragma: no cover - Windows
-            yield
             return
-        fcntl.flock(fd, fcntl.LOCK_EX)
         try:
-            yield
+            fcntl.flock(self.fd, fcntl.LOCK_EX)
+        except BaseException:
+            os.close(self.fd)
+            raise
+
+    def __exit__(self, *exc_info: object) -> None:
+        try:
+            try:
+                import fcntl
+            except ImportError:  # pragma: no cover - Windows
+                return
+            fcntl.flock(self.fd, fcntl.LOCK_UN)
         finally:
-            fcntl.flock(fd, fcntl.LOCK_UN)
-    finally:
-        os.close(fd)
+            os.close(self.fd)
 
 
-def append_line(path: Path, line: str) -> None:
+def append_line(path: PathLike, line: str) -> None:
     """Append one line with a single O_APPEND write under the file's lock."""
     data = (line.rstrip("\n") + "\n").encode("utf-8", "replace")
     with locked(path):
@@ -119,7 +135,7 @@ def append_line(path: Path, line: str) -> None:
             os.close(fd)
 
 
-def unlink_own_file(path: Path) -> bool:
+def unlink_own_file(path: PathLike) -> bool:
     """Delete `path` only when it is a regular file (not a link) owned by this user."""
     try:
         info = os.lstat(path)

@@ -16,18 +16,20 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-def on_prompt(event: Any, prompt: str, cfg: Any, *, flagged: bool) -> str:
-    """Grade the session's previous stop from `prompt`; '' or why nothing was recorded."""
+def on_prompt(
+    event: Any, prompt: str, cfg: Any, *, flagged: bool, conn: sqlite3.Connection | None = None
+) -> str:
+    """Grade the session's previous stop from `prompt`; '' or why nothing was recorded.
+    `conn`: the prompt hook's open connection to the state database (else one is opened)."""
     root_dir = getattr(cfg, "root_dir", None)
     if not isinstance(root_dir, str):
         return ""
     if not flagged and not _ungraded_verdict(root_dir, event.session_id):
         return ""  # nothing to grade or count: no database opened on a plain reply
-    import sqlite3
-    from pathlib import Path
+    from reflection_core.state import sqlite3
 
     try:
-        _grade_previous_stop(Path(root_dir), event, prompt, cfg, flagged)
+        _grade_previous_stop(root_dir, event, prompt, cfg, flagged=flagged, given=conn)
     except (OSError, sqlite3.Error) as exc:
         return f"outcome not recorded: {type(exc).__name__}"
     return ""
@@ -45,13 +47,18 @@ def _ungraded_verdict(root: str, session_id: object) -> bool:
     return isinstance(data, dict) and "outcome" not in data and data.get("status") != "skipped"
 
 
-def _grade_previous_stop(root: Path, event: Any, prompt: str, cfg: Any, flagged: bool) -> None:
+def _grade_previous_stop(
+    root: str, event: Any, prompt: str, cfg: Any, *, flagged: bool, given: Any
+) -> None:
+    from reflection_core import state
     from reflection_core.outcomes import store
     from reflection_core.outcomes.grade import Previous
     from reflection_core.outcomes.reader import read_next_turn
 
     key = paths.safe_session_id(event.session_id)
-    conn = store.connect()
+    if given is not None:
+        state.ensure_schema(given, store.DDL)
+    conn = given or store.connect()
     try:
         if flagged:
             store.record_prompt_flag(conn, _repo(root), event.host, key)
@@ -63,7 +70,8 @@ def _grade_previous_stop(root: Path, event: Any, prompt: str, cfg: Any, flagged:
             field = store.outcome_field(graded, "next_prompt", store.now_iso())
             store.annotate_verdict(root, event.session_id, row.verdict_at, "outcome", field)
     finally:
-        conn.close()
+        if given is None:
+            conn.close()
 
 
 def on_stop(
@@ -75,7 +83,7 @@ def on_stop(
 
     if isinstance(event, SubagentStopped):
         return []  # subagent stops have no verdict of their own
-    import sqlite3
+    from reflection_core.state import sqlite3
 
     try:
         _record_stop(root, event, session, decision, conn)
@@ -132,7 +140,7 @@ def _record_stop(
             conn.close()
 
 
-def _repo(root: Path) -> str:
+def _repo(root: str | Path) -> str:
     from reflection_core.redact import redact
 
     return redact(str(root))

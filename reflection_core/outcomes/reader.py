@@ -16,7 +16,6 @@ reading stands.
 from __future__ import annotations
 
 import json
-from typing import Any
 
 from reflection_core.outcomes.grade import (
     NEXT_PROMPT_OUTCOMES,
@@ -26,6 +25,10 @@ from reflection_core.outcomes.grade import (
     grade_next_prompt,
 )
 from reflection_core.records import replace
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_PROMPT_CHARS = 4000
 _UNSURE_RULES = ("moves_on",)

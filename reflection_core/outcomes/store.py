@@ -200,30 +200,35 @@ def outcome_field(graded: Graded, by: str, at: str) -> dict[str, Any]:
 
 
 def annotate_verdict(
-    root: Path, session_id: object, verdict_at: str, key: str, value: dict[str, Any]
+    root: str | Path, session_id: object, verdict_at: str, key: str, value: dict[str, Any]
 ) -> bool:
     """Add `key` to the session's verdict file when it is still the verdict `verdict_at`."""
+    import os
+
     from reflection_core.atomic import locked, write_json_atomic
     from reflection_core.redact import redact_obj
 
-    target = paths.verdict_path(root, session_id)
-    if not target.exists():
+    target = paths.verdict_file(os.fspath(root), session_id)
+    if not os.path.exists(target):
         return False
     with locked(target):
         try:
-            current = json.loads(target.read_text(encoding="utf-8"))
+            with open(target, encoding="utf-8") as handle:
+                current = json.loads(handle.read())
         except (OSError, ValueError):
             return False
         if not isinstance(current, dict) or current.get("created_at") != verdict_at:
             return False
         current[key] = redact_obj(value)
         write_json_atomic(target, current)
-        _annotate_record(root, current.get("record"), key, current[key])
+        _annotate_record(os.fspath(root), current.get("record"), key, current[key])
     return True
 
 
-def _annotate_record(root: Path, relative: object, key: str, value: dict[str, Any]) -> None:
+def _annotate_record(root: str, relative: object, key: str, value: dict[str, Any]) -> None:
     """The same field on the verdict's full record, which outlives the next stop's verdict."""
+    import os
+
     from reflection_core.atomic import write_json_atomic
 
     if not isinstance(relative, str) or not relative:
@@ -231,9 +236,10 @@ def _annotate_record(root: Path, relative: object, key: str, value: dict[str, An
     name = relative.replace("\\", "/").rsplit("/", 1)[-1]  # never a path out
     if name in ("", ".", ".."):
         return
-    record_file = paths.reflection_dir(root) / "records" / name
+    record_file = os.path.join(root, paths.REFLECTION_DIRNAME, "records", name)
     try:
-        data = json.loads(record_file.read_text(encoding="utf-8"))
+        with open(record_file, encoding="utf-8") as handle:
+            data = json.loads(handle.read())
     except (OSError, ValueError):
         return
     if isinstance(data, dict) and isinstance(data.get("verdict"), dict):

@@ -43,12 +43,12 @@ def handle(event: PromptSubmitted) -> Reply:
         # Recalled for new tasks only, while our connection is open (one WAL checkpoint).
         use_memory = not result.skipped and result.turn == "task" and cfg.get("memory.enabled")
         lesson = _recall(cfg, prompt, conn) if use_memory else None
+        from reflection_core.outcomes.hook import on_prompt
+
+        graded = on_prompt(event, prompt, cfg, flagged=bool(result.questions), conn=conn)
     finally:
         if conn is not None:
             conn.close()
-    from reflection_core.outcomes.hook import on_prompt
-
-    graded = on_prompt(event, prompt, cfg, flagged=bool(result.questions))
     return build_response(
         result,
         mode=cfg.get("prompt.mode"),
