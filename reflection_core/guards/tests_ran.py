@@ -33,6 +33,7 @@ from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.ledger import Stamp
 from reflection_core.guards.registry import PushContext
 from reflection_core.lazyre import lazy
+from reflection_core.records import NamedTuple
 
 MAX_CANDIDATE_TREES = 20
 MAX_LISTED_PATHS = 15
@@ -264,16 +265,40 @@ def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
     return seen
 
 
-def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> list[TreeEvidence]:
-    """Evidence for several trees with one ledger read and one diff process."""
+class LedgerView(NamedTuple):
+    """What the ledger holds for this repository, read before any tree id is known."""
+
+    enabled: bool
+    hint: str | None
+    stamps: list[Stamp]
+    rules: SuiteRules
+    candidates: list[str]
+
+
+def read_ledger(root: Path, cfg: config.Config) -> LedgerView:
+    """The stamps and suite rules evidence is judged by (no git process runs here)."""
     project_command = project_test_command(root, cfg)
     hint = command_hint(project_command)
-    if not cfg.get("tests.ledger"):
-        note = "tests.ledger is false: test evidence is not recorded or checked"
-        return [TreeEvidence(t, True, reason=note, command_hint=hint) for t in trees]
-    stamps = ledger.read(root)
     rules = SuiteRules(project_command, cfg.get("tests.allow_partial"))
-    candidates = candidate_trees(stamps, rules)
+    if not cfg.get("tests.ledger"):
+        return LedgerView(False, hint, [], rules, [])
+    stamps = ledger.read(root)
+    return LedgerView(True, hint, stamps, rules, candidate_trees(stamps, rules))
+
+
+def evidence_for_trees(
+    root: Path, trees: Sequence[str], cfg: config.Config, view: LedgerView | None = None
+) -> list[TreeEvidence]:
+    """Evidence for several trees with one ledger read and one diff process.
+
+    `view` is the ledger read beforehand (`reflection check tests` reads it while git
+    computes the tree id); without it the ledger is read here.
+    """
+    view = view or read_ledger(root, cfg)
+    if not view.enabled:
+        note = "tests.ledger is false: test evidence is not recorded or checked"
+        return [TreeEvidence(t, True, reason=note, command_hint=view.hint) for t in trees]
+    stamps, rules, candidates = view.stamps, view.rules, view.candidates
     # Trees whose own suite runs decide them need no comparison with other trees.
     decided = {s.tree for s in stamps if rules.outcome(s) != "none"}
     pairs = [(c, t) for t in trees if t not in decided for c in candidates if c != t]
@@ -283,14 +308,16 @@ def evidence_for_trees(root: Path, trees: Sequence[str], cfg: config.Config) -> 
     for tree in trees:
         per_tree = {old: paths_ for (old, new), paths_ in diffs.items() if new == tree}
         evidence = tree_evidence(tree, stamps, per_tree, ignore, rules)
-        evidence.command_hint = hint
+        evidence.command_hint = view.hint
         results.append(evidence)
     return results
 
 
-def evidence_for_tree(root: Path, tree: str, cfg: config.Config) -> TreeEvidence:
+def evidence_for_tree(
+    root: Path, tree: str, cfg: config.Config, view: LedgerView | None = None
+) -> TreeEvidence:
     """What the ledger proves about `tree` (a tree id): passed, exactly or up to ignorable paths."""
-    return evidence_for_trees(root, [tree], cfg)[0]
+    return evidence_for_trees(root, [tree], cfg, view)[0]
 
 
 def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
