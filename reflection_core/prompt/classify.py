@@ -104,6 +104,11 @@ _TEST_OBJECT = LazyPattern(
     r"|break|is failing|flak)|^\s*(?=\S*tests?/\S)(?=(\S+))\1 has no",
 )
 _WORD = LazyPattern(r"[A-Za-z']+")
+# Words without which the pattern above them cannot match: a substring test skips the scan.
+_ARCH_SHAPE_WORDS = ("split", "into", "switch", "migrate", "event", "multi")
+_TEST_OBJECT_WORDS = ("test", "case", "spec", "coverage")
+_DOCS_WORDS = ("doc", "readme", "changelog", "wiki")
+_EXPLICIT_AREA_WORDS = {"frontend": ("front", "client side"), "backend": ("back", "server side")}
 
 
 def _area_scores(text: str) -> dict[str, int]:
@@ -117,13 +122,14 @@ def _area_scores(text: str) -> dict[str, int]:
         for phrase in phrases:
             if phrase in text:
                 scores[area] += text.count(phrase)
-    scores["architectural"] += len(_ARCH_SHAPES.findall(text))
+    if any(word in text for word in _ARCH_SHAPE_WORDS):
+        scores["architectural"] += len(_ARCH_SHAPES.findall(text))
     return scores
 
 
 def best_area(text: str) -> str | None:
     text = text.lower()
-    if _TEST_OBJECT.search(text):
+    if any(word in text for word in _TEST_OBJECT_WORDS) and _TEST_OBJECT.search(text):
         return "testing"
     if _REVIEW.search(text):
         return "review"
@@ -131,13 +137,15 @@ def best_area(text: str) -> str | None:
     # "add a test" accompanies most changes: tests only lead when they dominate
     scores["testing"] = scores["testing"] // 2 if scores["testing"] >= 3 else 0
     for area, pattern in _EXPLICIT_AREA.items():
-        scores[area] += 2 * len(pattern.findall(text))
+        if any(word in text for word in _EXPLICIT_AREA_WORDS[area]):
+            scores[area] += 2 * len(pattern.findall(text))
     if scores["architectural"]:
         scores["architectural"] += 1
-    if _RESTRUCTURE.search(text):
+    if "into" in text and _RESTRUCTURE.search(text):
         return "architectural"
     best = max(scores, key=lambda area: (scores[area], area != "backend"))
-    if _DOCS.search(text) and scores[best] <= 1 and best != "architectural":
+    documents = any(word in text for word in _DOCS_WORDS) and _DOCS.search(text)
+    if documents and scores[best] <= 1 and best != "architectural":
         return "mixed"  # documentation work has no class of its own
     return best if scores[best] else None
 
@@ -154,11 +162,11 @@ def is_conversational(text: str, task_smells: bool = False) -> bool:
     carries task smells and is a request, not a conversation.
     """
     text = text.lower()
-    words = _WORD.findall(text)
-    if not words:
+    if _WORD.search(text) is None:  # no words
         return True
-    asks_change = asks_for_action(text) and not _EXPLAIN.search(text)
-    if _EXPLAIN.search(text) and not _REVIEW.search(text):
+    explains = _EXPLAIN.search(text) is not None
+    asks_change = asks_for_action(text) and not explains
+    if explains and not _REVIEW.search(text):
         return True
     questions = text.count("?")
     return bool(questions and _QUESTION_START.search(text) and not asks_change and not task_smells)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
+from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words, per_text
 from reflection_core.records import NamedTuple
 
 MAX_TASKS = 20
@@ -31,8 +31,10 @@ _CREEP = lazy_words(
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
 )
+# The lookahead names every split's first character: the engine skips other positions
+# without trying each alternative there (about three times faster, same splits).
 _CLAUSE_SPLIT = LazyPattern(
-    r"[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+and\s+(?:then\s+)?|(?<!\s)\s+then\s+"
+    r"(?=[\s.!?;,])(?:[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+(?:and\s+(?:then\s+)?|then\s+))"
 )
 _FILLER = LazyPattern(
     r"^(?:(?:please|pls|plz|can you|could you|would you|will you|kindly|also|and|then|just"
@@ -62,11 +64,18 @@ class Scope(NamedTuple):
 _TRAILING_JOINER = LazyPattern(r"(?<![\s,;])(?:[\s,;]+(?:and|also|plus|then|y)){1,8}$")
 
 
+_JOINERS = ("and", "also", "plus", "then", "y")
+
+
 def _short(text: str, limit: int = 90) -> str:
-    text = _TRAILING_JOINER.sub("", " ".join(text.split())).strip(" ,;.")
+    text = " ".join(text.split())
+    if text.endswith(_JOINERS):  # what _TRAILING_JOINER removes
+        text = _TRAILING_JOINER.sub("", text)
+    text = text.strip(" ,;.")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+@per_text
 def _leading_verb(clause: str) -> str | None:
     stripped = _FILLER.sub("", clause.strip().lower())
     match = _WORD.match(stripped)
@@ -121,7 +130,9 @@ def govern(prompt: str) -> Scope:
         lo, hi = min(start, end), max(start, end)
         label = noun.rstrip("s").lower() if noun.lower() != "stories" else "story"
         tasks = [f"{label} {n}" for n in range(lo, min(hi, lo + MAX_TASKS - 1) + 1)]
-    elif len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2:
+    elif (
+        ")" in prompt and len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2
+    ):
         tasks = enum
     else:
         tasks = _conjoined_tasks(prompt)

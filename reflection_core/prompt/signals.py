@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from reflection_core import lazyre
 from reflection_core.records import NamedTuple
@@ -16,6 +17,11 @@ from reflection_core.records import NamedTuple
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+
+# For pure functions of one string that several rules call on the same text of a prompt
+# (its words, clauses, area): computed once per prompt. A few entries cover one prompt.
+per_text = lru_cache(maxsize=16)
 
 
 class LazyPattern:
@@ -194,6 +200,59 @@ _HEDGE_RE = lazy_words(
     r"|\bwhichever\b",
 )
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
+# What a text must contain for the pattern to match at all: a substring test skips the scan.
+_ERROR_WORDS = ("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack")
+_NAMED_OBJECT_NOUNS = (
+    "page",
+    "button",
+    "table",
+    "column",
+    "field",
+    "endpoint",
+    "screen",
+    "form",
+    "modal",
+    "dialog",
+    "job",
+    "queue",
+    "topic",
+    "bucket",
+    "index",
+    "flag",
+    "setting",
+    "view",
+    "tab",
+    "menu",
+    "route",
+    "handler",
+    "webhook",
+    "header",
+    "cookie",
+    "template",
+    "component",
+    "hook",
+    "query",
+    "command",
+    "function",
+    "method",
+    "class",
+)
+_EXPECTED_ACTUAL_WORDS = ("expected", "instead", "actual", "but", "rather than", "->", "=>", "→")
+_EXAMPLE_WORDS = (">>>", "e.g.", "for example", "for instance", "example:", "given", "such as")
+_HEDGE_WORDS = (
+    "maybe",
+    "perhaps",
+    "something",
+    "not sure",
+    "guess",
+    "kind of",
+    "sort of",
+    "possibl",
+    "whatever",
+    "decided",
+    "either",
+    "whichever",
+)
 
 # Verbs that open a unit of work; verification and constraint verbs are not here.
 _CHANGE_VERBS_TEXT = """
@@ -257,19 +316,24 @@ def find_paths(text: str) -> list[str]:
     return found
 
 
+def _holds(text: str, needed: tuple[str, ...]) -> bool:
+    return any(part in text for part in needed)
+
+
 def extract(text: str) -> Signals:
     """All signals of `text`; cheap character checks skip patterns that cannot match."""
     low = text.lower()
     lowered = words(low)
     has_digit = _DIGIT_RE.search(text) is not None
     backtick = "`" in text
+    errors = has_digit or _holds(text, _ERROR_WORDS)
     found = Signals(
         words=len(lowered),
         paths=tuple(dict.fromkeys(find_paths(text))),
         code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
         fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
         identifiers=tuple(dict.fromkeys(m.group(0) for m in _IDENT_RE.finditer(text))),
-        errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)),
+        errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)) if errors else (),
         metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(low))
         + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
@@ -280,10 +344,13 @@ def extract(text: str) -> Signals:
         criteria=tuple(m.group(0) for m in _CRITERION_RE.finditer(low)),
         restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
-        named_objects=len(_NAMED_OBJECT_RE.findall(low)),
-        expected_actual=_EXPECTED_ACTUAL_RE.search(low) is not None,
-        examples=len(_EXAMPLE_RE.findall(low)),
-        hedges=tuple(m.group(0) for m in _HEDGE_RE.finditer(low)),
+        named_objects=len(_NAMED_OBJECT_RE.findall(low)) if _holds(low, _NAMED_OBJECT_NOUNS) else 0,
+        expected_actual=_holds(low, _EXPECTED_ACTUAL_WORDS)
+        and _EXPECTED_ACTUAL_RE.search(low) is not None,
+        examples=len(_EXAMPLE_RE.findall(low)) if _holds(low, _EXAMPLE_WORDS) else 0,
+        hedges=tuple(m.group(0) for m in _HEDGE_RE.finditer(low))
+        if _holds(low, _HEDGE_WORDS)
+        else (),
     )
     return found._replace(anchors=anchor_weight(found))
 

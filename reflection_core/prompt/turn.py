@@ -15,7 +15,7 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.prompt import continuation, phrases
-from reflection_core.prompt.signals import LazyPattern
+from reflection_core.prompt.signals import LazyPattern, per_text
 from reflection_core.records import NamedTuple
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
@@ -118,12 +118,20 @@ def user_words(prompt: str) -> tuple[str, bool]:
     return text.strip(), attached
 
 
+@per_text
 def _normalized(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!。！~,，")
 
 
+@per_text
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text))
+
+
 def opens_with(text: str, table: tuple[str, ...]) -> bool:
     """Does lower-cased `text` open with a phrase of `table` (a whole word, or a CJK prefix)?"""
+    if not text.startswith(table):  # one scan of the table in C; most texts open otherwise
+        return False
     for phrase in table:
         if text.startswith(phrase):
             rest = text[len(phrase) :]
@@ -146,6 +154,8 @@ def is_question(text: str) -> bool:
         return _REQUEST_QUESTION.search(low) is None
     if opens_with(low, phrases.QUESTION_OPENERS) and len(low.split()) <= 25:
         return True
+    if low.isascii():  # the markers are of scripts written without spaces
+        return False
     return bool(_NO_SPACE_SCRIPT.search(low)) and _contains(low, phrases.QUESTION_MARKERS)
 
 
@@ -157,7 +167,7 @@ def asks_for_information(text: str) -> bool:
 
 def is_chat(text: str) -> bool:
     low = _normalized(text)
-    words = _WORD.findall(low)
+    words = _words(low)
     return bool(words) and len(words) <= 4 and opens_with(low, phrases.CHAT)
 
 
@@ -175,19 +185,21 @@ def is_answer(text: str) -> bool:
     return first.rstrip(").:,").isdigit() or first in ("option", "opción", "option:")
 
 
+@per_text
 def word_count(text: str) -> int:
     """Words, counting two characters of a script written without spaces as one word."""
-    cjk = len(_NO_SPACE_SCRIPT.findall(text))
-    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _WORD.findall(text)
+    cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
+    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _words(text)
     return len(spaced) + (cjk + 1) // 2
 
 
+@per_text
 def latin_share(text: str) -> float:
     """Share of the words written in Latin letters: how far English phrase rules can read it."""
-    words = _WORD.findall(text)
+    words = _words(text)
     if not words:
         return 0.0
-    cjk = len(_NO_SPACE_SCRIPT.findall(text))
+    cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
     latin = len(_LATIN_WORD.findall(text))
     return latin / max(1, latin + cjk // 2 + sum(1 for w in words if not w.isascii()))
 
@@ -264,7 +276,7 @@ def bare_request(read: Turn, names_something: bool, names_action: bool) -> str |
 
 def is_command(text: str) -> bool:
     """One or two words holding a command word: "push it", "flow status", "init"."""
-    words = {w.lower() for w in _WORD.findall(text)}
+    words = {w.lower() for w in _words(text)}
     return word_count(text) <= 2 and bool(words & _COMMAND_WORDS)
 
 
@@ -315,7 +327,7 @@ def is_short_reply(text: str, prev_assistant: str | None) -> bool:
 
 def is_interjection(text: str) -> bool:
     """One word in capitals ("LISTEN", "STOP"): the user raising their voice, not a task."""
-    words = _WORD.findall(text)
+    words = _words(text)
     return len(words) == 1 and len(words[0]) > 2 and words[0].isupper() and words[0].isalpha()
 
 
