@@ -1,0 +1,123 @@
+"""The substring gates in front of prompt patterns never skip a text the pattern matches.
+
+A gate (`signals._holds`, the word tuples in `classify`) saves a regex scan when the
+words it needs are absent; each example below is one alternative of the gated pattern,
+so a pattern that gains an alternative without its word fails here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.prompt import classify, scope, signals
+
+GATED_SIGNALS = [
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "got a KeyError in the loader"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "Traceback below"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "then panic: nil map"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "it segfault again"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "see the stacktrace"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "a DeprecationWarning shows"),
+    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "fix the settings page"),
+    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "the save button sticks"),
+    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "rename the parse function"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "expected a, got b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "use x instead of y"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "actual: none"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "should be 3 but is 4"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "but it returns null"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "prints a rather than b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a -> b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a => b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a → b"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", ">>> add(1, 2)"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "dates, e.g. 2024-01-01"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "for instance a name"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "example: two rows"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "given a user when they log in"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "formats such as csv"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "maybe add a cache"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "use redis or something"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "i guess it is fine"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "some kind of queue"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "sort of like a list"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "if possible, today"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "or whatever works"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "not decided yet"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "either postgres or mysql"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "whichever is faster"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "words", "case", "text"), GATED_SIGNALS)
+def test_signal_gate_lets_every_matching_form_through(pattern, words, case, text):
+    text = text.lower() if case == "low" else text
+    assert pattern.search(text) is not None
+    assert signals._holds(text, words)
+
+
+GATED_AREAS = [
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "split billing into two services"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "move it into a shared package"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "switch storage from s3"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "migrate users from mysql"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "an event-driven design"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "make it multi-tenant"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "write unit tests for slugify"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "add edge cases"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "extend the specs"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "add coverage for io"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "the tests are failing"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "tests/test_a.py has no asserts"),
+    (classify._DOCS, classify._DOCS_WORDS, "update the docs"),
+    (classify._DOCS, classify._DOCS_WORDS, "fix the readme"),
+    (classify._DOCS, classify._DOCS_WORDS, "add a changelog entry"),
+    (classify._DOCS, classify._DOCS_WORDS, "edit the wiki"),
+    (
+        classify._EXPLICIT_AREA["frontend"],
+        classify._EXPLICIT_AREA_WORDS["frontend"],
+        "on the client side",
+    ),
+    (
+        classify._EXPLICIT_AREA["frontend"],
+        classify._EXPLICIT_AREA_WORDS["frontend"],
+        "a front-end bug",
+    ),
+    (
+        classify._EXPLICIT_AREA["backend"],
+        classify._EXPLICIT_AREA_WORDS["backend"],
+        "server side only",
+    ),
+    (classify._EXPLICIT_AREA["backend"], classify._EXPLICIT_AREA_WORDS["backend"], "the back end"),
+    (classify._RESTRUCTURE, ("into",), "split utils into modules"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "words", "text"), GATED_AREAS)
+def test_area_gate_lets_every_matching_form_through(pattern, words, text):
+    assert pattern.search(text) is not None
+    assert any(word in text for word in words)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fix the parser, and then add a test; also bump the version",
+        "rename x then move y and update z.",
+        "  and start here",
+        "a,b, and c\nd!e?f",
+    ],
+)
+def test_clause_split_matches_the_plain_alternation(text):
+    import re
+
+    plain = re.compile(
+        r"[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+and\s+(?:then\s+)?|(?<!\s)\s+then\s+"
+    )
+    assert scope._CLAUSE_SPLIT.split(text) == plain.split(text)
+
+
+def test_trailing_joiner_is_removed_only_where_the_gate_looks():
+    assert scope._short("add a cache, and") == "add a cache"
+    assert scope._short("add a cache and then") == "add a cache"
+    assert scope._short("add a cache") == "add a cache"
