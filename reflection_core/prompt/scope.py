@@ -42,6 +42,35 @@ _FILLER = LazyPattern(
     r"|let'?s|lets|go ahead and|make sure to)\b[\s,]*)+",
     # matched against lower-cased text
 )
+# The words _FILLER can open with: a clause opening otherwise has nothing to remove.
+_FILLER_OPENERS = (
+    "please",
+    "pls",
+    "plz",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "kindly",
+    "also",
+    "and",
+    "then",
+    "just",
+    "now",
+    "ok",
+    "so",
+    "hey",
+    "first",
+    "finally",
+    "next",
+    "i want you to",
+    "i need you to",
+    "we need to",
+    "you should",
+    "let",
+    "go ahead and",
+    "make sure to",
+)
 _TEST_ONLY = LazyPattern(
     r"^(?:(?:add|write|update|extend)\s+)?(?:a |an |the |some |new |more )?(?:\w+ )?"
     r"(?:unit |regression |integration |e2e )?(?:tests?|test cases?|specs?)\b",
@@ -76,8 +105,15 @@ def _short(text: str, limit: int = 90) -> str:
 
 
 @per_text
+def _without_filler(clause: str) -> str:
+    """The clause lower-cased, without the politeness and joiners before its verb."""
+    stripped = clause.strip().lower()
+    return _FILLER.sub("", stripped) if stripped.startswith(_FILLER_OPENERS) else stripped
+
+
+@per_text
 def _leading_verb(clause: str) -> str | None:
-    stripped = _FILLER.sub("", clause.strip().lower())
+    stripped = _without_filler(clause)
     match = _WORD.match(stripped)
     if not match:
         return None
@@ -113,7 +149,7 @@ def _verb_clauses(text: str) -> list[tuple[str, str]]:
     clauses = []
     for clause in _CLAUSE_SPLIT.split(text):
         verb = _leading_verb(clause)
-        if verb and not _TEST_ONLY.match(_FILLER.sub("", clause.strip().lower())):
+        if verb and not _TEST_ONLY.match(_without_filler(clause)):
             clauses.append((verb, clause))
     return clauses
 
@@ -145,9 +181,7 @@ def _conjoined_tasks(prompt: str) -> list[str]:
     segments = [
         s
         for s in _CREEP.split(prompt)
-        if s
-        and len(_WORD.findall(s)) >= 2
-        and not _TEST_ONLY.match(_FILLER.sub("", s.strip().lower()))
+        if s and len(_WORD.findall(s)) >= 2 and not _TEST_ONLY.match(_without_filler(s))
     ]
     if len(segments) >= 2:
         tasks: list[str] = []

@@ -123,6 +123,16 @@ def _normalized(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!。！~,，")
 
 
+_FILLER_OPENERS = ("please", "pls", "can you", "could you", "would you", "just", "now", "ok", "so")
+
+
+@per_text
+def _without_filler(text: str) -> str:
+    """Normalised text without the politeness before the request ("please", "can you")."""
+    low = _normalized(text)
+    return _FILLER.sub("", low) if low.startswith(_FILLER_OPENERS) else low
+
+
 @per_text
 def _words(text: str) -> tuple[str, ...]:
     return tuple(_WORD.findall(text))
@@ -161,8 +171,7 @@ def is_question(text: str) -> bool:
 
 def asks_for_information(text: str) -> bool:
     """Explain, compare, tell me: the answer is text, nothing in the project changes."""
-    low = _FILLER.sub("", _normalized(text))
-    return opens_with(low, phrases.INFORMATION_REQUESTS)
+    return opens_with(_without_filler(text), phrases.INFORMATION_REQUESTS)
 
 
 def is_chat(text: str) -> bool:
@@ -339,8 +348,7 @@ def invites_questions(text: str) -> bool:
 
 def is_analysis(text: str) -> bool:
     """Scan, review, read, explain: the repository supplies what is looked at."""
-    low = _FILLER.sub("", _normalized(text))
-    return opens_with(low, phrases.ANALYSIS_OPENERS)
+    return opens_with(_without_filler(text), phrases.ANALYSIS_OPENERS)
 
 
 def is_go_ahead(text: str) -> bool:

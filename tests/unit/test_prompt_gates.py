@@ -121,3 +121,30 @@ def test_trailing_joiner_is_removed_only_where_the_gate_looks():
     assert scope._short("add a cache, and") == "add a cache"
     assert scope._short("add a cache and then") == "add a cache"
     assert scope._short("add a cache") == "add a cache"
+
+
+SCOPE_FILLERS = [
+    "please", "pls", "plz", "can you", "could you", "would you", "will you", "kindly", "also",
+    "and", "then", "just", "now", "ok", "okay", "so", "hey", "first", "finally", "next",
+    "i want you to", "i need you to", "we need to", "you should", "let's", "lets",
+    "go ahead and", "make sure to",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("filler", SCOPE_FILLERS)
+def test_scope_filler_gate_strips_every_filler_the_pattern_does(filler):
+    clause = f"  {filler.upper()}, please fix the login form"
+    assert scope._without_filler(clause) == scope._FILLER.sub("", clause.strip().lower())
+    assert scope._without_filler(clause).startswith("fix")
+
+
+@pytest.mark.parametrize(
+    "filler",
+    ["please", "pls", "can you", "could you", "would you", "just", "now", "ok", "okay", "so"],
+)
+def test_turn_filler_gate_strips_every_filler_the_pattern_does(filler):
+    from reflection_core.prompt import turn
+
+    text = f"{filler} explain the cache"
+    assert turn._without_filler(text) == turn._FILLER.sub("", turn._normalized(text))
+    assert turn._without_filler(text) == "explain the cache"
