@@ -78,6 +78,7 @@ _REVIEW = lazy_words(
     r"^\s*(?:please\s+)?(?:\w+\s+)?(?:review|audit)\b|\b(?:code|security|design|pr) review\b"
     r"|\breview (?:the|this|my|our|all)\b|\blook for (?:\w+ )?(?:issues|bugs|problems|race"
     r"|vulnerabilit|path traversal)",
+    needs=("review", "audit", "look for"),
 )
 _EXPLICIT_AREA = {
     "frontend": LazyPattern(r"\b(?:frontend|front-end|front end|client side)\b"),

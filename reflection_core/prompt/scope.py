@@ -25,6 +25,15 @@ _OVERRIDE = LazyPattern(
     r"\b(?:all together|altogether|in one go|all at once|at once|in (?:a single|one) "
     r"(?:pr|pull request|commit|pass|session|change)|todo junto|de una vez)\b",
     # matched against lower-cased text
+    needs=(
+        "together",
+        "at once",
+        "in one go",
+        "in a single",
+        "in one ",
+        "todo junto",
+        "de una vez",
+    ),
 )
 _CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"

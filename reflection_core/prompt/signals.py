@@ -29,15 +29,24 @@ class LazyPattern:
 
     Compiling is most of the prompt hook's import time; continuation and menu
     patterns are only needed for short prompts or when a previous message exists.
+    `needs`, when given, holds substrings one of which every match contains: `search`,
+    `finditer` and `findall` skip the scan of a text holding none of them.
     """
 
-    __slots__ = ("_compiled", "_flags", "_source", "_words")
+    __slots__ = ("_compiled", "_flags", "_needs", "_source", "_words")
 
-    def __init__(self, source: str, flags: int = 0, *, words: bool = False) -> None:
+    def __init__(
+        self, source: str, flags: int = 0, *, words: bool = False, needs: tuple[str, ...] = ()
+    ) -> None:
         self._source = source
         self._flags = flags
         self._words = words
+        self._needs = needs
         self._compiled: re.Pattern[str] | None = None
+
+    def _absent(self, text: str) -> bool:
+        """No match is possible: the text holds none of `needs`."""
+        return bool(self._needs) and not any(part in text for part in self._needs)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -47,16 +56,16 @@ class LazyPattern:
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text)
+        return None if self._absent(text) else self.pattern.search(text)
 
     def match(self, text: str) -> re.Match[str] | None:
         return self.pattern.match(text)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.pattern.finditer(text)
+        return iter(()) if self._absent(text) else self.pattern.finditer(text)
 
     def findall(self, text: str) -> list[Any]:
-        return self.pattern.findall(text)
+        return [] if self._absent(text) else self.pattern.findall(text)
 
     def split(self, text: str) -> list[str]:
         return self.pattern.split(text)
@@ -65,9 +74,9 @@ class LazyPattern:
         return self.pattern.sub(replacement, text)
 
 
-def lazy_words(source: str, flags: int = 0) -> LazyPattern:
+def lazy_words(source: str, flags: int = 0, *, needs: tuple[str, ...] = ()) -> LazyPattern:
     """A LazyPattern compiled with `compile_words`."""
-    return LazyPattern(source, flags, words=True)
+    return LazyPattern(source, flags, words=True, needs=needs)
 
 
 def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:

@@ -72,6 +72,51 @@ _TOTAL = LazyPattern(
     r"|machine|computer|server|disk|drive|config|configuration|setup)\b"
     r"|\bevery (?:file|module|screen|page|component|endpoint|service|function|class)\b"
     r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
+    needs=("everything", "all ", "whole", "entire", "every ", "across the"),
+)
+# Substrings one of which every match of _BUG / _PERF holds (the scan is skipped without).
+_BUG_WORDS = (
+    "broken",
+    "work",
+    "won",
+    "fail",
+    "crash",
+    "bug",
+    "flak",
+    "chok",
+    "hang",
+    "freez",
+    "spin",
+    "wrong",
+    "glitch",
+    "random",
+    "intermittent",
+    "keep",
+    "leak",
+    "fix ",
+)
+_PERF_WORDS = (
+    "fast",
+    "slow",
+    "sluggish",
+    "speed",
+    "performan",
+    "latency",
+    "lag",
+    "take",
+    "optimi",
+    "efficien",
+    "scalab",
+    "throughput",
+    "memory",
+    "eat",
+    "too much",
+    "cpu",
+    "load time",
+    "snappier",
+    "smoother",
+    "heavy",
+    "bloated",
 )
 _BUG = LazyPattern(
     r"\b(?:broken|doesn'?t work|does not work|not working|isn'?t working|stopped working|won'?t"
@@ -80,6 +125,7 @@ _BUG = LazyPattern(
     r"|randomly|intermittent(?:ly)?|keeps? (?:crashing|failing|growing|breaking|choking|dying"
     r"|timing out|hanging)|memory leak|leaking|fix (?:the|that|this) (?:thing|issue|problem|stuff))"
     r"\b",
+    needs=_BUG_WORDS,
 )
 _PERF = LazyPattern(
     r"\b(?:faster|slow(?:er|ly|ness)?|sluggish|speed (?:\w+ )?up|speedup|performance|performant"
@@ -88,6 +134,7 @@ _PERF = LazyPattern(
     r"|memory (?:usage|use|footprint)"
     r"|eats? (?:a lot of |so much |too much )?(?:memory|ram|cpu)|too much (?:memory|ram|cpu)"
     r"|cpu usage|load time|snappier|smoother|heavy|bloated)\b",
+    needs=_PERF_WORDS,
 )
 _SENTENCE_END = LazyPattern(r"[.!?\n]")
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from reflection_core.prompt import classify, scope, signals
+from reflection_core.prompt import classify, scope, signals, smells
 
 GATED_SIGNALS = [
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "got a KeyError in the loader"),
@@ -148,3 +148,80 @@ def test_turn_filler_gate_strips_every_filler_the_pattern_does(filler):
     text = f"{filler} explain the cache"
     assert turn._without_filler(text) == turn._FILLER.sub("", turn._normalized(text))
     assert turn._without_filler(text) == "explain the cache"
+
+
+NEEDS_EXAMPLES = [
+    (classify._REVIEW, "review the auth module"),
+    (classify._REVIEW, "please audit payments"),
+    (classify._REVIEW, "a security review of it"),
+    (classify._REVIEW, "look for race conditions"),
+    (scope._OVERRIDE, "do them all together"),
+    (scope._OVERRIDE, "altogether now"),
+    (scope._OVERRIDE, "in one go"),
+    (scope._OVERRIDE, "all at once"),
+    (scope._OVERRIDE, "in a single commit"),
+    (scope._OVERRIDE, "in one pull request"),
+    (scope._OVERRIDE, "hazlo todo junto"),
+    (scope._OVERRIDE, "de una vez"),
+    (smells._TOTAL, "fix everything"),
+    (smells._TOTAL, "all of the modules"),
+    (smells._TOTAL, "the whole app"),
+    (smells._TOTAL, "our entire backend"),
+    (smells._TOTAL, "every endpoint"),
+    (smells._TOTAL, "across the board"),
+    (smells._TOTAL, "the entire thing"),
+    (smells._BUG, "login is broken"),
+    (smells._BUG, "it doesn't work"),
+    (smells._BUG, "stopped working"),
+    (smells._BUG, "won't load"),
+    (smells._BUG, "the build fails"),
+    (smells._BUG, "it crashes"),
+    (smells._BUG, "buggy ui"),
+    (smells._BUG, "flaky test"),
+    (smells._BUG, "the parser chokes"),
+    (smells._BUG, "it hangs"),
+    (smells._BUG, "the tab freezes"),
+    (smells._BUG, "spins forever"),
+    (smells._BUG, "totals are wrong"),
+    (smells._BUG, "glitchy scroll"),
+    (smells._BUG, "randomly logs out"),
+    (smells._BUG, "intermittently empty"),
+    (smells._BUG, "keeps timing out"),
+    (smells._BUG, "a memory leak"),
+    (smells._BUG, "the socket is leaking"),
+    (smells._BUG, "fix the thing"),
+    (smells._PERF, "make it faster"),
+    (smells._PERF, "slowness on load"),
+    (smells._PERF, "feels sluggish"),
+    (smells._PERF, "speed it up"),
+    (smells._PERF, "performance matters"),
+    (smells._PERF, "latency is high"),
+    (smells._PERF, "the ui lags"),
+    (smells._PERF, "takes forever"),
+    (smells._PERF, "optimise the query"),
+    (smells._PERF, "more efficient"),
+    (smells._PERF, "scalability issues"),
+    (smells._PERF, "low throughput"),
+    (smells._PERF, "memory usage"),
+    (smells._PERF, "eats so much ram"),
+    (smells._PERF, "too much cpu"),
+    (smells._PERF, "cpu usage spikes"),
+    (smells._PERF, "load time"),
+    (smells._PERF, "snappier please"),
+    (smells._PERF, "smoother scrolling"),
+    (smells._PERF, "too heavy"),
+    (smells._PERF, "bloated bundle"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "text"), NEEDS_EXAMPLES)
+def test_needs_gate_lets_every_matching_form_through(pattern, text):
+    assert pattern.pattern.search(text) is not None  # the compiled pattern, no gate
+    assert pattern.search(text) is not None
+    assert pattern.findall(text) == pattern.pattern.findall(text)
+
+
+def test_needs_gate_skips_a_text_without_its_words():
+    assert smells._BUG.search("add a dark theme toggle") is None
+    assert list(smells._BUG.finditer("add a dark theme toggle")) == []
+    assert smells._BUG.findall("add a dark theme toggle") == []
