@@ -98,6 +98,15 @@ _EXPLAIN = lazy_words(
     r"(?:^\s*|\b(?:just|please|can you|could you)\s+)explain\b|\bjust tell\b"
     r"|\bdon'?t change anything|\bno changes|\bwhat do you think"
     r"|\bdifference between|\bthoughts on\b",
+    needs=(
+        "explain",
+        "just tell",
+        "change anything",
+        "no changes",
+        "what do you think",
+        "difference between",
+        "thoughts on",
+    ),
 )
 _TEST_OBJECT = LazyPattern(
     r"^\s*(?:please\s+)?(?:write|add|create|fix|stabili[sz]e|extend|update)\s+"

@@ -35,6 +35,27 @@ _MAGIC = LazyPattern(
     r"|\byou know what i mean\b|\bmake it (?:work|nice|good|right|pop)\b|\bsomehow\b"
     r"|\bthe right way\b|\bwhere(?:ver)? (?:it )?makes sense\b|\buse your (?:judg(?:e)?ment|best)"
     r"|\bhandle it\b(?! the same)|\bmagic(?:ally)?\b|\bjust works\b",
+    needs=(
+        "etc",
+        "and so ",
+        "as appropriate",
+        "as needed",
+        "as necessary",
+        "as required",
+        "as you see fit",
+        "however you",
+        "whatever ",
+        "know",
+        "needful",
+        "make it ",
+        "somehow",
+        "right way",
+        "makes sense",
+        "use your",
+        "handle it",
+        "magic",
+        "just works",
+    ),
 )
 _SOFT_MAGIC = lazy_words(
     r"\b(?:properly|robust(?:ly)?|seamless(?:ly)?|production[- ]ready|bulletproof|best practices?"
@@ -53,11 +74,26 @@ _IMPLICIT = lazy_words(
 _VAGUE_VERB = LazyPattern(
     r"\b(?:improve|refactor|optimi[sz]e|clean(?:\s+\w+)?\s+up|clean|tidy(?: up)?|polish|enhance"
     r"|moderni[sz]e|simplify|rework|streamline|revamp)\b",
+    needs=(
+        "improve",
+        "refactor",
+        "optimi",
+        "clean",
+        "tidy",
+        "polish",
+        "enhance",
+        "moderni",
+        "simplify",
+        "rework",
+        "streamline",
+        "revamp",
+    ),
 )
 _VAGUE_GOAL = LazyPattern(
     r"\b(?:make|get) (?:\w+ ){0,3}(?:better|nicer|prettier|cleaner|more readable|more maintainable"
     r"|easier|more elegant|look good|look better|more modern)\b|\b(?:prettier|nicer|messy|a bit"
     r"|easier to (?:work with|read|maintain|understand))\b",
+    needs=("make ", "get ", "prettier", "nicer", "messy", "a bit", "easier to"),
 )
 _CONCRETE_GOAL = lazy_words(
     r"\bby \w+ing\b|\binstead of\b|\bso that\b(?! it'?s (?:easier|nicer|better|cleaner))"
