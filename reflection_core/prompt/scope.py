@@ -20,6 +20,7 @@ _RANGE = LazyPattern(
     r"\b(items?|tasks?|steps?|tickets?|issues?|points?|todos?|stories|story|bugs?)\s+"
     r"(\d{1,3})\s*(?:-|–|to|through|thru|until|a|al|hasta)\s*(\d{1,3})\b",
     # matched against lower-cased text
+    needs=("item", "task", "step", "ticket", "issue", "point", "todo", "stor", "bug"),
 )
 _OVERRIDE = LazyPattern(
     r"\b(?:all together|altogether|in one go|all at once|at once|in (?:a single|one) "

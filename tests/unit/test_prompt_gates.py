@@ -247,6 +247,16 @@ NEEDS_EXAMPLES = [
     (classify._EXPLAIN, "what do you think"),
     (classify._EXPLAIN, "difference between a and b"),
     (classify._EXPLAIN, "thoughts on this"),
+    (scope._RANGE, "do items 3-7"),
+    (scope._RANGE, "tasks 1 to 4"),
+    (scope._RANGE, "steps 2 through 5"),
+    (scope._RANGE, "tickets 10-12"),
+    (scope._RANGE, "issues 4 - 6"),
+    (scope._RANGE, "points 1-3"),
+    (scope._RANGE, "todos 1-2"),
+    (scope._RANGE, "stories 5-8"),
+    (scope._RANGE, "story 5-8"),
+    (scope._RANGE, "bugs 1-9"),
 ]
 
 
@@ -261,3 +271,13 @@ def test_needs_gate_skips_a_text_without_its_words():
     assert smells._BUG.search("add a dark theme toggle") is None
     assert list(smells._BUG.finditer("add a dark theme toggle")) == []
     assert smells._BUG.findall("add a dark theme toggle") == []
+
+
+def test_score_prompt_with_settings_read_once_equals_reading_the_config():
+    from reflection_core.config import Config
+    from reflection_core.prompt.score import Settings, score_prompt
+
+    cfg = Config()
+    prompt = "make the settings page faster, maybe with a cache"
+    once = score_prompt(prompt, None, settings=Settings.from_config(cfg))
+    assert once == score_prompt(prompt, None, cfg)
