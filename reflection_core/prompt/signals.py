@@ -30,7 +30,9 @@ class LazyPattern:
     Compiling is most of the prompt hook's import time; continuation and menu
     patterns are only needed for short prompts or when a previous message exists.
     `needs`, when given, holds substrings one of which every match contains: `search`,
-    `finditer` and `findall` skip the scan of a text holding none of them.
+    `finditer` and `findall` skip the scan of a text holding none of them (lower-case
+    words for an IGNORECASE pattern, which is then gated on ASCII text only, where
+    lower-casing and the engine's case folding agree).
     """
 
     __slots__ = ("_compiled", "_flags", "_needs", "_source", "_words")
@@ -46,7 +48,13 @@ class LazyPattern:
 
     def _absent(self, text: str) -> bool:
         """No match is possible: the text holds none of `needs`."""
-        return bool(self._needs) and not any(part in text for part in self._needs)
+        if not self._needs:
+            return False
+        if self._flags & re.IGNORECASE:
+            if not text.isascii():
+                return False
+            text = text.lower()
+        return not any(part in text for part in self._needs)
 
     @property
     def pattern(self) -> re.Pattern[str]:

@@ -41,6 +41,7 @@ _HERE_IS_MY_FILE = LazyPattern(
     r"\bhere(?:'s| is| are)\s+(?:my|the|a|an|our)\b[^\n.?!]{0,40}?"
     r"\b(?:file|files|doc|document|config|log|logs|screenshot|image|spec|list)\b",
     re.IGNORECASE,
+    needs=("here",),
 )
 # English requests phrased as questions ("can you add X?") are tasks, not questions.
 _REQUEST_QUESTION = LazyPattern(
@@ -65,6 +66,7 @@ _IRREVERSIBLE = LazyPattern(
     r"|\bdelete from\b|\brm -rf\b|\bforce[- ]push|\bpush (?:-f|--force)\b|\breset --hard\b"
     r"|\bdropdb\b",
     re.IGNORECASE,
+    needs=("drop", "truncate", "delete from", "rm -rf", "force", "push ", "reset --hard"),
 )
 _REFUSAL = LazyPattern(
     r"\b(?:no|not|don'?t|nope|non|nein|нет|never|wait|stop)\b|不|别|別|아니|いいえ|待って"

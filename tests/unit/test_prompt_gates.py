@@ -281,3 +281,33 @@ def test_score_prompt_with_settings_read_once_equals_reading_the_config():
     prompt = "make the settings page faster, maybe with a cache"
     once = score_prompt(prompt, None, settings=Settings.from_config(cfg))
     assert once == score_prompt(prompt, None, cfg)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Then DROP TABLE users",
+        "drop_column orders",
+        "TRUNCATE the logs",
+        "DELETE FROM sessions",
+        "rm -rf build",
+        "force-push main",
+        "git push --force",
+        "git reset --hard",
+        "run dropdb",
+    ],
+)
+def test_ignorecase_needs_gate_lets_every_irreversible_step_through(text):
+    from reflection_core.prompt import turn
+
+    assert turn._IRREVERSIBLE.pattern.search(text) is not None
+    assert turn._IRREVERSIBLE.search(text) is not None
+
+
+def test_ignorecase_needs_gate_leaves_non_ascii_text_to_the_engine():
+    from reflection_core.prompt import turn
+
+    # U+017F folds to "s" in the engine but not in str.lower(): the gate must not decide.
+    text = "git pu\u017fh --force"
+    assert turn._IRREVERSIBLE.search(text) is not None
+    assert turn._HERE_IS_MY_FILE.search("HERE IS MY config file") is not None
