@@ -327,9 +327,9 @@ def find_paths(text: str) -> list[str]:
             if deep or _EXT_RE.search(token):
                 found.append(token)
     if "." in text:
-        found.extend(m.group(0) for m in _FILE_RE.finditer(text) if "/" not in m.group(0))
+        found.extend(name for name in _FILE_RE.findall(text) if "/" not in name)
     if any(name in text for name in _NAMED_FILE_WORDS):
-        found.extend(m.group(0) for m in _NAMED_FILE_RE.finditer(text))
+        found.extend(_NAMED_FILE_RE.findall(text))
     return found
 
 
@@ -338,7 +338,10 @@ def _holds(text: str, needed: tuple[str, ...]) -> bool:
 
 
 def extract(text: str) -> Signals:
-    """All signals of `text`; cheap character checks skip patterns that cannot match."""
+    """All signals of `text`; cheap character checks skip patterns that cannot match.
+
+    The patterns read with `findall` have no capturing groups: it returns whole matches.
+    """
     low = text.lower()
     lowered = words(low)
     has_digit = _DIGIT_RE.search(text) is not None
@@ -349,25 +352,22 @@ def extract(text: str) -> Signals:
         paths=tuple(dict.fromkeys(find_paths(text))),
         code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
         fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
-        identifiers=tuple(dict.fromkeys(m.group(0) for m in _IDENT_RE.finditer(text))),
-        errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)) if errors else (),
-        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(low))
-        + (("EXPLAIN",) if "EXPLAIN" in text else ())
+        identifiers=tuple(dict.fromkeys(_IDENT_RE.findall(text))),
+        errors=tuple(_ERROR_RE.findall(text)) if errors else (),
+        metrics=tuple(_METRIC_RE.findall(low)) + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
         else (),
         numbers=len(_NUMBER_RE.findall(text)) if has_digit else 0,
         hashes=len(_HASH_RE.findall(text)) if has_digit else 0,
         quoted=len(_QUOTED_RE.findall(text)) if ('"' in text or "“" in text) else 0,
-        criteria=tuple(m.group(0) for m in _CRITERION_RE.finditer(low)),
-        restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
+        criteria=tuple(_CRITERION_RE.findall(low)),
+        restrictions=tuple(_RESTRICTION_RE.findall(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
         named_objects=len(_NAMED_OBJECT_RE.findall(low)) if _holds(low, _NAMED_OBJECT_NOUNS) else 0,
         expected_actual=_holds(low, _EXPECTED_ACTUAL_WORDS)
         and _EXPECTED_ACTUAL_RE.search(low) is not None,
         examples=len(_EXAMPLE_RE.findall(low)) if _holds(low, _EXAMPLE_WORDS) else 0,
-        hedges=tuple(m.group(0) for m in _HEDGE_RE.finditer(low))
-        if _holds(low, _HEDGE_WORDS)
-        else (),
+        hedges=tuple(_HEDGE_RE.findall(low)) if _holds(low, _HEDGE_WORDS) else (),
     )
     return found._replace(anchors=anchor_weight(found))
 

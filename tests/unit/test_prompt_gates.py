@@ -311,3 +311,21 @@ def test_ignorecase_needs_gate_leaves_non_ascii_text_to_the_engine():
     text = "git pu\u017fh --force"
     assert turn._IRREVERSIBLE.search(text) is not None
     assert turn._HERE_IS_MY_FILE.search("HERE IS MY config file") is not None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "_IDENT_RE",
+        "_ERROR_RE",
+        "_METRIC_RE",
+        "_CRITERION_RE",
+        "_RESTRICTION_RE",
+        "_HEDGE_RE",
+        "_FILE_RE",
+        "_NAMED_FILE_RE",
+    ],
+)
+def test_signal_patterns_read_with_findall_have_no_capturing_group(name):
+    # findall returns whole matches only for a pattern without groups (extract relies on it)
+    assert getattr(signals, name).pattern.groups == 0
