@@ -124,8 +124,7 @@ _EXPLICIT_AREA_WORDS = {"frontend": ("front", "client side"), "backend": ("back"
 def _area_scores(text: str) -> dict[str, int]:
     """Hits per area in lower-cased `text`: one dict lookup per token, substring phrases."""
     scores = dict.fromkeys(("frontend", "devops", "testing", "backend", "architectural"), 0)
-    for token in _TOKEN.findall(text):
-        area = _AREA_WORDS.get(token)
+    for area in map(_AREA_WORDS.get, _TOKEN.findall(text)):
         if area:
             scores[area] += 1
     for area, phrases in _AREA_PHRASES.items():
