@@ -44,8 +44,9 @@ def command(
 
 def _score_jsonl(path: str, cfg: Any) -> None:
     """One result per input line; a bad line yields an error object, never a crash."""
-    from reflection_core.prompt.score import score_prompt
+    from reflection_core.prompt.score import Settings, score_prompt
 
+    settings = Settings.from_config(cfg)  # read once for the whole batch
     stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     out = sys.stdout
     try:
@@ -57,7 +58,8 @@ def _score_jsonl(path: str, cfg: Any) -> None:
             if "error" in item:
                 out.write(json.dumps(item, ensure_ascii=False) + "\n")
                 continue
-            result = score_prompt(item["prompt"], item.get("prev_assistant"), cfg).to_dict()
+            prompt, prev = item["prompt"], item.get("prev_assistant")
+            result = score_prompt(prompt, prev, settings=settings).to_dict()
             if item.get("id") is not None:
                 result = {"id": item["id"], **result}
             out.write(json.dumps(result, ensure_ascii=False) + "\n")

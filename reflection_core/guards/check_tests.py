@@ -15,6 +15,11 @@ import sys
 from reflection_core import config, paths
 from reflection_core.records import asdict
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+
 _NOTHING_RECORDED = (
     "no test run is recorded in this job, so there is no evidence to check. "
     "Run the suite through the ledger first in the same job "
@@ -26,7 +31,7 @@ _NOTHING_RECORDED = (
 
 def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> int:
     """The exit code of `reflection check tests`, its messages printed."""
-    from reflection_core.guards import fingerprint, gitcmd, ledger, tests_ran
+    from reflection_core.guards import fingerprint
 
     root = paths.find_repo_root()
     if root is None:
@@ -35,18 +40,23 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         cfg = config.load(str(root))
     except config.ConfigError as exc:
         return _say(f"reflection: configuration error: {exc}", err=True, code=2)
+    if rev or ci:
+        target = rev or "HEAD"
+        tree_of, what = _in_thread(fingerprint.commit_tree, root, target), f"commit {target}"
+    elif staged:
+        tree_of, what = _in_thread(fingerprint.staged_tree, root), "the staged tree"
+    else:
+        exclude = cfg.get("tests.fingerprint_exclude")
+        tree_of, what = _in_thread(fingerprint.worktree_tree, root, exclude), "the working tree"
+    # Imported and read while git computes the tree: on a second core that costs no time.
+    from reflection_core.guards import gitcmd, ledger, tests_ran
+
+    view = tests_ran.read_ledger(root, cfg)
     try:
-        if rev or ci:
-            target = rev or "HEAD"
-            tree, what = fingerprint.commit_tree(root, target), f"commit {target}"
-        elif staged:
-            tree, what = fingerprint.staged_tree(root), "the staged tree"
-        else:
-            tree = fingerprint.worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-            what = "the working tree"
+        tree = tree_of()
     except gitcmd.GitError as exc:
         return _say(f"reflection: {exc}", err=True, code=2)
-    evidence = tests_ran.evidence_for_tree(root, tree, cfg)
+    evidence = tests_ran.evidence_for_tree(root, tree, cfg, view)
     if as_json:
         _say(json.dumps(asdict(evidence), indent=2, ensure_ascii=False))
     if evidence.passed:
@@ -57,6 +67,34 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         return _fail(_NOTHING_RECORDED, ci)
     text = tests_ran.refusal_text(evidence, f"no test evidence for {what}", skip_hint=False)
     return _fail(text.removeprefix("reflection: "), ci)
+
+
+def _in_thread(compute: Callable[..., str], *args: Any) -> Callable[[], str]:
+    """Start `compute(*args)` (git processes) in a thread; the returned call waits for it.
+
+    Git works in its own process, so while it scans a large tree this process can
+    import and read what the check needs next.
+    """
+    import threading
+
+    outcome: list[Any] = []
+
+    def work() -> None:
+        try:
+            outcome.append(compute(*args))
+        except BaseException as exc:  # handed to the caller, who handles or raises it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+
+    def wait() -> str:
+        worker.join()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return str(outcome[0])
+
+    return wait
 
 
 def _fail(message: str, ci: bool) -> int:

@@ -29,7 +29,7 @@ from reflection_core.guards.evidence import (
 )
 from reflection_core.guards.ledger import Stamp
 from reflection_core.lazyre import lazy
-from reflection_core.records import field, record
+from reflection_core.records import NamedTuple, field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # the git hooks' entry points import these; a Stop hook needs none of them
@@ -266,22 +266,40 @@ def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
     return seen
 
 
-def evidence_for_trees(
-    root: Path,
-    trees: Sequence[str],
-    cfg: config.Config,
-    stamps: Sequence[Stamp] | None = None,
-) -> list[TreeEvidence]:
-    """Evidence for several trees with one ledger read (`stamps`, when already read) and
-    one diff process."""
+class LedgerView(NamedTuple):
+    """What the ledger holds for this repository, read before any tree id is known."""
+
+    enabled: bool
+    hint: str | None
+    stamps: list[Stamp]
+    rules: SuiteRules
+    candidates: list[str]
+
+
+def read_ledger(root: Path, cfg: config.Config) -> LedgerView:
+    """The stamps and suite rules evidence is judged by (no git process runs here)."""
     project_command = project_test_command(root, cfg)
     hint = command_hint(project_command)
-    if not cfg.get("tests.ledger"):
-        note = "tests.ledger is false: test evidence is not recorded or checked"
-        return [TreeEvidence(t, True, reason=note, command_hint=hint) for t in trees]
-    stamps = ledger.read(root) if stamps is None else stamps
     rules = SuiteRules(project_command, cfg.get("tests.allow_partial"))
-    candidates = candidate_trees(stamps, rules)
+    if not cfg.get("tests.ledger"):
+        return LedgerView(False, hint, [], rules, [])
+    stamps = ledger.read(root)
+    return LedgerView(True, hint, stamps, rules, candidate_trees(stamps, rules))
+
+
+def evidence_for_trees(
+    root: Path, trees: Sequence[str], cfg: config.Config, view: LedgerView | None = None
+) -> list[TreeEvidence]:
+    """Evidence for several trees with one ledger read and one diff process.
+
+    `view` is the ledger read beforehand (`reflection check tests` reads it while git
+    computes the tree id); without it the ledger is read here.
+    """
+    view = view or read_ledger(root, cfg)
+    if not view.enabled:
+        note = "tests.ledger is false: test evidence is not recorded or checked"
+        return [TreeEvidence(t, True, reason=note, command_hint=view.hint) for t in trees]
+    stamps, rules, candidates = view.stamps, view.rules, view.candidates
     # Trees whose own suite runs decide them need no comparison with other trees.
     decided = {s.tree for s in stamps if rules.outcome(s) != "none"}
     pairs = [(c, t) for t in trees if t not in decided for c in candidates if c != t]
@@ -291,14 +309,16 @@ def evidence_for_trees(
     for tree in trees:
         per_tree = {old: paths_ for (old, new), paths_ in diffs.items() if new == tree}
         evidence = tree_evidence(tree, stamps, per_tree, ignore, rules)
-        evidence.command_hint = hint
+        evidence.command_hint = view.hint
         results.append(evidence)
     return results
 
 
-def evidence_for_tree(root: Path, tree: str, cfg: config.Config) -> TreeEvidence:
+def evidence_for_tree(
+    root: Path, tree: str, cfg: config.Config, view: LedgerView | None = None
+) -> TreeEvidence:
     """What the ledger proves about `tree` (a tree id): passed, exactly or up to ignorable paths."""
-    return evidence_for_trees(root, [tree], cfg)[0]
+    return evidence_for_trees(root, [tree], cfg, view)[0]
 
 
 def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
@@ -307,11 +327,11 @@ def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
     With no run in the ledger (or the ledger off) the evidence is the same for any tree:
     the working tree is not fingerprinted then (three git processes on every stop), and
     the evidence names no tree."""
-    stamps = ledger.read(root) if cfg.get("tests.ledger") else []
-    if not stamps:
-        return evidence_for_trees(root, [NOT_FINGERPRINTED], cfg, stamps)[0]
+    view = read_ledger(root, cfg)
+    if not view.stamps:
+        return evidence_for_trees(root, [NOT_FINGERPRINTED], cfg, view)[0]
     tree = fingerprint.worktree_tree(root, cfg.get("tests.fingerprint_exclude"))
-    return evidence_for_trees(root, [tree], cfg, stamps)[0]
+    return evidence_for_trees(root, [tree], cfg, view)[0]
 
 
 def refusal_text(

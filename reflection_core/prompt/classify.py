@@ -78,6 +78,7 @@ _REVIEW = lazy_words(
     r"^\s*(?:please\s+)?(?:\w+\s+)?(?:review|audit)\b|\b(?:code|security|design|pr) review\b"
     r"|\breview (?:the|this|my|our|all)\b|\blook for (?:\w+ )?(?:issues|bugs|problems|race"
     r"|vulnerabilit|path traversal)",
+    needs=("review", "audit", "look for"),
 )
 _EXPLICIT_AREA = {
     "frontend": LazyPattern(r"\b(?:frontend|front-end|front end|client side)\b"),
@@ -97,6 +98,15 @@ _EXPLAIN = lazy_words(
     r"(?:^\s*|\b(?:just|please|can you|could you)\s+)explain\b|\bjust tell\b"
     r"|\bdon'?t change anything|\bno changes|\bwhat do you think"
     r"|\bdifference between|\bthoughts on\b",
+    needs=(
+        "explain",
+        "just tell",
+        "change anything",
+        "no changes",
+        "what do you think",
+        "difference between",
+        "thoughts on",
+    ),
 )
 _TEST_OBJECT = LazyPattern(
     r"^\s*(?:please\s+)?(?:write|add|create|fix|stabili[sz]e|extend|update)\s+"
@@ -104,26 +114,31 @@ _TEST_OBJECT = LazyPattern(
     r"|break|is failing|flak)|^\s*(?=\S*tests?/\S)(?=(\S+))\1 has no",
 )
 _WORD = LazyPattern(r"[A-Za-z']+")
+# Words without which the pattern above them cannot match: a substring test skips the scan.
+_ARCH_SHAPE_WORDS = ("split", "into", "switch", "migrate", "event", "multi")
+_TEST_OBJECT_WORDS = ("test", "case", "spec", "coverage")
+_DOCS_WORDS = ("doc", "readme", "changelog", "wiki")
+_EXPLICIT_AREA_WORDS = {"frontend": ("front", "client side"), "backend": ("back", "server side")}
 
 
 def _area_scores(text: str) -> dict[str, int]:
     """Hits per area in lower-cased `text`: one dict lookup per token, substring phrases."""
     scores = dict.fromkeys(("frontend", "devops", "testing", "backend", "architectural"), 0)
-    for token in _TOKEN.findall(text):
-        area = _AREA_WORDS.get(token)
+    for area in map(_AREA_WORDS.get, _TOKEN.findall(text)):
         if area:
             scores[area] += 1
     for area, phrases in _AREA_PHRASES.items():
         for phrase in phrases:
             if phrase in text:
                 scores[area] += text.count(phrase)
-    scores["architectural"] += len(_ARCH_SHAPES.findall(text))
+    if any(word in text for word in _ARCH_SHAPE_WORDS):
+        scores["architectural"] += len(_ARCH_SHAPES.findall(text))
     return scores
 
 
 def best_area(text: str) -> str | None:
     text = text.lower()
-    if _TEST_OBJECT.search(text):
+    if any(word in text for word in _TEST_OBJECT_WORDS) and _TEST_OBJECT.search(text):
         return "testing"
     if _REVIEW.search(text):
         return "review"
@@ -131,13 +146,15 @@ def best_area(text: str) -> str | None:
     # "add a test" accompanies most changes: tests only lead when they dominate
     scores["testing"] = scores["testing"] // 2 if scores["testing"] >= 3 else 0
     for area, pattern in _EXPLICIT_AREA.items():
-        scores[area] += 2 * len(pattern.findall(text))
+        if any(word in text for word in _EXPLICIT_AREA_WORDS[area]):
+            scores[area] += 2 * len(pattern.findall(text))
     if scores["architectural"]:
         scores["architectural"] += 1
-    if _RESTRUCTURE.search(text):
+    if "into" in text and _RESTRUCTURE.search(text):
         return "architectural"
     best = max(scores, key=lambda area: (scores[area], area != "backend"))
-    if _DOCS.search(text) and scores[best] <= 1 and best != "architectural":
+    documents = any(word in text for word in _DOCS_WORDS) and _DOCS.search(text)
+    if documents and scores[best] <= 1 and best != "architectural":
         return "mixed"  # documentation work has no class of its own
     return best if scores[best] else None
 
@@ -154,11 +171,11 @@ def is_conversational(text: str, task_smells: bool = False) -> bool:
     carries task smells and is a request, not a conversation.
     """
     text = text.lower()
-    words = _WORD.findall(text)
-    if not words:
+    if _WORD.search(text) is None:  # no words
         return True
-    asks_change = asks_for_action(text) and not _EXPLAIN.search(text)
-    if _EXPLAIN.search(text) and not _REVIEW.search(text):
+    explains = _EXPLAIN.search(text) is not None
+    asks_change = asks_for_action(text) and not explains
+    if explains and not _REVIEW.search(text):
         return True
     questions = text.count("?")
     return bool(questions and _QUESTION_START.search(text) and not asks_change and not task_smells)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words
+from reflection_core.prompt.signals import CHANGE_VERBS, LazyPattern, lazy_words, per_text
 from reflection_core.records import NamedTuple
 
 MAX_TASKS = 20
@@ -20,25 +20,66 @@ _RANGE = LazyPattern(
     r"\b(items?|tasks?|steps?|tickets?|issues?|points?|todos?|stories|story|bugs?)\s+"
     r"(\d{1,3})\s*(?:-|–|to|through|thru|until|a|al|hasta)\s*(\d{1,3})\b",
     # matched against lower-cased text
+    needs=("item", "task", "step", "ticket", "issue", "point", "todo", "stor", "bug"),
 )
 _OVERRIDE = LazyPattern(
     r"\b(?:all together|altogether|in one go|all at once|at once|in (?:a single|one) "
     r"(?:pr|pull request|commit|pass|session|change)|todo junto|de una vez)\b",
     # matched against lower-cased text
+    needs=(
+        "together",
+        "at once",
+        "in one go",
+        "in a single",
+        "in one ",
+        "todo junto",
+        "de una vez",
+    ),
 )
 _CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
 )
+# The lookahead names every split's first character: the engine skips other positions
+# without trying each alternative there (about three times faster, same splits).
 _CLAUSE_SPLIT = LazyPattern(
-    r"[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+and\s+(?:then\s+)?|(?<!\s)\s+then\s+"
+    r"(?=[\s.!?;,])(?:[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+(?:and\s+(?:then\s+)?|then\s+))"
 )
 _FILLER = LazyPattern(
     r"^(?:(?:please|pls|plz|can you|could you|would you|will you|kindly|also|and|then|just"
     r"|now|ok|okay|so|hey|first|finally|next|i want you to|i need you to|we need to|you should"
     r"|let'?s|lets|go ahead and|make sure to)\b[\s,]*)+",
     # matched against lower-cased text
+)
+# The words _FILLER can open with: a clause opening otherwise has nothing to remove.
+_FILLER_OPENERS = (
+    "please",
+    "pls",
+    "plz",
+    "can you",
+    "could you",
+    "would you",
+    "will you",
+    "kindly",
+    "also",
+    "and",
+    "then",
+    "just",
+    "now",
+    "ok",
+    "so",
+    "hey",
+    "first",
+    "finally",
+    "next",
+    "i want you to",
+    "i need you to",
+    "we need to",
+    "you should",
+    "let",
+    "go ahead and",
+    "make sure to",
 )
 _TEST_ONLY = LazyPattern(
     r"^(?:(?:add|write|update|extend)\s+)?(?:a |an |the |some |new |more )?(?:\w+ )?"
@@ -62,13 +103,27 @@ class Scope(NamedTuple):
 _TRAILING_JOINER = LazyPattern(r"(?<![\s,;])(?:[\s,;]+(?:and|also|plus|then|y)){1,8}$")
 
 
+_JOINERS = ("and", "also", "plus", "then", "y")
+
+
 def _short(text: str, limit: int = 90) -> str:
-    text = _TRAILING_JOINER.sub("", " ".join(text.split())).strip(" ,;.")
+    text = " ".join(text.split())
+    if text.endswith(_JOINERS):  # what _TRAILING_JOINER removes
+        text = _TRAILING_JOINER.sub("", text)
+    text = text.strip(" ,;.")
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+@per_text
+def _without_filler(clause: str) -> str:
+    """The clause lower-cased, without the politeness and joiners before its verb."""
+    stripped = clause.strip().lower()
+    return _FILLER.sub("", stripped) if stripped.startswith(_FILLER_OPENERS) else stripped
+
+
+@per_text
 def _leading_verb(clause: str) -> str | None:
-    stripped = _FILLER.sub("", clause.strip().lower())
+    stripped = _without_filler(clause)
     match = _WORD.match(stripped)
     if not match:
         return None
@@ -104,7 +159,7 @@ def _verb_clauses(text: str) -> list[tuple[str, str]]:
     clauses = []
     for clause in _CLAUSE_SPLIT.split(text):
         verb = _leading_verb(clause)
-        if verb and not _TEST_ONLY.match(_FILLER.sub("", clause.strip().lower())):
+        if verb and not _TEST_ONLY.match(_without_filler(clause)):
             clauses.append((verb, clause))
     return clauses
 
@@ -121,7 +176,9 @@ def govern(prompt: str) -> Scope:
         lo, hi = min(start, end), max(start, end)
         label = noun.rstrip("s").lower() if noun.lower() != "stories" else "story"
         tasks = [f"{label} {n}" for n in range(lo, min(hi, lo + MAX_TASKS - 1) + 1)]
-    elif len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2:
+    elif (
+        ")" in prompt and len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2
+    ):
         tasks = enum
     else:
         tasks = _conjoined_tasks(prompt)
@@ -134,9 +191,7 @@ def _conjoined_tasks(prompt: str) -> list[str]:
     segments = [
         s
         for s in _CREEP.split(prompt)
-        if s
-        and len(_WORD.findall(s)) >= 2
-        and not _TEST_ONLY.match(_FILLER.sub("", s.strip().lower()))
+        if s and len(_WORD.findall(s)) >= 2 and not _TEST_ONLY.match(_without_filler(s))
     ]
     if len(segments) >= 2:
         tasks: list[str] = []

@@ -175,10 +175,17 @@ def encodable(text: str) -> str:
 
 
 def score_prompt(
-    prompt: str, prev_assistant: str | None = None, cfg: Config | None = None
+    prompt: str,
+    prev_assistant: str | None = None,
+    cfg: Config | None = None,
+    *,
+    settings: Settings | None = None,
 ) -> PromptScore:
-    """Pure: evaluate `prompt`, optionally against the previous assistant message."""
-    settings = Settings.from_config(cfg)
+    """Pure: evaluate `prompt`, optionally against the previous assistant message.
+
+    `settings` (read from `cfg` when not given) lets a batch read the config once.
+    """
+    settings = settings or Settings.from_config(cfg)
     text = encodable(prompt if isinstance(prompt, str) else str(prompt))
     prev_assistant = encodable(prev_assistant) if isinstance(prev_assistant, str) else None
     truncated = len(text) > settings.max_chars

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import lru_cache
 
 from reflection_core import lazyre
 from reflection_core.records import NamedTuple
@@ -18,20 +19,42 @@ if TYPE_CHECKING:
     from typing import Any
 
 
+# For pure functions of one string that several rules call on the same text of a prompt
+# (its words, clauses, area): computed once per prompt. A few entries cover one prompt.
+per_text = lru_cache(maxsize=16)
+
+
 class LazyPattern:
     """A regex compiled on first use, so patterns of rare branches cost the hook nothing.
 
     Compiling is most of the prompt hook's import time; continuation and menu
     patterns are only needed for short prompts or when a previous message exists.
+    `needs`, when given, holds substrings one of which every match contains: `search`,
+    `finditer` and `findall` skip the scan of a text holding none of them (lower-case
+    words for an IGNORECASE pattern, which is then gated on ASCII text only, where
+    lower-casing and the engine's case folding agree).
     """
 
-    __slots__ = ("_compiled", "_flags", "_source", "_words")
+    __slots__ = ("_compiled", "_flags", "_needs", "_source", "_words")
 
-    def __init__(self, source: str, flags: int = 0, *, words: bool = False) -> None:
+    def __init__(
+        self, source: str, flags: int = 0, *, words: bool = False, needs: tuple[str, ...] = ()
+    ) -> None:
         self._source = source
         self._flags = flags
         self._words = words
+        self._needs = needs
         self._compiled: re.Pattern[str] | None = None
+
+    def _absent(self, text: str) -> bool:
+        """No match is possible: the text holds none of `needs`."""
+        if not self._needs:
+            return False
+        if self._flags & re.IGNORECASE:
+            if not text.isascii():
+                return False
+            text = text.lower()
+        return not any(part in text for part in self._needs)
 
     @property
     def pattern(self) -> re.Pattern[str]:
@@ -41,16 +64,16 @@ class LazyPattern:
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        return self.pattern.search(text)
+        return None if self._absent(text) else self.pattern.search(text)
 
     def match(self, text: str) -> re.Match[str] | None:
         return self.pattern.match(text)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        return self.pattern.finditer(text)
+        return iter(()) if self._absent(text) else self.pattern.finditer(text)
 
     def findall(self, text: str) -> list[Any]:
-        return self.pattern.findall(text)
+        return [] if self._absent(text) else self.pattern.findall(text)
 
     def split(self, text: str) -> list[str]:
         return self.pattern.split(text)
@@ -59,9 +82,9 @@ class LazyPattern:
         return self.pattern.sub(replacement, text)
 
 
-def lazy_words(source: str, flags: int = 0) -> LazyPattern:
+def lazy_words(source: str, flags: int = 0, *, needs: tuple[str, ...] = ()) -> LazyPattern:
     """A LazyPattern compiled with `compile_words`."""
-    return LazyPattern(source, flags, words=True)
+    return LazyPattern(source, flags, words=True, needs=needs)
 
 
 def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -194,6 +217,59 @@ _HEDGE_RE = lazy_words(
     r"|\bwhichever\b",
 )
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
+# What a text must contain for the pattern to match at all: a substring test skips the scan.
+_ERROR_WORDS = ("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack")
+_NAMED_OBJECT_NOUNS = (
+    "page",
+    "button",
+    "table",
+    "column",
+    "field",
+    "endpoint",
+    "screen",
+    "form",
+    "modal",
+    "dialog",
+    "job",
+    "queue",
+    "topic",
+    "bucket",
+    "index",
+    "flag",
+    "setting",
+    "view",
+    "tab",
+    "menu",
+    "route",
+    "handler",
+    "webhook",
+    "header",
+    "cookie",
+    "template",
+    "component",
+    "hook",
+    "query",
+    "command",
+    "function",
+    "method",
+    "class",
+)
+_EXPECTED_ACTUAL_WORDS = ("expected", "instead", "actual", "but", "rather than", "->", "=>", "→")
+_EXAMPLE_WORDS = (">>>", "e.g.", "for example", "for instance", "example:", "given", "such as")
+_HEDGE_WORDS = (
+    "maybe",
+    "perhaps",
+    "something",
+    "not sure",
+    "guess",
+    "kind of",
+    "sort of",
+    "possibl",
+    "whatever",
+    "decided",
+    "either",
+    "whichever",
+)
 
 # Verbs that open a unit of work; verification and constraint verbs are not here.
 _CHANGE_VERBS_TEXT = """
@@ -251,39 +327,47 @@ def find_paths(text: str) -> list[str]:
             if deep or _EXT_RE.search(token):
                 found.append(token)
     if "." in text:
-        found.extend(m.group(0) for m in _FILE_RE.finditer(text) if "/" not in m.group(0))
+        found.extend(name for name in _FILE_RE.findall(text) if "/" not in name)
     if any(name in text for name in _NAMED_FILE_WORDS):
-        found.extend(m.group(0) for m in _NAMED_FILE_RE.finditer(text))
+        found.extend(_NAMED_FILE_RE.findall(text))
     return found
 
 
+def _holds(text: str, needed: tuple[str, ...]) -> bool:
+    return any(part in text for part in needed)
+
+
 def extract(text: str) -> Signals:
-    """All signals of `text`; cheap character checks skip patterns that cannot match."""
+    """All signals of `text`; cheap character checks skip patterns that cannot match.
+
+    The patterns read with `findall` have no capturing groups: it returns whole matches.
+    """
     low = text.lower()
     lowered = words(low)
     has_digit = _DIGIT_RE.search(text) is not None
     backtick = "`" in text
+    errors = has_digit or _holds(text, _ERROR_WORDS)
     found = Signals(
         words=len(lowered),
         paths=tuple(dict.fromkeys(find_paths(text))),
         code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
         fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
-        identifiers=tuple(dict.fromkeys(m.group(0) for m in _IDENT_RE.finditer(text))),
-        errors=tuple(m.group(0) for m in _ERROR_RE.finditer(text)),
-        metrics=tuple(m.group(0) for m in _METRIC_RE.finditer(low))
-        + (("EXPLAIN",) if "EXPLAIN" in text else ())
+        identifiers=tuple(dict.fromkeys(_IDENT_RE.findall(text))),
+        errors=tuple(_ERROR_RE.findall(text)) if errors else (),
+        metrics=tuple(_METRIC_RE.findall(low)) + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
         else (),
         numbers=len(_NUMBER_RE.findall(text)) if has_digit else 0,
         hashes=len(_HASH_RE.findall(text)) if has_digit else 0,
         quoted=len(_QUOTED_RE.findall(text)) if ('"' in text or "“" in text) else 0,
-        criteria=tuple(m.group(0) for m in _CRITERION_RE.finditer(low)),
-        restrictions=tuple(m.group(0) for m in _RESTRICTION_RE.finditer(low)),
+        criteria=tuple(_CRITERION_RE.findall(low)),
+        restrictions=tuple(_RESTRICTION_RE.findall(low)),
         verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
-        named_objects=len(_NAMED_OBJECT_RE.findall(low)),
-        expected_actual=_EXPECTED_ACTUAL_RE.search(low) is not None,
-        examples=len(_EXAMPLE_RE.findall(low)),
-        hedges=tuple(m.group(0) for m in _HEDGE_RE.finditer(low)),
+        named_objects=len(_NAMED_OBJECT_RE.findall(low)) if _holds(low, _NAMED_OBJECT_NOUNS) else 0,
+        expected_actual=_holds(low, _EXPECTED_ACTUAL_WORDS)
+        and _EXPECTED_ACTUAL_RE.search(low) is not None,
+        examples=len(_EXAMPLE_RE.findall(low)) if _holds(low, _EXAMPLE_WORDS) else 0,
+        hedges=tuple(_HEDGE_RE.findall(low)) if _holds(low, _HEDGE_WORDS) else (),
     )
     return found._replace(anchors=anchor_weight(found))
 

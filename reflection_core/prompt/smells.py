@@ -35,6 +35,27 @@ _MAGIC = LazyPattern(
     r"|\byou know what i mean\b|\bmake it (?:work|nice|good|right|pop)\b|\bsomehow\b"
     r"|\bthe right way\b|\bwhere(?:ver)? (?:it )?makes sense\b|\buse your (?:judg(?:e)?ment|best)"
     r"|\bhandle it\b(?! the same)|\bmagic(?:ally)?\b|\bjust works\b",
+    needs=(
+        "etc",
+        "and so ",
+        "as appropriate",
+        "as needed",
+        "as necessary",
+        "as required",
+        "as you see fit",
+        "however you",
+        "whatever ",
+        "know",
+        "needful",
+        "make it ",
+        "somehow",
+        "right way",
+        "makes sense",
+        "use your",
+        "handle it",
+        "magic",
+        "just works",
+    ),
 )
 _SOFT_MAGIC = lazy_words(
     r"\b(?:properly|robust(?:ly)?|seamless(?:ly)?|production[- ]ready|bulletproof|best practices?"
@@ -53,11 +74,26 @@ _IMPLICIT = lazy_words(
 _VAGUE_VERB = LazyPattern(
     r"\b(?:improve|refactor|optimi[sz]e|clean(?:\s+\w+)?\s+up|clean|tidy(?: up)?|polish|enhance"
     r"|moderni[sz]e|simplify|rework|streamline|revamp)\b",
+    needs=(
+        "improve",
+        "refactor",
+        "optimi",
+        "clean",
+        "tidy",
+        "polish",
+        "enhance",
+        "moderni",
+        "simplify",
+        "rework",
+        "streamline",
+        "revamp",
+    ),
 )
 _VAGUE_GOAL = LazyPattern(
     r"\b(?:make|get) (?:\w+ ){0,3}(?:better|nicer|prettier|cleaner|more readable|more maintainable"
     r"|easier|more elegant|look good|look better|more modern)\b|\b(?:prettier|nicer|messy|a bit"
     r"|easier to (?:work with|read|maintain|understand))\b",
+    needs=("make ", "get ", "prettier", "nicer", "messy", "a bit", "easier to"),
 )
 _CONCRETE_GOAL = lazy_words(
     r"\bby \w+ing\b|\binstead of\b|\bso that\b(?! it'?s (?:easier|nicer|better|cleaner))"
@@ -72,6 +108,51 @@ _TOTAL = LazyPattern(
     r"|machine|computer|server|disk|drive|config|configuration|setup)\b"
     r"|\bevery (?:file|module|screen|page|component|endpoint|service|function|class)\b"
     r"|\bacross the (?:board|codebase|whole)\b|\bthe (?:whole|entire) thing\b",
+    needs=("everything", "all ", "whole", "entire", "every ", "across the"),
+)
+# Substrings one of which every match of _BUG / _PERF holds (the scan is skipped without).
+_BUG_WORDS = (
+    "broken",
+    "work",
+    "won",
+    "fail",
+    "crash",
+    "bug",
+    "flak",
+    "chok",
+    "hang",
+    "freez",
+    "spin",
+    "wrong",
+    "glitch",
+    "random",
+    "intermittent",
+    "keep",
+    "leak",
+    "fix ",
+)
+_PERF_WORDS = (
+    "fast",
+    "slow",
+    "sluggish",
+    "speed",
+    "performan",
+    "latency",
+    "lag",
+    "take",
+    "optimi",
+    "efficien",
+    "scalab",
+    "throughput",
+    "memory",
+    "eat",
+    "too much",
+    "cpu",
+    "load time",
+    "snappier",
+    "smoother",
+    "heavy",
+    "bloated",
 )
 _BUG = LazyPattern(
     r"\b(?:broken|doesn'?t work|does not work|not working|isn'?t working|stopped working|won'?t"
@@ -80,6 +161,7 @@ _BUG = LazyPattern(
     r"|randomly|intermittent(?:ly)?|keeps? (?:crashing|failing|growing|breaking|choking|dying"
     r"|timing out|hanging)|memory leak|leaking|fix (?:the|that|this) (?:thing|issue|problem|stuff))"
     r"\b",
+    needs=_BUG_WORDS,
 )
 _PERF = LazyPattern(
     r"\b(?:faster|slow(?:er|ly|ness)?|sluggish|speed (?:\w+ )?up|speedup|performance|performant"
@@ -88,6 +170,7 @@ _PERF = LazyPattern(
     r"|memory (?:usage|use|footprint)"
     r"|eats? (?:a lot of |so much |too much )?(?:memory|ram|cpu)|too much (?:memory|ram|cpu)"
     r"|cpu usage|load time|snappier|smoother|heavy|bloated)\b",
+    needs=_PERF_WORDS,
 )
 _SENTENCE_END = LazyPattern(r"[.!?\n]")
 

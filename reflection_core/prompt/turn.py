@@ -15,7 +15,7 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.prompt import continuation, phrases
-from reflection_core.prompt.signals import LazyPattern
+from reflection_core.prompt.signals import LazyPattern, per_text
 from reflection_core.records import NamedTuple
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
@@ -41,6 +41,7 @@ _HERE_IS_MY_FILE = LazyPattern(
     r"\bhere(?:'s| is| are)\s+(?:my|the|a|an|our)\b[^\n.?!]{0,40}?"
     r"\b(?:file|files|doc|document|config|log|logs|screenshot|image|spec|list)\b",
     re.IGNORECASE,
+    needs=("here",),
 )
 # English requests phrased as questions ("can you add X?") are tasks, not questions.
 _REQUEST_QUESTION = LazyPattern(
@@ -65,6 +66,7 @@ _IRREVERSIBLE = LazyPattern(
     r"|\bdelete from\b|\brm -rf\b|\bforce[- ]push|\bpush (?:-f|--force)\b|\breset --hard\b"
     r"|\bdropdb\b",
     re.IGNORECASE,
+    needs=("drop", "truncate", "delete from", "rm -rf", "force", "push ", "reset --hard"),
 )
 _REFUSAL = LazyPattern(
     r"\b(?:no|not|don'?t|nope|non|nein|нет|never|wait|stop)\b|不|别|別|아니|いいえ|待って"
@@ -118,12 +120,30 @@ def user_words(prompt: str) -> tuple[str, bool]:
     return text.strip(), attached
 
 
+@per_text
 def _normalized(text: str) -> str:
     return " ".join(text.lower().split()).strip(" .!。！~,，")
 
 
+_FILLER_OPENERS = ("please", "pls", "can you", "could you", "would you", "just", "now", "ok", "so")
+
+
+@per_text
+def _without_filler(text: str) -> str:
+    """Normalised text without the politeness before the request ("please", "can you")."""
+    low = _normalized(text)
+    return _FILLER.sub("", low) if low.startswith(_FILLER_OPENERS) else low
+
+
+@per_text
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(_WORD.findall(text))
+
+
 def opens_with(text: str, table: tuple[str, ...]) -> bool:
     """Does lower-cased `text` open with a phrase of `table` (a whole word, or a CJK prefix)?"""
+    if not text.startswith(table):  # one scan of the table in C; most texts open otherwise
+        return False
     for phrase in table:
         if text.startswith(phrase):
             rest = text[len(phrase) :]
@@ -146,18 +166,19 @@ def is_question(text: str) -> bool:
         return _REQUEST_QUESTION.search(low) is None
     if opens_with(low, phrases.QUESTION_OPENERS) and len(low.split()) <= 25:
         return True
+    if low.isascii():  # the markers are of scripts written without spaces
+        return False
     return bool(_NO_SPACE_SCRIPT.search(low)) and _contains(low, phrases.QUESTION_MARKERS)
 
 
 def asks_for_information(text: str) -> bool:
     """Explain, compare, tell me: the answer is text, nothing in the project changes."""
-    low = _FILLER.sub("", _normalized(text))
-    return opens_with(low, phrases.INFORMATION_REQUESTS)
+    return opens_with(_without_filler(text), phrases.INFORMATION_REQUESTS)
 
 
 def is_chat(text: str) -> bool:
     low = _normalized(text)
-    words = _WORD.findall(low)
+    words = _words(low)
     return bool(words) and len(words) <= 4 and opens_with(low, phrases.CHAT)
 
 
@@ -175,19 +196,21 @@ def is_answer(text: str) -> bool:
     return first.rstrip(").:,").isdigit() or first in ("option", "opción", "option:")
 
 
+@per_text
 def word_count(text: str) -> int:
     """Words, counting two characters of a script written without spaces as one word."""
-    cjk = len(_NO_SPACE_SCRIPT.findall(text))
-    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _WORD.findall(text)
+    cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
+    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _words(text)
     return len(spaced) + (cjk + 1) // 2
 
 
+@per_text
 def latin_share(text: str) -> float:
     """Share of the words written in Latin letters: how far English phrase rules can read it."""
-    words = _WORD.findall(text)
+    words = _words(text)
     if not words:
         return 0.0
-    cjk = len(_NO_SPACE_SCRIPT.findall(text))
+    cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
     latin = len(_LATIN_WORD.findall(text))
     return latin / max(1, latin + cjk // 2 + sum(1 for w in words if not w.isascii()))
 
@@ -264,7 +287,7 @@ def bare_request(read: Turn, names_something: bool, names_action: bool) -> str |
 
 def is_command(text: str) -> bool:
     """One or two words holding a command word: "push it", "flow status", "init"."""
-    words = {w.lower() for w in _WORD.findall(text)}
+    words = {w.lower() for w in _words(text)}
     return word_count(text) <= 2 and bool(words & _COMMAND_WORDS)
 
 
@@ -315,7 +338,7 @@ def is_short_reply(text: str, prev_assistant: str | None) -> bool:
 
 def is_interjection(text: str) -> bool:
     """One word in capitals ("LISTEN", "STOP"): the user raising their voice, not a task."""
-    words = _WORD.findall(text)
+    words = _words(text)
     return len(words) == 1 and len(words[0]) > 2 and words[0].isupper() and words[0].isalpha()
 
 
@@ -327,8 +350,7 @@ def invites_questions(text: str) -> bool:
 
 def is_analysis(text: str) -> bool:
     """Scan, review, read, explain: the repository supplies what is looked at."""
-    low = _FILLER.sub("", _normalized(text))
-    return opens_with(low, phrases.ANALYSIS_OPENERS)
+    return opens_with(_without_filler(text), phrases.ANALYSIS_OPENERS)
 
 
 def is_go_ahead(text: str) -> bool:

@@ -1,0 +1,331 @@
+"""The substring gates in front of prompt patterns never skip a text the pattern matches.
+
+A gate (`signals._holds`, the word tuples in `classify`) saves a regex scan when the
+words it needs are absent; each example below is one alternative of the gated pattern,
+so a pattern that gains an alternative without its word fails here.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core.prompt import classify, scope, signals, smells
+
+GATED_SIGNALS = [
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "got a KeyError in the loader"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "Traceback below"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "then panic: nil map"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "it segfault again"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "see the stacktrace"),
+    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "a DeprecationWarning shows"),
+    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "fix the settings page"),
+    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "the save button sticks"),
+    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "rename the parse function"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "expected a, got b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "use x instead of y"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "actual: none"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "should be 3 but is 4"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "but it returns null"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "prints a rather than b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a -> b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a => b"),
+    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a → b"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", ">>> add(1, 2)"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "dates, e.g. 2024-01-01"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "for instance a name"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "example: two rows"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "given a user when they log in"),
+    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "formats such as csv"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "maybe add a cache"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "use redis or something"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "i guess it is fine"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "some kind of queue"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "sort of like a list"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "if possible, today"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "or whatever works"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "not decided yet"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "either postgres or mysql"),
+    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "whichever is faster"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "words", "case", "text"), GATED_SIGNALS)
+def test_signal_gate_lets_every_matching_form_through(pattern, words, case, text):
+    text = text.lower() if case == "low" else text
+    assert pattern.search(text) is not None
+    assert signals._holds(text, words)
+
+
+GATED_AREAS = [
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "split billing into two services"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "move it into a shared package"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "switch storage from s3"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "migrate users from mysql"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "an event-driven design"),
+    (classify._ARCH_SHAPES, classify._ARCH_SHAPE_WORDS, "make it multi-tenant"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "write unit tests for slugify"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "add edge cases"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "extend the specs"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "add coverage for io"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "the tests are failing"),
+    (classify._TEST_OBJECT, classify._TEST_OBJECT_WORDS, "tests/test_a.py has no asserts"),
+    (classify._DOCS, classify._DOCS_WORDS, "update the docs"),
+    (classify._DOCS, classify._DOCS_WORDS, "fix the readme"),
+    (classify._DOCS, classify._DOCS_WORDS, "add a changelog entry"),
+    (classify._DOCS, classify._DOCS_WORDS, "edit the wiki"),
+    (
+        classify._EXPLICIT_AREA["frontend"],
+        classify._EXPLICIT_AREA_WORDS["frontend"],
+        "on the client side",
+    ),
+    (
+        classify._EXPLICIT_AREA["frontend"],
+        classify._EXPLICIT_AREA_WORDS["frontend"],
+        "a front-end bug",
+    ),
+    (
+        classify._EXPLICIT_AREA["backend"],
+        classify._EXPLICIT_AREA_WORDS["backend"],
+        "server side only",
+    ),
+    (classify._EXPLICIT_AREA["backend"], classify._EXPLICIT_AREA_WORDS["backend"], "the back end"),
+    (classify._RESTRUCTURE, ("into",), "split utils into modules"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "words", "text"), GATED_AREAS)
+def test_area_gate_lets_every_matching_form_through(pattern, words, text):
+    assert pattern.search(text) is not None
+    assert any(word in text for word in words)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fix the parser, and then add a test; also bump the version",
+        "rename x then move y and update z.",
+        "  and start here",
+        "a,b, and c\nd!e?f",
+    ],
+)
+def test_clause_split_matches_the_plain_alternation(text):
+    import re
+
+    plain = re.compile(
+        r"[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+and\s+(?:then\s+)?|(?<!\s)\s+then\s+"
+    )
+    assert scope._CLAUSE_SPLIT.split(text) == plain.split(text)
+
+
+def test_trailing_joiner_is_removed_only_where_the_gate_looks():
+    assert scope._short("add a cache, and") == "add a cache"
+    assert scope._short("add a cache and then") == "add a cache"
+    assert scope._short("add a cache") == "add a cache"
+
+
+SCOPE_FILLERS = [
+    "please", "pls", "plz", "can you", "could you", "would you", "will you", "kindly", "also",
+    "and", "then", "just", "now", "ok", "okay", "so", "hey", "first", "finally", "next",
+    "i want you to", "i need you to", "we need to", "you should", "let's", "lets",
+    "go ahead and", "make sure to",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("filler", SCOPE_FILLERS)
+def test_scope_filler_gate_strips_every_filler_the_pattern_does(filler):
+    clause = f"  {filler.upper()}, please fix the login form"
+    assert scope._without_filler(clause) == scope._FILLER.sub("", clause.strip().lower())
+    assert scope._without_filler(clause).startswith("fix")
+
+
+@pytest.mark.parametrize(
+    "filler",
+    ["please", "pls", "can you", "could you", "would you", "just", "now", "ok", "okay", "so"],
+)
+def test_turn_filler_gate_strips_every_filler_the_pattern_does(filler):
+    from reflection_core.prompt import turn
+
+    text = f"{filler} explain the cache"
+    assert turn._without_filler(text) == turn._FILLER.sub("", turn._normalized(text))
+    assert turn._without_filler(text) == "explain the cache"
+
+
+NEEDS_EXAMPLES = [
+    (classify._REVIEW, "review the auth module"),
+    (classify._REVIEW, "please audit payments"),
+    (classify._REVIEW, "a security review of it"),
+    (classify._REVIEW, "look for race conditions"),
+    (scope._OVERRIDE, "do them all together"),
+    (scope._OVERRIDE, "altogether now"),
+    (scope._OVERRIDE, "in one go"),
+    (scope._OVERRIDE, "all at once"),
+    (scope._OVERRIDE, "in a single commit"),
+    (scope._OVERRIDE, "in one pull request"),
+    (scope._OVERRIDE, "hazlo todo junto"),
+    (scope._OVERRIDE, "de una vez"),
+    (smells._TOTAL, "fix everything"),
+    (smells._TOTAL, "all of the modules"),
+    (smells._TOTAL, "the whole app"),
+    (smells._TOTAL, "our entire backend"),
+    (smells._TOTAL, "every endpoint"),
+    (smells._TOTAL, "across the board"),
+    (smells._TOTAL, "the entire thing"),
+    (smells._BUG, "login is broken"),
+    (smells._BUG, "it doesn't work"),
+    (smells._BUG, "stopped working"),
+    (smells._BUG, "won't load"),
+    (smells._BUG, "the build fails"),
+    (smells._BUG, "it crashes"),
+    (smells._BUG, "buggy ui"),
+    (smells._BUG, "flaky test"),
+    (smells._BUG, "the parser chokes"),
+    (smells._BUG, "it hangs"),
+    (smells._BUG, "the tab freezes"),
+    (smells._BUG, "spins forever"),
+    (smells._BUG, "totals are wrong"),
+    (smells._BUG, "glitchy scroll"),
+    (smells._BUG, "randomly logs out"),
+    (smells._BUG, "intermittently empty"),
+    (smells._BUG, "keeps timing out"),
+    (smells._BUG, "a memory leak"),
+    (smells._BUG, "the socket is leaking"),
+    (smells._BUG, "fix the thing"),
+    (smells._PERF, "make it faster"),
+    (smells._PERF, "slowness on load"),
+    (smells._PERF, "feels sluggish"),
+    (smells._PERF, "speed it up"),
+    (smells._PERF, "performance matters"),
+    (smells._PERF, "latency is high"),
+    (smells._PERF, "the ui lags"),
+    (smells._PERF, "takes forever"),
+    (smells._PERF, "optimise the query"),
+    (smells._PERF, "more efficient"),
+    (smells._PERF, "scalability issues"),
+    (smells._PERF, "low throughput"),
+    (smells._PERF, "memory usage"),
+    (smells._PERF, "eats so much ram"),
+    (smells._PERF, "too much cpu"),
+    (smells._PERF, "cpu usage spikes"),
+    (smells._PERF, "load time"),
+    (smells._PERF, "snappier please"),
+    (smells._PERF, "smoother scrolling"),
+    (smells._PERF, "too heavy"),
+    (smells._PERF, "bloated bundle"),
+    (smells._MAGIC, "tests, docs etc."),
+    (smells._MAGIC, "and so on"),
+    (smells._MAGIC, "add logging as needed"),
+    (smells._MAGIC, "however you like"),
+    (smells._MAGIC, "whatever works"),
+    (smells._MAGIC, "you should know"),
+    (smells._MAGIC, "do the needful"),
+    (smells._MAGIC, "you know what i mean"),
+    (smells._MAGIC, "make it pop"),
+    (smells._MAGIC, "somehow"),
+    (smells._MAGIC, "the right way"),
+    (smells._MAGIC, "wherever it makes sense"),
+    (smells._MAGIC, "use your judgment"),
+    (smells._MAGIC, "just handle it"),
+    (smells._MAGIC, "magically"),
+    (smells._MAGIC, "it just works"),
+    (smells._VAGUE_VERB, "improve the parser"),
+    (smells._VAGUE_VERB, "clean this up"),
+    (smells._VAGUE_VERB, "tidy up"),
+    (smells._VAGUE_VERB, "polish the ui"),
+    (smells._VAGUE_VERB, "modernise the build"),
+    (smells._VAGUE_VERB, "streamline it"),
+    (smells._VAGUE_VERB, "revamp the page"),
+    (smells._VAGUE_GOAL, "make the code better"),
+    (smells._VAGUE_GOAL, "get it to look good"),
+    (smells._VAGUE_GOAL, "it is messy"),
+    (smells._VAGUE_GOAL, "a bit off"),
+    (smells._VAGUE_GOAL, "easier to read"),
+    (classify._EXPLAIN, "explain the cache"),
+    (classify._EXPLAIN, "can you explain this"),
+    (classify._EXPLAIN, "just tell me"),
+    (classify._EXPLAIN, "don't change anything"),
+    (classify._EXPLAIN, "no changes yet"),
+    (classify._EXPLAIN, "what do you think"),
+    (classify._EXPLAIN, "difference between a and b"),
+    (classify._EXPLAIN, "thoughts on this"),
+    (scope._RANGE, "do items 3-7"),
+    (scope._RANGE, "tasks 1 to 4"),
+    (scope._RANGE, "steps 2 through 5"),
+    (scope._RANGE, "tickets 10-12"),
+    (scope._RANGE, "issues 4 - 6"),
+    (scope._RANGE, "points 1-3"),
+    (scope._RANGE, "todos 1-2"),
+    (scope._RANGE, "stories 5-8"),
+    (scope._RANGE, "story 5-8"),
+    (scope._RANGE, "bugs 1-9"),
+]
+
+
+@pytest.mark.parametrize(("pattern", "text"), NEEDS_EXAMPLES)
+def test_needs_gate_lets_every_matching_form_through(pattern, text):
+    assert pattern.pattern.search(text) is not None  # the compiled pattern, no gate
+    assert pattern.search(text) is not None
+    assert pattern.findall(text) == pattern.pattern.findall(text)
+
+
+def test_needs_gate_skips_a_text_without_its_words():
+    assert smells._BUG.search("add a dark theme toggle") is None
+    assert list(smells._BUG.finditer("add a dark theme toggle")) == []
+    assert smells._BUG.findall("add a dark theme toggle") == []
+
+
+def test_score_prompt_with_settings_read_once_equals_reading_the_config():
+    from reflection_core.config import Config
+    from reflection_core.prompt.score import Settings, score_prompt
+
+    cfg = Config()
+    prompt = "make the settings page faster, maybe with a cache"
+    once = score_prompt(prompt, None, settings=Settings.from_config(cfg))
+    assert once == score_prompt(prompt, None, cfg)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Then DROP TABLE users",
+        "drop_column orders",
+        "TRUNCATE the logs",
+        "DELETE FROM sessions",
+        "rm -rf build",
+        "force-push main",
+        "git push --force",
+        "git reset --hard",
+        "run dropdb",
+    ],
+)
+def test_ignorecase_needs_gate_lets_every_irreversible_step_through(text):
+    from reflection_core.prompt import turn
+
+    assert turn._IRREVERSIBLE.pattern.search(text) is not None
+    assert turn._IRREVERSIBLE.search(text) is not None
+
+
+def test_ignorecase_needs_gate_leaves_non_ascii_text_to_the_engine():
+    from reflection_core.prompt import turn
+
+    # U+017F folds to "s" in the engine but not in str.lower(): the gate must not decide.
+    text = "git pu\u017fh --force"
+    assert turn._IRREVERSIBLE.search(text) is not None
+    assert turn._HERE_IS_MY_FILE.search("HERE IS MY config file") is not None
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "_IDENT_RE",
+        "_ERROR_RE",
+        "_METRIC_RE",
+        "_CRITERION_RE",
+        "_RESTRICTION_RE",
+        "_HEDGE_RE",
+        "_FILE_RE",
+        "_NAMED_FILE_RE",
+    ],
+)
+def test_signal_patterns_read_with_findall_have_no_capturing_group(name):
+    # findall returns whole matches only for a pattern without groups (extract relies on it)
+    assert getattr(signals, name).pattern.groups == 0
