@@ -36,9 +36,10 @@ PROMPT_AFTER_STOP_RATIO = Target(
 )
 # Missed (measured 2,540-2,940 prompts per CPU second from a regular install, 1,980-2,150
 # before the scorer computed words and clauses once per prompt and skipped patterns whose
-# words are absent; the figure moves about 10% with the machine's load).
+# words are absent; the figure moves about 10% with the machine's load, and a CI run with
+# both cores busy measured the old scorer at 1,650: the bound leaves room for that).
 SCORE_JSONL_RATE = Target(
-    "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1700.0
+    "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1500.0
 )
 # Met from a regular install: 4.6-4.8x (51-52 ms vs 11 ms of CPU), 5.1-5.3x while other
 # work loads both cores (12.9x before the stop hook dropped dataclasses, typing, the tree
