@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from reflection_core import config, hook_dispatch, hookio
+from tests.unit.hookprobe import run_probe
 
 _PROMPT = "In src/app.py, rename `load_rows` to `read_rows` and update tests/test_app.py."
 
@@ -79,17 +77,7 @@ def test_the_prompt_hook_process_imports_no_heavy_module(git_repo: Path, tmp_pat
         "sys.stderr.write(repr(loaded))\n"
     )
     payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
-    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
-    run = subprocess.run(
-        [sys.executable, "-c", probe],
-        input=payload,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=git_repo,
-        timeout=60,
-        check=True,
-    )
+    run = run_probe(probe, git_repo, tmp_path / "state", payload, check=True)
     assert run.stderr.strip().splitlines()[-1] == "[]"
 
 
@@ -106,16 +94,7 @@ def test_an_agent_hook_process_ends_with_its_answer_written_and_exit_handlers_ru
         "raise SystemExit('run() returned')\n"
     )
     payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
-    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
-    run = subprocess.run(
-        [sys.executable, "-c", probe],
-        input=payload,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=git_repo,
-        timeout=60,
-    )
+    run = run_probe(probe, git_repo, tmp_path / "state", payload)
     assert run.returncode == 0, run.stderr
     assert "systemMessage" in json.loads(run.stdout)
     assert marker.exists()
@@ -137,15 +116,7 @@ def test_plain_check_tests_runs_without_click_and_says_what_the_click_command_sa
         "except SystemExit as exc:\n"
         "    sys.stderr.write(f'\\nexit {exc.code}')\n"
     )
-    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
-    run = subprocess.run(
-        [sys.executable, "-c", probe],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=git_repo,
-        timeout=60,
-    )
+    run = run_probe(probe, git_repo, tmp_path / "state")
     fast, _, through_click = run.stderr.partition("exit 1 click loaded: False")
     assert "no test evidence for the staged tree" in fast
     assert through_click.strip().endswith("exit 1")

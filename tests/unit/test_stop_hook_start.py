@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +11,7 @@ import pytest
 
 from reflection_core import hook_dispatch, state
 from reflection_core.evals.transcript_builder import build_records, write_jsonl
+from tests.unit.hookprobe import run_probe
 
 # Modules a Stop hook on a short, finished task in a repo with no recorded test run must
 # not import: each costs milliseconds on every stop (dataclasses alone pulls in inspect,
@@ -61,17 +59,7 @@ def test_the_stop_hook_process_imports_no_heavy_module(git_repo: Path, tmp_path:
         "hook_event_name": "Stop",
         "stop_hook_active": False,
     }
-    env = {**os.environ, "REFLECTION_STATE_DIR": str(tmp_path / "state")}
-    run = subprocess.run(
-        [sys.executable, "-c", probe],
-        input=json.dumps(payload),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=git_repo,
-        timeout=60,
-        check=True,
-    )
+    run = run_probe(probe, git_repo, tmp_path / "state", json.dumps(payload), check=True)
     assert json.loads(run.stderr.strip().splitlines()[-1]) == []
 
 
