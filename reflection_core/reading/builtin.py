@@ -38,8 +38,9 @@ ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"\b(continuing|proceeding) (with |to |on )?(the )?[\w -]{0,40}\W*$",
     # The same announcement in other languages (a final line ending in a colon is caught
     # above whatever its language).
-    r"^(?!.*면 )(이제|다음으로|먼저)?\s*.{0,60}(하겠습니다|해 ?보겠습니다|할게요|"
-    r"해 ?볼게요)[.!]?$",  # ko
+    # not "once you run it, I will": "...면" (if) and "...한 후" (after) wait on someone
+    r"^(?!.*(면|한 후|하신 후)[ ,])(이제|다음으로|먼저)?\s*.{0,60}(하겠습니다|해 ?보겠습니다|"
+    r"할게요|해 ?볼게요)[.!]?$",  # ko
     r"^(现在|接下来|下一步|然后|好的)?[,，]?\s*(让我|我来|我将|我先|我现在)(运行|执行|检查|查看|"
     r"创建|修改|更新|实现|测试|构建|修复|添加|编写|继续)",  # zh
     r"^(では|次に|まず|それでは|続いて)?[、,]?.{0,60}(実行|確認|作成|修正|更新|実装|テスト|ビルド|"

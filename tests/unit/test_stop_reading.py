@@ -905,7 +905,21 @@ def test_a_final_line_ending_in_a_colon_announces_a_step_in_any_script(final: st
 
 @pytest.mark.parametrize(
     "final",
-    ["Ratio: 3:1 after the change.", "Now let me note the result: sub() is in and 1 passed."],
+    [
+        "Ratio: 3:1 after the change.",
+        "Now let me note the result: sub() is in and 1 passed.",
+    ],
 )
 def test_a_line_that_goes_on_past_its_colon_is_not_an_announcement(final: str) -> None:
+    assert builtin.announced_next_action(final) is None
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "위 명령을 실행한 후, 배포를 다시 시도하겠습니다.",  # after you run it, I will retry
+        "설정을 바꾸시면 다시 확인하겠습니다.",  # if you change it, I will check again
+    ],
+)
+def test_a_step_that_waits_on_the_user_is_not_an_announced_step(final: str) -> None:
     assert builtin.announced_next_action(final) is None
