@@ -216,6 +216,15 @@ _TOP_KEY = lazy(r"^[A-Za-z_][\w-]*\s*:")
 _REPOS_KEY = lazy(r"^repos\s*:\s*(#.*)?$")
 
 
+def shared_entries(text: str, command: str) -> str:
+    """Entries an older `init` wrote with one person's absolute path to a guard's console
+    script (`entry: /home/me/.venv/bin/reflection-tests-ran`), rewritten to `command`'s
+    form, which names nobody's path. Comments and everything else stay as they are."""
+    ids = "|".join(re.escape(hook_id) for hook_id in HOOK_IDS)
+    pattern = re.compile(rf"^(\s*(?:-\s+)?entry:\s*)['\"]?/[^'\"\n]*/({ids})['\"]?\s*$", re.M)
+    return pattern.sub(lambda m: f"{m.group(1)}{command} {m.group(2)}", text)
+
+
 def merge_pre_commit_config(
     text: str | None, command: str, stages: Sequence[str] = ("pre-commit",)
 ) -> str:
@@ -251,7 +260,7 @@ def merge_pre_commit_config(
         if isinstance(hook, dict)
     }
     if all(hook_id in present for hook_id in wanted):
-        return text
+        return shared_entries(text, command)
     if any(hook_id in present for hook_id in HOOK_IDS):
         raise MergeError(
             ".pre-commit-config.yaml already has some reflection hooks; add the missing ones "

@@ -75,3 +75,35 @@ def test_every_guard_id_is_a_git_event_the_launcher_can_run() -> None:
 def test_every_ci_check_is_a_check_subcommand() -> None:
     wanted = {g.ci_check for g in registry.GUARDS if g.ci_check}
     assert wanted <= set(check_group.commands)  # type: ignore[attr-defined]
+
+
+OLD_FRAMEWORK_CONFIG = """repos:
+# our guards
+- repo: local
+  hooks:
+  - id: reflection-protected-commit
+    name: refuse commits on protected branches
+    entry: /home/dev/.venv/bin/reflection-protected-commit
+    language: system
+  - id: reflection-tests-ran
+    name: require a passing test run for the tree
+    entry: '/home/dev/my venv/bin/reflection-tests-ran'
+    language: system
+- repo: https://github.com/psf/black
+  hooks:
+  - id: black
+    entry: /usr/bin/black
+"""
+
+
+def test_init_rewrites_an_older_configs_absolute_entries_to_the_shared_launcher() -> None:
+    merged = merge.merge_pre_commit_config(OLD_FRAMEWORK_CONFIG, "sh .reflection-hook hook")
+    doc = yaml.safe_load(merged)
+    ours = doc["repos"][0]["hooks"]
+    assert [h["entry"] for h in ours] == [
+        "sh .reflection-hook hook reflection-protected-commit",
+        "sh .reflection-hook hook reflection-tests-ran",
+    ]
+    assert doc["repos"][1]["hooks"][0]["entry"] == "/usr/bin/black"  # not ours: kept
+    assert "# our guards" in merged
+    assert merge.merge_pre_commit_config(merged, "sh .reflection-hook hook") == merged
