@@ -234,7 +234,7 @@ _UNREAD_WARNINGS = ("transcript not readable", "transcript read failed")
 def _open_session(event: StopRequested, max_task_bytes: int) -> Session | str:
     """The session to judge, or why its transcript cannot be read (also when the file
     changed between the check and the read: the reader's own warning says so)."""
-    problem = transcript_problem(event)
+    problem = _transcript_written(event)
     if problem is not None:
         return problem
     session = _settled_session(event, max_task_bytes)
@@ -265,6 +265,22 @@ def _settled_session(event: StopRequested, max_task_bytes: int) -> Session:
             return session
         time.sleep(_SETTLE_PAUSE_S)
     return session
+
+
+def _transcript_written(event: StopRequested) -> str | None:
+    """`transcript_problem`, after waiting briefly (bounded, as for a lagging result) for
+    a transcript file the host names but has not created yet: on a session's first turn
+    the Stop hook can start before the host's writer creates the file."""
+    import time
+
+    problem = transcript_problem(event)
+    for _ in range(_SETTLE_READS - 1):
+        path = event.transcript.path if event.transcript is not None else None
+        if problem is None or not path or os.path.lexists(path):
+            return problem
+        time.sleep(_SETTLE_PAUSE_S)
+        problem = transcript_problem(event)
+    return problem
 
 
 def _awaits_result(session: Session) -> bool:

@@ -474,3 +474,36 @@ def test_a_failure_the_transcript_writes_after_the_hook_started_is_still_seen(
         code, out, _ = hook("stop", payload)
     assert code == 0 and out is not None and out.get("decision") == "block", out
     assert "install" in out["reason"].lower()
+
+
+def test_a_transcript_the_host_creates_after_the_hook_started_is_judged(tmp_path: Path) -> None:
+    """On a session's first turn the Stop hook can start before the host's writer has
+    created the transcript file: the hook waits briefly for it instead of skipping."""
+    repo = project(tmp_path)
+    steps = [{"bash": "python -m pip install -e .", "exit": 1, "output": "error: denied"}]
+    spec = {"task": "Install the project", "cwd": str(repo), "branch": "feature/x"}
+    records = build_records({**spec, "steps": steps, "final": "All done: it is installed."})
+    path = repo.parent / "late.jsonl"
+    payload = {"session_id": "s-late", "transcript_path": str(path), "cwd": str(repo)}
+
+    def create_late() -> None:
+        time.sleep(0.3)
+        write_jsonl(records, path)
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(create_late)
+        code, out, _ = hook("stop", payload)
+    assert code == 0 and out is not None and out.get("decision") == "block", out
+
+
+def test_a_transcript_that_never_appears_is_skipped_not_judged(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    payload = {
+        "session_id": "s-none",
+        "transcript_path": str(repo.parent / "never.jsonl"),
+        "cwd": str(repo),
+    }
+    code, out, _ = hook("stop", payload)
+    assert code == 0 and (out is None or out.get("decision") != "block"), out
+    verdict = json.loads((repo / ".reflection" / "verdict_s-none.json").read_text())
+    assert verdict["status"] == "skipped"
