@@ -353,6 +353,10 @@ def scenario_env(home: Path) -> dict[str, str]:
             "GIT_AUTHOR_EMAIL": "author@example.com",
             "GIT_COMMITTER_NAME": "Test Author",
             "GIT_COMMITTER_EMAIL": "author@example.com",
+            # The scripted agent edits calc.py twice within a second to the same size
+            # (`a + b` -> `a - b` -> `a + b`); bytecode caches keyed on whole seconds and
+            # size would run the stale module and fail a suite that passes.
+            "PYTHONDONTWRITEBYTECODE": "1",
         }
     )
     return env
