@@ -52,8 +52,9 @@ STOP_BIG_TASK_RSS = Target("stop hook on one 50 MB task, peak RSS MB", 80.0)
 STOP_SESSION_GROWTH = Target("stop cost, big / 1 MB session ending with the same task", 1.5)
 COMMIT_HOOK_RATIO = Target("commit through `reflection init` hooks / one native hook", 1.5)
 # Noise-bound on 2 cores: the fingerprint runs in a background thread at nice 19, so the
-# share swings with whatever else runs (CI runs of one main measured -0.02, 0.05 and 0.13).
-PLUGIN_SHARE = Target("pytest plugin share of a 500-test run, 50,000 files", 0.03, ci_bound=0.3)
+# share swings with whatever else runs (CI runs of one main measured -0.02, 0.05 and 0.13;
+# later clean-clone runs 0.10, 0.11 and 0.24): the bound catches a plugin that blocks the run.
+PLUGIN_SHARE = Target("pytest plugin share of a 500-test run, 50,000 files", 0.03, ci_bound=0.5)
 # Missed (measured 1.75x at load 1, 1.93x at load 3.4; 2.26x before git ran in a thread
 # beside the imports): four git processes remain, the `add -A` scan as long as `git status`,
 # then `write-tree` (it reads and rewrites the 4 MB index, about 22 ms) and a diff.
