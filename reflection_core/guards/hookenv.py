@@ -90,47 +90,66 @@ def _config_blob(root: Path, where: str, present: list[str]) -> tuple[str, bytes
     return None
 
 
-def _agreed_protection(root: Path, rev: str) -> list[str] | None:
-    """The branches commit `rev` protects: its committed config's rules, the defaults when
-    it has none, None when this clone does not have the commit."""
+def _agreed_config(root: Path, rev: str) -> config.Config | None:
+    """The config commit `rev` holds (the defaults when it has none or one that does not
+    parse), None when this clone does not have the commit."""
     from reflection_core.guards import gitcmd
 
     if gitcmd.run(root, ["cat-file", "-t", rev], check=False).strip() != "commit":
         return None
     found = _committed_config(root, rev)
     if found is None:
-        return list(config.defaults()["protected_branches"])
+        return config.Config(root=root)
     try:
-        committed = config.load_bytes(root / found[0], found[1], root)
+        return config.load_bytes(root / found[0], found[1], root)
     except config.ConfigError:
-        return list(config.defaults()["protected_branches"])
-    return list(committed.get("protected_branches"))
+        return config.Config(root=root)
 
 
 def push_config(root: Path, agreed_revs: list[str]) -> config.Config:
     """The config a push is checked against: the working one, with every branch that a
-    committed config protects added back: the config at HEAD and at each remote tip the
-    push replaces (what the remote already agreed on; a commit without a config protects
-    the defaults). An edit in the working tree, or one committed on the way, cannot
-    unprotect a branch for the push that carries it."""
+    committed config protects added back, and only the `guards.allow_push` entries every
+    committed config lists: the config at HEAD and at each remote tip the push replaces
+    (what the remote already agreed on; a commit without a config protects the defaults
+    and allows nobody). An edit in the working tree, or one committed on the way, can
+    neither unprotect a branch nor allow an identity for the push that carries it."""
     working = config.load(root)
     protected = list(working.get("protected_branches"))
+    allowed = list(working.get("guards.allow_push"))
     added: list[tuple[str, str]] = []
     for rev in dict.fromkeys(["HEAD", *agreed_revs]):
-        for rule in _agreed_protection(root, rev) or []:
+        agreed = _agreed_config(root, rev)
+        if agreed is None:
+            continue
+        for rule in agreed.get("protected_branches"):
             if rule not in protected:
                 protected.append(rule)
                 added.append((rule, rev[:12]))
-    if not added:
+        allowed = [entry for entry in allowed if entry in agreed.get("guards.allow_push")]
+    dropped = [e for e in working.get("guards.allow_push") if e not in allowed]
+    _note_narrowed(added, dropped)
+    if not added and not dropped:
         return working
-    named = ", ".join(f"{rule!r} (at {rev})" for rule, rev in added)
-    sys.stderr.write(
-        "reflection: note: the working config does not protect "
-        f"{named}, which the committed config protects (a commit without one protects the "
-        "defaults); checking the push against both.\n"
-    )
     data = dict(working.data, protected_branches=protected)
+    data["guards"] = dict(data.get("guards") or {}, allow_push=allowed)
     return config.Config(data=data, source=working.source, root=root)
+
+
+def _note_narrowed(added: list[tuple[str, str]], dropped: list[str]) -> None:
+    """Say on stderr which working-config entries the committed configs overrule."""
+    if added:
+        named = ", ".join(f"{rule!r} (at {rev})" for rule, rev in added)
+        sys.stderr.write(
+            "reflection: note: the working config does not protect "
+            f"{named}, which the committed config protects (a commit without one protects "
+            "the defaults); checking the push against both.\n"
+        )
+    if dropped:
+        sys.stderr.write(
+            "reflection: note: guards.allow_push lists "
+            f"{', '.join(repr(e) for e in dropped)} in the working config only; an identity "
+            "counts once the config at HEAD and at the remote branch it replaces list it.\n"
+        )
 
 
 def deadline_seconds(root: Path | None) -> float:

@@ -132,14 +132,37 @@ def test_deleting_a_feature_branch_is_allowed(pushed_repo: tuple[Path, Path]) ->
     assert remote_sha(remote, "refs/heads/feat") == ""
 
 
-def test_an_allow_listed_identity_may_push_to_main(pushed_repo: tuple[Path, Path]) -> None:
-    repo, remote = pushed_repo
-    (repo / ".reflection.yaml").write_text(NO_LEDGER + "guards:\n  allow_push: ['release-*']\n")
+def test_an_allow_listed_identity_may_push_to_main(tmp_path: Path) -> None:
+    allow = NO_LEDGER + "guards:\n  allow_push: ['release-*']\n"
+    repo = make_repo(tmp_path / "repo", files={".reflection.yaml": allow})
+    remote = make_bare_remote(tmp_path / "remote.git", repo)
+    git(repo, "push", "-q", "origin", "main")
+    install_native_hook(repo)
     sha = commit_file(repo, "f.txt")
     assert push(repo, "main").returncode != 0
     result = push(repo, "main", env={"REFLECTION_IDENTITY": "release-bot"})
     assert result.returncode == 0, result.stderr
     assert remote_sha(remote, "main") == sha
+
+
+def test_an_identity_allowed_only_by_the_pushed_config_may_not_push_to_main(
+    pushed_repo: tuple[Path, Path],
+) -> None:
+    """An agent that adds itself to the allow list, in the working tree or in the commit it
+    pushes, is still refused: the remote branch's committed config does not list it."""
+    repo, remote = pushed_repo
+    before = remote_sha(remote, "main")
+    (repo / ".reflection.yaml").write_text(NO_LEDGER + "guards:\n  allow_push: ['agent']\n")
+    env = {"REFLECTION_IDENTITY": "agent"}
+    commit_file(repo, "f.txt")
+    uncommitted = push(repo, "main", env=env)
+    assert uncommitted.returncode != 0
+    assert "allow_push lists 'agent' in the working config only" in uncommitted.stderr
+    git(repo, "commit", "-q", "-am", "allow the agent")
+    committed = push(repo, "main", env=env)
+    assert committed.returncode != 0
+    assert "refusing to push to protected branch 'main'" in committed.stderr
+    assert remote_sha(remote, "main") == before
 
 
 def test_configured_patterns_protect_release_branches(pushed_repo: tuple[Path, Path]) -> None:
