@@ -87,11 +87,16 @@ def branch_command(ci: bool) -> None:
         and ctx.branch is not None
         and protected_rule(ctx.branch, patterns) is not None
     )
+    allow = list(cfg.get("guards.allow_push"))
     if needs_proof:
         pulls, source = pulls_for_commit(os.environ, ctx.repository, sha)
-    result = ci_mod.decide_branch_ci(
-        ctx, patterns, cfg.get("guards.allow_push"), pulls, source, _commit_info(root, sha)
-    )
+        if allow:
+            from reflection_core.guards.hookenv import agreed_allow_push
+
+            allow, note = agreed_allow_push(root, ci_mod.push_before(os.environ), allow)
+            if note:
+                click.echo(f"reflection: note: {note}.")
+    result = ci_mod.decide_branch_ci(ctx, patterns, allow, pulls, source, _commit_info(root, sha))
     for note in result.notes:
         click.echo(f"reflection: note: {note}")
     if not result.ok:

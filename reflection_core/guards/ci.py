@@ -10,6 +10,7 @@ rule does not apply (a pull request is the way forward). Annotations use the
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -65,6 +66,20 @@ class CiResult:
     ok: bool
     message: str
     notes: list[str] = field(default_factory=list)
+
+
+def push_before(env: Mapping[str, str]) -> str | None:
+    """The pushed branch's tip before the push: `before` in the event payload GitHub
+    Actions writes to GITHUB_EVENT_PATH, or None when there is none to read."""
+    path = env.get("GITHUB_EVENT_PATH")
+    if not path:
+        return None
+    try:
+        with open(path, encoding="utf-8") as handle:
+            before = json.load(handle).get("before")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return before if isinstance(before, str) else None
 
 
 def pr_number_from_message(subject: str) -> int | None:

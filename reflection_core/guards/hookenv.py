@@ -135,6 +135,28 @@ def push_config(root: Path, agreed_revs: list[str]) -> config.Config:
     return config.Config(data=data, source=working.source, root=root)
 
 
+def agreed_allow_push(root: Path, before: str | None, allow: list[str]) -> tuple[list[str], str]:
+    """In CI, the `guards.allow_push` entries the pushed branch already agreed on: those the
+    config at `before` (the branch's tip before the push) lists too, and a note when any
+    entry does not count. Without that commit in the clone nothing counts: a push cannot
+    allow its own pusher."""
+    agreed = _agreed_config(root, before) if before and before.strip("0") else None
+    if agreed is None:
+        where = f"the branch's previous tip {before[:12]}" if before else "the push's `before`"
+        return [], (
+            f"guards.allow_push is not honoured: {where} is not in this clone, so the list "
+            "the branch agreed on cannot be read (check out with fetch-depth: 2 or more)"
+        )
+    kept = [entry for entry in allow if entry in agreed.get("guards.allow_push")]
+    dropped = [entry for entry in allow if entry not in kept]
+    if not dropped:
+        return kept, ""
+    return kept, (
+        "guards.allow_push entries added by this push do not count for it: "
+        + ", ".join(repr(e) for e in dropped)
+    )
+
+
 def _note_narrowed(added: list[tuple[str, str]], dropped: list[str]) -> None:
     """Say on stderr which working-config entries the committed configs overrule."""
     if added:

@@ -191,3 +191,59 @@ def test_check_tests_ci_explains_the_workflow_and_passes_after_a_recorded_run(
     result = check(repo, env, "tests")
     assert result.returncode == 0, result.stdout + result.stderr
     assert "tests passed on this tree" in result.stdout
+
+
+def commit_config(repo: Path, text: str, message: str) -> str:
+    (repo / ".reflection.yaml").write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+def push_event(tmp_path: Path, before: str) -> str:
+    path = tmp_path / "event.json"
+    path.write_text(json.dumps({"before": before}))
+    return str(path)
+
+
+ALLOW_BOT = "guards:\n  allow_push: ['release-bot']\n"
+
+
+def test_a_bot_the_branch_already_allowed_may_push_to_main(
+    git_repo: Path, tmp_path: Path, github: FakeGithub
+) -> None:
+    before = commit_config(git_repo, ALLOW_BOT, "allow the release bot")
+    (git_repo / "VERSION").write_text("1.0.1\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "release 1.0.1")
+    env = ci_env(git_repo, GITHUB_ACTOR="release-bot", GITHUB_API_URL=github.url)
+    result = check(git_repo, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "allowed by guards.allow_push" in result.stdout
+
+
+def test_an_allow_list_entry_added_by_the_push_itself_does_not_count(
+    git_repo: Path, tmp_path: Path, github: FakeGithub
+) -> None:
+    before = git(git_repo, "rev-parse", "HEAD").strip()
+    commit_config(git_repo, ALLOW_BOT, "let me push")
+    env = ci_env(git_repo, GITHUB_ACTOR="release-bot", GITHUB_API_URL=github.url)
+    result = check(git_repo, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
+    assert result.returncode == 1
+    assert "entries added by this push do not count for it: 'release-bot'" in result.stdout
+    assert "does not look like a pull request merge" in result.stdout
+
+
+def test_a_clone_without_the_previous_tip_honours_no_allow_list_entry(
+    git_repo: Path, tmp_path: Path, github: FakeGithub
+) -> None:
+    before = commit_config(git_repo, ALLOW_BOT, "allow the release bot")
+    (git_repo / "VERSION").write_text("1.0.1\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "release 1.0.1")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{git_repo}", str(clone))
+    env = ci_env(clone, GITHUB_ACTOR="release-bot", GITHUB_API_URL=github.url)
+    result = check(clone, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
+    assert result.returncode == 1
+    assert "fetch-depth: 2 or more" in result.stdout
