@@ -168,9 +168,10 @@ def _note_narrowed(added: list[tuple[str, str]], dropped: list[str]) -> None:
         )
     if dropped:
         sys.stderr.write(
-            "reflection: note: guards.allow_push lists "
-            f"{', '.join(repr(e) for e in dropped)} in the working config only; an identity "
-            "counts once the config at HEAD and at the remote branch it replaces list it.\n"
+            "reflection: note: not counting guards.allow_push "
+            f"{', '.join(repr(e) for e in dropped)}: the config the remote branch holds (or "
+            "the one at HEAD) does not list it; an entry counts once it reaches the branch "
+            "through a pull request.\n"
         )
 
 

@@ -157,11 +157,12 @@ def test_an_identity_allowed_only_by_the_pushed_config_may_not_push_to_main(
     commit_file(repo, "f.txt")
     uncommitted = push(repo, "main", env=env)
     assert uncommitted.returncode != 0
-    assert "allow_push lists 'agent' in the working config only" in uncommitted.stderr
+    assert "not counting guards.allow_push 'agent'" in uncommitted.stderr
     git(repo, "commit", "-q", "-am", "allow the agent")
     committed = push(repo, "main", env=env)
     assert committed.returncode != 0
     assert "refusing to push to protected branch 'main'" in committed.stderr
+    assert "not counting guards.allow_push 'agent'" in committed.stderr
     assert remote_sha(remote, "main") == before
 
 
