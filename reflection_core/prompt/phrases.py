@@ -574,9 +574,82 @@ INVITED_QUESTIONS = _table(
     ask me if something
     ask me if you have questions
     any clarifying questions
+    ask questions before
+    ask me before you start
+    ask before you start
+    ask if anything is unclear
+    ask if something is unclear
+    ask if unclear
+    ask if you are unsure
+    ask if you're unsure
+    ask rather than assume
+    ask instead of assuming
+    ask instead of guessing
+    interview me
+    pose-moi des questions
+    posez-moi des questions
+    me poser des questions
+    hazme preguntas
+    hazme las preguntas
+    si tienes alguna duda
+    si tienes dudas
+    me faça perguntas
+    faça-me perguntas
+    se tiver alguma dúvida
+    se tiver dúvidas
+    stell mir fragen
+    stelle mir fragen
+    falls etwas unklar ist
+    wenn etwas unklar ist
+    fammi domande
+    se hai dubbi
+    задавай вопросы
+    задай вопросы
+    задай мне вопросы
+    задавай мне вопросы
+    уточняющие вопросы
+    если что-то непонятно
+    hãy hỏi tôi
+    nếu có gì chưa rõ
+    zadawaj pytania
+    zadaj pytania
     有什么不懂的可以
     有不懂的可以
     不清楚的可以问
     有问题可以问我
+    有疑问可以问
+    有疑问请问
+    可以问我
+    随时问我
+    隨時問我
+    可以询问我
+    可以詢問我
+    質問してください
+    質問があれば
+    不明点があれば
+    不明な点があれば
+    わからないことがあれば
+    질문해 주세요
+    질문해줘
+    궁금한 점이 있으면
+    모르는 게 있으면
+    질문이 있으면
+    """
+)
+
+# Words that, right before an invitation to ask, turn it down: "don't ask me questions".
+INVITATION_NEGATIONS = _table(
+    """
+    don't
+    dont
+    do not
+    never
+    no need to
+    not
+    without
+    stop
+    ne pas
+    nicht
+    не
     """
 )

@@ -343,9 +343,30 @@ def is_interjection(text: str) -> bool:
 
 
 def invites_questions(text: str) -> bool:
-    """The user asks to be asked: "ask clarifying questions if needed"."""
+    """The user asks to be asked: "ask clarifying questions if needed", not "don't ask me"."""
     low = _normalized(text)
-    return _contains(low, phrases.INVITED_QUESTIONS)
+    for phrase in phrases.INVITED_QUESTIONS:
+        at = low.find(phrase)
+        if at >= 0 and _stands_alone(low, at, phrase) and not _turned_down(low[:at]):
+            return True
+    return False
+
+
+def _stands_alone(text: str, at: int, phrase: str) -> bool:
+    """Is `phrase` at `at` whole words ("interview me", not "interview meetings")?
+
+    Phrases of scripts written without spaces match anywhere.
+    """
+    end = at + len(phrase)
+    starts = at == 0 or not text[at - 1].isalnum() or _NO_SPACE_SCRIPT.match(phrase[0])
+    ends = end == len(text) or not text[end].isalnum() or _NO_SPACE_SCRIPT.match(phrase[-1])
+    return bool(starts and ends)
+
+
+def _turned_down(before: str) -> bool:
+    """Does the text right before an invitation negate it ("do not ask me questions")?"""
+    tail = " " + before.rstrip(" ,;:")
+    return tail.endswith(tuple(" " + word for word in phrases.INVITATION_NEGATIONS))
 
 
 def is_analysis(text: str) -> bool:

@@ -242,6 +242,29 @@ def test_every_invitation_to_ask_is_read_as_one(phrase: str) -> None:
     assert result.needs_clarification is rules.asks("invited_questions")
 
 
+@pytest.mark.parametrize("negation", phrases.INVITATION_NEGATIONS)
+def test_every_negated_invitation_is_not_one(negation: str) -> None:
+    assert not turn.invites_questions(
+        f"add a retry to the upload client, {negation} ask me questions"
+    )
+    assert score_prompt(f"add a retry to the upload client. {negation} ask me questions").rule != (
+        "invited_questions"
+    )
+
+
+def test_encouragement_to_ask_is_still_an_invitation() -> None:
+    assert turn.invites_questions(
+        "add a retry to the upload client; don't hesitate to ask me questions"
+    )
+
+
+def test_an_invitation_phrase_inside_a_longer_word_is_not_one() -> None:
+    assert not turn.invites_questions("add a tab that lists the interview meetings of a candidate")
+    assert turn.invites_questions(
+        "add a tab that lists the meetings of a candidate, interview me first"
+    )
+
+
 PROPOSAL = "I can move the retry logic into `http/client.py` and add a test for the backoff."
 
 
