@@ -97,8 +97,11 @@ CATEGORIES = tuple(dict.fromkeys(c.record_as for c in STOP_CATEGORIES))
 
 # How sure an open item is, by its pattern (first matching prefix wins). "hard": evidence
 # that may block the stop alone. "once": blocks the first time its pattern is reported in
-# a task, a note after that. "record": kept in the verdict file, never a block nor a line
-# the user reads. Anything unlisted is "soft": a one-line note, never a block.
+# a task, a note after that. "evidence": a reading of the words that blocks when hard
+# evidence agrees, or when a configured reader is sure of it. "reader": blocks only when a
+# configured reader is sure of it (the built-in reading with evidence has not met the gate
+# below). "record": kept in the verdict file, never a block nor a line the user reads.
+# Anything unlisted is "soft": a one-line note, never a block.
 GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     # Each entry's weight is held to the figures `python -m reflection_core.evals.real_stops`
     # prints per rule: a rule pushes alone only when, on the real dev stops, its blocks are
@@ -116,10 +119,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("check:failing", "soft"),  # the check of a change the tests do not reach failed
     ("tests:ledger", "soft"),  # the ledger has no passing run for the tree (no blocks yet)
     ("build:failing", "soft"),  # (no blocks yet)
-    ("build:not_run", "hard"),  # compiled source changed, nothing compiled it (9/1, 5 users)
-    ("error_fix:not_checked", "hard"),
-    # A push of a change nothing checked, reported as done (3/0, 3 users).
-    ("ship:unchecked", "once"),  # the task pastes an error; nothing checked (6/1, 5)
+    ("build:not_run", "hard"),  # compiled source changed, nothing compiled it (10/1, 5 users)
+    ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked (6/1, 5)
+    ("ship:unchecked", "once"),  # a push of a change nothing checked, claimed done (4/0, 3)
     ("typecheck:failing", "soft"),  # (no blocks yet)
     ("lint:failing", "soft"),  # (no blocks yet)
     ("gate_run:", "hard"),  # a gate the user configured (stop.run_gates) failed: their rule
@@ -131,7 +133,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("security:no_verify", "soft"),
     # Open work read from the words: it pushes only when hard evidence agrees (CHECK_EVIDENCE
     # items, a failed last check or command, the agent's own open todo items).
-    ("reading:remaining_work", "evidence"),  # (4/1, 3 users)
+    # Work announced as remaining: with hard evidence agreeing, its blocks were right 2 of 2
+    # times but on 1 user (3/3 as an open item, 2 users), so only a configured reader pushes it.
+    ("reading:remaining_work", "reader"),
     # The turn ended on its own announced next step: the announcement is the last record,
     # so the step never ran. The one reading that pushes without a check item agreeing,
     # once a task (7/0, 7 users).
@@ -211,7 +215,8 @@ def rule_id(pattern: str) -> str:
 def rule_pushes(rule: str) -> str:
     """Whether a rule's open item may push the agent on: `alone`, `with evidence` or `no`."""
     weight = gap_weight(rule + ":" if rule + ":" in _RULE_PREFIXES else rule)
-    return {"hard": "alone", "once": "alone", "evidence": "with evidence"}.get(weight, "no")
+    pushes = {"hard": "alone", "once": "alone", "evidence": "with evidence"}
+    return pushes.get(weight, "with a configured reader" if weight == "reader" else "no")
 
 
 # Lines announcing work still to do, one phrase family a line (a test per entry). A line

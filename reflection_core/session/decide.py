@@ -626,8 +626,9 @@ def pushing_gaps(
     changed: bool,
     require: str,
 ) -> list[Gap]:
-    """The open items that push the agent on: hard evidence, and the readings of words that
-    hard evidence agrees with (or a configured reader insists on)."""
+    """The open items that push the agent on: hard evidence, the readings of words that
+    hard evidence agrees with (or a configured reader insists on), and the readings only a
+    configured reader's certainty may push."""
     return [
         g
         for g in gaps
@@ -639,6 +640,7 @@ def pushing_gaps(
                 or reader_insists(g, reading, digest)
             )
         )
+        or (gap_weight(g.pattern) == "reader" and reader_insists(g, reading, digest))
     ]
 
 

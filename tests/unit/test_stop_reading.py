@@ -260,8 +260,9 @@ def test_a_limit_on_what_may_change_is_not_a_report_only_task(prompt: str) -> No
 
 
 def test_every_gap_weight_is_known_and_unlisted_is_soft() -> None:
-    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "evidence", "soft", "record"}
-    assert gap_weight("reading:remaining_work") == "evidence"
+    assert {w for _, w in GAP_WEIGHTS} <= {"hard", "once", "evidence", "reader", "soft", "record"}
+    assert gap_weight("reading:remaining_work") == "reader"
+    assert gap_weight("reading:claim_contradicted") == "evidence"
     assert gap_weight("build:not_run") == "hard" and gap_weight("tests:not_run") == "soft"
     assert gap_weight("tests:not_run", "tests") == "hard"
     assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "record"
