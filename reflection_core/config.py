@@ -245,7 +245,8 @@ SCHEMA: dict[str, Any] = {
             _str_list,
             [],
             "Identities allowed to push to protected branches: git user.email, "
-            "GITHUB_ACTOR or REFLECTION_IDENTITY values (globs allowed).",
+            "GITHUB_ACTOR or REFLECTION_IDENTITY values (globs allowed). A push honours an "
+            "entry only when the remote branch's committed config lists it too.",
         ),
         "refuse_commits_on_protected": Field(
             _bool, True, "Refuse commits while a protected branch is checked out."

@@ -285,6 +285,26 @@ def failures(report: Report, args: argparse.Namespace) -> list[str]:
     return out
 
 
+def gate_failures(report: Report, min_users: int, min_precision: float) -> list[str]:
+    """The gate an asking rule must meet on the dev prompts, checked rather than kept by
+    hand: every rule `prompt.rules.ASKS` lets ask is right on at least `min_users` users
+    and `min_precision` of its flags."""
+    from reflection_core.prompt.rules import ASKS
+
+    figures = {f.rule: f for f in per_rule(report)}
+    out = []
+    for rule in sorted(r for r, asks in ASKS.items() if asks):
+        f = figures.get(rule)
+        if f is None:
+            out.append(f"gate: {rule} may ask but flagged nothing here, so its figures are unknown")
+        elif f.right_users < min_users or f.precision < min_precision:
+            out.append(
+                f"gate: {rule} asks right on {f.right_users} users, {f.precision:.2f} of its "
+                f"flags (needs {min_users} users, {min_precision:.2f})"
+            )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", type=Path, help="labelled JSONL (prompt, prev_assistant, ...)")
@@ -295,6 +315,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--worst", type=int, default=10, help="misses and false alarms listed")
     parser.add_argument("--half", choices=HALVES, help="only the users of this half")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the figures here")
+    parser.add_argument("--gate-users", type=int, help="fail an asking rule right on fewer users")
+    parser.add_argument("--gate-precision", type=float, default=0.6, help="... or below this")
     args = parser.parse_args(argv)
     try:
         rows = in_half(load(args.data), args.half)
@@ -306,6 +328,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.json is not None:
         args.json.write_text(json.dumps(to_json(report), indent=2) + "\n", encoding="utf-8")
     missed = failures(report, args)
+    if args.gate_users is not None:
+        missed += gate_failures(report, args.gate_users, args.gate_precision)
     for line in missed:
         print(f"FAIL {line}")
     if not missed:

@@ -36,7 +36,7 @@ from reflection_core.evals import replay_repo
 from reflection_core.evals.users import HALVES, in_half, user_of
 from reflection_core.lazyre import lazy
 from reflection_core.session.analyze import gather_context, load_session
-from reflection_core.session.categories import rule_id, rule_pushes
+from reflection_core.session.categories import GAP_WEIGHTS, rule_id, rule_pushes
 from reflection_core.session.decide import Decision, decide
 
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
@@ -318,6 +318,31 @@ def threshold_failures(
     return failures
 
 
+# Rules the user configures (their own gate commands): their push is the user's choice.
+USER_RULES = frozenset({"gate_run"})
+
+
+def gate_failures(summary: Summary, min_users: int, min_precision: float) -> list[str]:
+    """The gate a pushing rule must meet on the dev stops, checked rather than kept by hand:
+    every rule that blocked is right on at least `min_users` users and `min_precision` of
+    its blocks, and every rule that may push alone blocked somewhere (else its figures are
+    unknown)."""
+    table = rule_figures(summary.replays, pushed=True)
+    out = [
+        f"gate: {row.rule} pushes right on {len(row.users_right)} users, "
+        f"{row.precision:.2f} of its blocks (needs {min_users} users, {min_precision:.2f})"
+        for row in table.values()
+        if row.rule not in USER_RULES
+        and (len(row.users_right) < min_users or row.precision < min_precision)
+    ]
+    alone = {rule_id(prefix) for prefix, weight in GAP_WEIGHTS if weight in ("hard", "once")}
+    out += [
+        f"gate: {rule} may push alone but blocked no stop here, so its figures are unknown"
+        for rule in sorted(alone - set(table) - USER_RULES)
+    ]
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("data_dir", type=Path, help="folder with cases.jsonl and transcripts/")
@@ -327,6 +352,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-false-block-rate", type=float, default=1.0)
     parser.add_argument("--worst", type=int, default=10, help="rows per worst-cases list")
     parser.add_argument("--json", type=Path, help="also write every decision here")
+    parser.add_argument("--gate-users", type=int, help="fail a pushing rule right on fewer users")
+    parser.add_argument("--gate-precision", type=float, default=0.8, help="... or below this")
     args = parser.parse_args(argv)
     if not (args.data_dir / "cases.jsonl").is_file():
         print(f"real stops: no cases.jsonl in {args.data_dir}", file=sys.stderr)
@@ -338,6 +365,8 @@ def main(argv: list[str] | None = None) -> int:
     failures = threshold_failures(
         summary, args.min_precision, args.min_recall, args.max_false_block_rate
     )
+    if args.gate_users is not None:
+        failures += gate_failures(summary, args.gate_users, args.gate_precision)
     for failure in failures:
         print(f"FAIL: {failure}")
     return 1 if failures else 0

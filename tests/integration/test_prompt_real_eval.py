@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from reflection_core.evals.real_prompts import evaluate, kind_of, load, per_rule
+from reflection_core.evals.real_prompts import evaluate, gate_failures, kind_of, load, per_rule
 
 OFFER = "The export is slow because of the CSV writer. Want me to stream it instead?"
 ROWS = [
@@ -126,3 +126,15 @@ def test_half_keeps_one_half_of_the_users_and_json_has_the_figures(tmp_path: Pat
     assert figures["positives"] == 0
     assert {"precision", "recall", "false_alarm_rate", "rules"} <= set(figures)
     assert "prompts          1" in _run(data, "--half", "A").stdout
+
+
+def test_the_gate_fails_an_asking_rule_right_on_too_few_users_or_too_often_wrong(
+    tmp_path: Path,
+) -> None:
+    report = evaluate(load(_write(tmp_path, ROWS)))  # "this file" twice: right once, wrong once
+    assert gate_failures(report, 1, 0.5) == []
+    assert gate_failures(report, 3, 0.6) == [
+        "gate: referent_nowhere asks right on 1 users, 0.50 of its flags (needs 3 users, 0.60)"
+    ]
+    failed = _run(str(_write(tmp_path, ROWS)), "--gate-users", "3")
+    assert failed.returncode == 1 and "FAIL gate: referent_nowhere" in failed.stdout

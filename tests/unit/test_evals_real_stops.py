@@ -8,10 +8,12 @@ from pathlib import Path
 from reflection_core.evals.real_stops import (
     Replay,
     Summary,
+    gate_failures,
     main,
     rule_figures,
     threshold_failures,
 )
+from reflection_core.session.categories import GAP_WEIGHTS, rule_id
 
 
 def replay(should_block: bool, blocked: bool, category: str = "complete_verified") -> Replay:
@@ -66,3 +68,28 @@ def test_json_output_carries_the_contract_fields(tmp_path: Path) -> None:
     assert main([str(tmp_path), "--half", "A", "--json", str(out)]) == 0
     data = json.loads(out.read_text(encoding="utf-8"))
     assert {"precision", "recall", "false_block_rate", "cases", "errors"} <= set(data)
+
+
+def pushed(user: str, should_block: bool, rule: str) -> Replay:
+    category = "unverified_change" if should_block else "complete_verified"
+    return Replay(f"{user}__repo__s@1", category, should_block, "high", True, "", None, [rule])
+
+
+def test_the_gate_fails_a_pushing_rule_right_on_too_few_users_or_too_often_wrong() -> None:
+    alone = sorted({rule_id(p) for p, w in GAP_WEIGHTS if w in ("hard", "once")} - {"gate_run"})
+    rows = [pushed(u, True, rule) for rule in alone for u in ("ann", "bob", "cy")]
+    assert gate_failures(Summary(rows), 3, 0.8) == []
+    few = [r for r in rows if not (r.pushed_by == ["build:not_run"] and "cy" in r.case_id)]
+    assert gate_failures(Summary(few), 3, 0.8) == [
+        "gate: build:not_run pushes right on 2 users, 1.00 of its blocks (needs 3 users, 0.80)"
+    ]
+    wrong = rows + [pushed("dee", False, "build:not_run")] * 2
+    assert gate_failures(Summary(wrong), 3, 0.8) == [
+        "gate: build:not_run pushes right on 3 users, 0.60 of its blocks (needs 3 users, 0.80)"
+    ]
+
+
+def test_the_gate_fails_a_rule_that_may_push_alone_but_blocked_nothing() -> None:
+    failures = gate_failures(Summary([]), 3, 0.8)
+    assert "gate: build:not_run may push alone but blocked no stop here" in "\n".join(failures)
+    assert not any("gate_run" in line for line in failures)  # the user's own gates
