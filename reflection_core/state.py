@@ -22,7 +22,10 @@ else:
     try:  # SQLite's engine: the `sqlite3` package adds date adapters (deprecated since 3.12)
         # and imports `datetime` for them, about 2 ms of every prompt; no table stores dates
         import _sqlite3 as sqlite3
-    except ImportError:
+
+        if not all(hasattr(sqlite3, n) for n in ("connect", "Error", "OperationalError")):
+            raise ImportError("_sqlite3 lacks what the hooks use")
+    except ImportError:  # another interpreter or version lays the engine out anew
         import sqlite3
 
 DB_NAME = "state.db"
