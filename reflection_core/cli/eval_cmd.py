@@ -9,13 +9,17 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from reflection_core import paths
 from reflection_core.atomic import write_text_atomic
 from reflection_core.cli.common import echo_json
+
+if TYPE_CHECKING:
+    from reflection_core.evals.runner import SuiteReport
+    from reflection_core.evals.suite import Suite
 
 NO_SUITES_HERE = (
     "reflection eval: no eval suites in {directory}. The labelled suites (judge, stop, "
@@ -97,8 +101,31 @@ def command(
     accuracy, per-category accuracy and every failing case with expected vs got.
     """
     from reflection_core.evals.metrics import flipped_cases
-    from reflection_core.evals.render import ProgressBar, render_report, render_summary
-    from reflection_core.evals.runner import run_suite
+
+    loaded = _load_suites(evals_dir, suites)
+    if list_only:
+        for suite in loaded:
+            click.echo(f"{suite.name:<18} {len(suite.cases):>4} cases  {suite.path}")
+        raise SystemExit(0)
+    loaded = _only_cases(loaded, case_ids)
+    previous = _read_baseline(baseline) if baseline else None
+    reports = _run_suites(loaded, as_json, min_accuracy, set(case_ids) or None, keep_dir)
+    if previous is not None:
+        for suite_report in reports:
+            suite_report.flips = flipped_cases(previous, suite_report.results, suite_report.suite)
+    payload = {
+        "ok": all(r.status == "pass" for r in reports),
+        "suites": [r.to_dict() for r in reports],
+    }
+    if report:
+        write_text_atomic(Path(report), json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    _print_reports(reports, payload, as_json)
+    raise SystemExit(0 if payload["ok"] else 1)
+
+
+def _load_suites(evals_dir: str | None, suites: tuple[str, ...]) -> list[Suite]:
+    """The suites asked for (all in the evals directory when none); exits 2 when there are
+    none here or a suite file is bad."""
     from reflection_core.evals.suite import SuiteError, find_suites, load_suite
 
     directory = _evals_dir(evals_dir)
@@ -106,23 +133,36 @@ def command(
         click.echo(NO_SUITES_HERE.format(directory=directory), err=True)
         raise SystemExit(2)
     try:
-        loaded = [load_suite(path) for path in find_suites(directory, suites)]
+        return [load_suite(path) for path in find_suites(directory, suites)]
     except SuiteError as exc:
         click.echo(f"reflection eval: {exc}", err=True)
         raise SystemExit(2) from None
-    if list_only:
-        for suite in loaded:
-            click.echo(f"{suite.name:<18} {len(suite.cases):>4} cases  {suite.path}")
-        raise SystemExit(0)
-    wanted = set(case_ids) or None
-    if wanted is not None:
-        known = {case.id for suite in loaded for case in suite.cases}
-        unknown = sorted(wanted - known)
-        if unknown:
-            click.echo(f"reflection eval: unknown case id(s): {', '.join(unknown)}", err=True)
-            raise SystemExit(2)
-        loaded = [s for s in loaded if any(c.id in wanted for c in s.cases)]
-    previous = _read_baseline(baseline) if baseline else None
+
+
+def _only_cases(loaded: list[Suite], case_ids: tuple[str, ...]) -> list[Suite]:
+    """The suites holding one of `case_ids` (all when none given); exits 2 on an unknown id."""
+    if not case_ids:
+        return loaded
+    wanted = set(case_ids)
+    known = {case.id for suite in loaded for case in suite.cases}
+    unknown = sorted(wanted - known)
+    if unknown:
+        click.echo(f"reflection eval: unknown case id(s): {', '.join(unknown)}", err=True)
+        raise SystemExit(2)
+    return [s for s in loaded if any(c.id in wanted for c in s.cases)]
+
+
+def _run_suites(
+    loaded: list[Suite],
+    as_json: bool,
+    min_accuracy: float | None,
+    wanted: set[str] | None,
+    keep_dir: str | None,
+) -> list[SuiteReport]:
+    """Each suite's report, with a progress bar on a terminal (a line per suite otherwise)."""
+    from reflection_core.evals.render import ProgressBar
+    from reflection_core.evals.runner import run_suite
+
     overrides = {"accuracy": min_accuracy} if min_accuracy is not None else None
     progress = ProgressBar(sys.stderr) if sys.stderr.isatty() and not as_json else None
     reports = []
@@ -138,20 +178,17 @@ def command(
                 keep_dir=Path(keep_dir) if keep_dir else None,
             )
         )
-    if previous is not None:
-        for suite_report in reports:
-            suite_report.flips = flipped_cases(previous, suite_report.results, suite_report.suite)
-    payload = {
-        "ok": all(r.status == "pass" for r in reports),
-        "suites": [r.to_dict() for r in reports],
-    }
-    if report:
-        write_text_atomic(Path(report), json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+    return reports
+
+
+def _print_reports(reports: list[SuiteReport], payload: dict[str, Any], as_json: bool) -> None:
+    """The payload as JSON, or each suite's table and then the summary."""
+    from reflection_core.evals.render import render_report, render_summary
+
     if as_json:
         echo_json(payload)
-    else:
-        for suite_report in reports:
-            click.echo(render_report(suite_report))
-            click.echo("")
-        click.echo(render_summary(reports))
-    raise SystemExit(0 if payload["ok"] else 1)
+        return
+    for suite_report in reports:
+        click.echo(render_report(suite_report))
+        click.echo("")
+    click.echo(render_summary(reports))

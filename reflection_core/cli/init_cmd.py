@@ -11,7 +11,7 @@ import click
 from reflection_core import paths
 
 if TYPE_CHECKING:
-    from reflection_core.install.init import InitPlan
+    from reflection_core.install.init import InitOptions, InitPlan
 
 
 @click.command("init")
@@ -62,12 +62,7 @@ def command(
     an existing file is malformed (reported, left untouched); exit 1 when something
     promised could not be installed (the message says how to fix it).
     """
-    from reflection_core.install.init import (
-        InitOptions,
-        apply_plan,
-        install_pre_commit_hooks,
-        plan_init,
-    )
+    from reflection_core.install.init import InitOptions, plan_init
 
     root = paths.find_repo_root()
     if root is None:
@@ -93,46 +88,43 @@ def command(
         pre_push=options.pre_push,
         dry_run=dry_run,
     )
-    errors: list[str] = []
-    notes: list[str] = []
-    changed = False
-    errors += plan.errors
     for error in plan.errors:
         click.echo(f"reflection init: {error}", err=True)
     if dry_run:
-        _print_dry_run(plan, root)
-        if options.native_hook_types():
-            hook_plan = plan_init(root, hooks_options)
-            _print_dry_run(hook_plan, root, gitignore=False)
-            errors += hook_plan.errors
-        return 2 if errors else 0
+        return _dry_run(root, plan, options, hooks_options)
+    return _set_up(root, plan, options, hooks_options)
+
+
+def _dry_run(root: Path, plan: InitPlan, options: InitOptions, hooks_options: InitOptions) -> int:
+    """Print what init would change, git hooks included; 2 when a file is malformed."""
+    from reflection_core.install.init import plan_init
+
+    errors = list(plan.errors)
+    _print_dry_run(plan, root)
+    if options.native_hook_types():
+        hook_plan = plan_init(root, hooks_options)
+        _print_dry_run(hook_plan, root, gitignore=False)
+        errors += hook_plan.errors
+    return 2 if errors else 0
+
+
+def _set_up(root: Path, plan: InitPlan, options: InitOptions, hooks_options: InitOptions) -> int:
+    """Write the planned files, run `pre-commit install`, then install the native hooks."""
+    from reflection_core.install.init import apply_plan, plan_init
+
     for line in apply_plan(plan):
         click.echo(f"  {line}")
     changed = any(change.changed for change in plan.changes)
-    notes += plan.notes
-    if plan.run_pre_commit_install and not plan.errors:
-        ok, output = install_pre_commit_hooks(root)
-        if not ok:
-            click.echo(f"reflection init: {output}", err=True)
-            return 1
-        for line in output.splitlines():
-            click.echo(f"  {line}")
+    errors = list(plan.errors)
+    notes = list(plan.notes)
+    if plan.run_pre_commit_install and not plan.errors and not _run_pre_commit_install(root):
+        return 1
     if options.native_hook_types():
         hook_plan = plan_init(root, hooks_options)
         for error in hook_plan.errors:
             click.echo(f"reflection init: {error}", err=True)
-        try:
-            done = apply_plan(hook_plan)
-        except OSError as exc:
-            click.echo(
-                f"reflection init: could not install the git hooks ({exc}); "
-                "main is NOT protected in this clone. Fix the hooks directory's permissions, "
-                "then re-run `reflection init`.",
-                err=True,
-            )
+        if not _apply_hook_plan(hook_plan):
             return 1
-        for line in done:
-            click.echo(f"  {line}")
         changed = changed or any(change.changed for change in hook_plan.changes)
         errors += hook_plan.errors
         notes += [n for n in hook_plan.notes if n not in notes]
@@ -143,6 +135,38 @@ def command(
     if not changed:
         click.echo("reflection init: already set up; nothing changed.")
     return 0
+
+
+def _run_pre_commit_install(root: Path) -> bool:
+    """`pre-commit install`, its output echoed; False (said on stderr) when it failed."""
+    from reflection_core.install.init import install_pre_commit_hooks
+
+    ok, output = install_pre_commit_hooks(root)
+    if not ok:
+        click.echo(f"reflection init: {output}", err=True)
+        return False
+    for line in output.splitlines():
+        click.echo(f"  {line}")
+    return True
+
+
+def _apply_hook_plan(hook_plan: InitPlan) -> bool:
+    """Install the native git hooks; False (said loudly: main is unprotected) when it failed."""
+    from reflection_core.install.init import apply_plan
+
+    try:
+        done = apply_plan(hook_plan)
+    except OSError as exc:
+        click.echo(
+            f"reflection init: could not install the git hooks ({exc}); "
+            "main is NOT protected in this clone. Fix the hooks directory's permissions, "
+            "then re-run `reflection init`.",
+            err=True,
+        )
+        return False
+    for line in done:
+        click.echo(f"  {line}")
+    return True
 
 
 def _print_dry_run(plan: InitPlan, root: Path, gitignore: bool = True) -> None:

@@ -139,7 +139,7 @@ def _interpreter_of(text: str) -> str | None:
 
 def check_git_hooks(root: Path) -> list[Finding]:
     """Are protected refs and untested trees refused by the hooks git will actually run?"""
-    from reflection_core.install.init import CHAINED_SUFFIX, hooks_dir, is_native_hook
+    from reflection_core.install.init import hooks_dir
 
     findings: list[Finding] = []
     try:
@@ -149,6 +149,16 @@ def check_git_hooks(root: Path) -> list[Finding]:
     framework, unreadable = _framework_hooks(root)
     if unreadable is not None:
         findings.append(unreadable)
+    findings += _framework_findings(framework)
+    for hook_type in registry.HOOK_TYPES:
+        findings += _hook_type_findings(hook_type, hooks, framework)
+    return findings
+
+
+def _framework_findings(framework: dict[str, dict[str, object]]) -> list[Finding]:
+    """Reflection's pre-commit framework entries that cannot run: no pre-commit, or a
+    program looked up on PATH."""
+    findings: list[Finding] = []
     if framework and shutil.which("pre-commit") is None and not _beside_python("pre-commit"):
         findings.append(
             Finding(
@@ -180,76 +190,89 @@ def check_git_hooks(root: Path) -> list[Finding]:
                     "`reflection init --pre-commit` to regenerate them",
                 )
             )
-    for hook_type in registry.HOOK_TYPES:
-        guard_ids = [g.id for g in registry.for_hook(hook_type)]
-        text = _read_text(hooks / hook_type)
-        legacy = _read_text(hooks / f"{hook_type}.legacy")
-        chained = _read_text(hooks / f"{hook_type}{CHAINED_SUFFIX}")
-        native = is_native_hook(text) or (
-            PRE_COMMIT_MARKER in (text or "") and is_native_hook(legacy)
-        )
-        framework_ids = [
-            i for i in guard_ids if i in framework and hook_type in _stages(framework[i])
-        ]
-        framework_runs = bool(framework_ids) and (
-            PRE_COMMIT_MARKER in (text or "") or PRE_COMMIT_MARKER in (chained or "")
-        )
-        if native:
-            interpreter = _interpreter_of(text or legacy or "")
-            if interpreter and not os.access(interpreter, os.X_OK):
-                findings.append(
-                    Finding(
-                        "problem",
-                        "git hooks",
-                        f"{hook_type}: reflection's hook runs {interpreter}, which is gone: "
-                        f"every {'push' if hook_type == 'pre-push' else 'commit'} is refused",
-                        "reflection init (from the environment reflection is installed in)",
-                    )
-                )
-            else:
-                findings.append(
-                    Finding("ok", "git hooks", f"{hook_type}: reflection's native hook")
-                )
-            if framework_runs:
-                findings.append(
-                    Finding(
-                        "warn",
-                        "git hooks",
-                        f"{hook_type}: {', '.join(framework_ids)} run twice (the native hook "
-                        "and the pre-commit framework)",
-                        "remove the reflection entries from .pre-commit-config.yaml",
-                    )
-                )
-            continue
-        if hook_type == "pre-push":
-            gap = (
-                "the pre-commit framework shows the push guard only the first pushed ref "
-                "and runs no hook for deletes, so `git push origin :main` and "
-                "`git push origin feature:master` change protected branches"
-                if framework_runs
-                else "no reflection pre-push hook: pushes to protected branches are not refused"
-            )
-            findings.append(Finding("problem", "git hooks", gap, "reflection init"))
-        elif framework_runs:
-            findings.append(
-                Finding("ok", "git hooks", "pre-commit: guards run by the pre-commit framework")
-            )
-        else:
-            what = (
-                "configured in .pre-commit-config.yaml but the framework's hook is not installed"
-                if framework_ids
-                else "not installed"
-            )
-            findings.append(
-                Finding(
-                    "problem",
-                    "git hooks",
-                    f"pre-commit: reflection's commit guards are {what}: commits on protected "
-                    "branches and untested commits are not refused",
-                    "reflection init",
-                )
-            )
     return findings
+
+
+def _hook_type_findings(
+    hook_type: str, hooks: Path, framework: dict[str, dict[str, object]]
+) -> list[Finding]:
+    """What runs reflection's guards for one hook type: the native hook, the framework's, or
+    nothing."""
+    from reflection_core.install.init import CHAINED_SUFFIX, is_native_hook
+
+    guard_ids = [g.id for g in registry.for_hook(hook_type)]
+    text = _read_text(hooks / hook_type)
+    legacy = _read_text(hooks / f"{hook_type}.legacy")
+    chained = _read_text(hooks / f"{hook_type}{CHAINED_SUFFIX}")
+    native = is_native_hook(text) or (PRE_COMMIT_MARKER in (text or "") and is_native_hook(legacy))
+    framework_ids = [i for i in guard_ids if i in framework and hook_type in _stages(framework[i])]
+    framework_runs = bool(framework_ids) and (
+        PRE_COMMIT_MARKER in (text or "") or PRE_COMMIT_MARKER in (chained or "")
+    )
+    if native:
+        return _native_hook_findings(hook_type, text or legacy or "", framework_ids, framework_runs)
+    return [_no_native_hook_finding(hook_type, framework_ids, framework_runs)]
+
+
+def _native_hook_findings(
+    hook_type: str, script: str, framework_ids: list[str], framework_runs: bool
+) -> list[Finding]:
+    """Reflection's native hook: is its interpreter still there, do guards also run twice?"""
+    findings: list[Finding] = []
+    interpreter = _interpreter_of(script)
+    if interpreter and not os.access(interpreter, os.X_OK):
+        findings.append(
+            Finding(
+                "problem",
+                "git hooks",
+                f"{hook_type}: reflection's hook runs {interpreter}, which is gone: "
+                f"every {'push' if hook_type == 'pre-push' else 'commit'} is refused",
+                "reflection init (from the environment reflection is installed in)",
+            )
+        )
+    else:
+        findings.append(Finding("ok", "git hooks", f"{hook_type}: reflection's native hook"))
+    if framework_runs:
+        findings.append(
+            Finding(
+                "warn",
+                "git hooks",
+                f"{hook_type}: {', '.join(framework_ids)} run twice (the native hook "
+                "and the pre-commit framework)",
+                "remove the reflection entries from .pre-commit-config.yaml",
+            )
+        )
+    return findings
+
+
+def _no_native_hook_finding(
+    hook_type: str, framework_ids: list[str], framework_runs: bool
+) -> Finding:
+    """Without reflection's native hook: the framework's is enough for commits, never for
+    pushes."""
+    if hook_type == "pre-push":
+        gap = (
+            "the pre-commit framework shows the push guard only the first pushed ref "
+            "and runs no hook for deletes, so `git push origin :main` and "
+            "`git push origin feature:master` change protected branches"
+            if framework_runs
+            else "no reflection pre-push hook: pushes to protected branches are not refused"
+        )
+        return Finding("problem", "git hooks", gap, "reflection init")
+    if framework_runs:
+        return Finding("ok", "git hooks", "pre-commit: guards run by the pre-commit framework")
+    what = (
+        "configured in .pre-commit-config.yaml but the framework's hook is not installed"
+        if framework_ids
+        else "not installed"
+    )
+    return Finding(
+        "problem",
+        "git hooks",
+        f"pre-commit: reflection's commit guards are {what}: commits on protected "
+        "branches and untested commits are not refused",
+        "reflection init",
+    )
 
 
 def _stages(hook: dict[str, object]) -> list[str]:
@@ -270,6 +293,7 @@ def _read_text(path: Path) -> str | None:
 
 
 def check_claude(root: Path, home: Path) -> list[Finding]:
+    """Claude Code's settings files: reflection's hooks registered once, each one runnable."""
     findings: list[Finding] = []
     wanted = {(e.event, " ".join(hook_words(e.command) or [])) for e in merge.claude_hook_entries()}
     found: set[tuple[str, str]] = set()
@@ -295,54 +319,60 @@ def check_claude(root: Path, home: Path) -> list[Finding]:
                 )
             )
             continue
-        hooks = settings.get("hooks") if isinstance(settings, dict) else None
-        for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else []:
-            for group in groups if isinstance(groups, list) else []:
-                for hook in (group or {}).get("hooks") or [] if isinstance(group, dict) else []:
-                    command = hook.get("command") if isinstance(hook, dict) else None
-                    if isinstance(command, str) and hook_words(command) is not None:
-                        found.add((event, " ".join(hook_words(command) or [])))
-                        findings += _claude_command_findings(root, path, event, command)
-    missing = sorted(event for event, cmd in wanted - found)
+        for event, command in _reflection_hook_commands(settings):
+            found.add((event, " ".join(hook_words(command) or [])))
+            findings += _claude_command_findings(root, path, event, command)
+    findings.append(_claude_registration(root, home, wanted, found))
+    return findings
+
+
+def _reflection_hook_commands(settings: object) -> list[tuple[str, str]]:
+    """(event, command) of every reflection hook in a settings file, however malformed."""
+    commands: list[tuple[str, str]] = []
+    hooks = settings.get("hooks") if isinstance(settings, dict) else None
+    for event, groups in (hooks or {}).items() if isinstance(hooks, dict) else []:
+        for group in groups if isinstance(groups, list) else []:
+            for hook in (group or {}).get("hooks") or [] if isinstance(group, dict) else []:
+                command = hook.get("command") if isinstance(hook, dict) else None
+                if isinstance(command, str) and hook_words(command) is not None:
+                    commands.append((event, command))
+    return commands
+
+
+def _claude_registration(
+    root: Path, home: Path, wanted: set[tuple[str, str]], found: set[tuple[str, str]]
+) -> Finding:
+    """Are the hooks registered once: by the plugin or by the settings, all of them?"""
     from reflection_core.install.init import enabled_claude_plugins
 
+    missing = sorted(event for event, cmd in wanted - found)
     plugins = enabled_claude_plugins(root, home)
     if plugins and found:
-        findings.append(
-            Finding(
-                "problem",
-                "claude code",
-                "the reflection plugin is enabled ("
-                + "; ".join(plugins)
-                + ") and settings files register reflection hooks too: every hook runs twice",
-                "remove the reflection entries from the settings hooks (the plugin has them)",
-            )
+        return Finding(
+            "problem",
+            "claude code",
+            "the reflection plugin is enabled ("
+            + "; ".join(plugins)
+            + ") and settings files register reflection hooks too: every hook runs twice",
+            "remove the reflection entries from the settings hooks (the plugin has them)",
         )
-        return findings
     if plugins:
-        findings.append(Finding("ok", "claude code", "hooks come from the reflection plugin"))
-        return findings
+        return Finding("ok", "claude code", "hooks come from the reflection plugin")
     if not found:
-        findings.append(
-            Finding(
-                "info",
-                "claude code",
-                "no reflection hooks in Claude Code settings",
-                "reflection init --claude",
-            )
+        return Finding(
+            "info",
+            "claude code",
+            "no reflection hooks in Claude Code settings",
+            "reflection init --claude",
         )
-    elif missing:
-        findings.append(
-            Finding(
-                "warn",
-                "claude code",
-                f"reflection hooks missing for: {', '.join(sorted(set(missing)))}",
-                "reflection init --claude",
-            )
+    if missing:
+        return Finding(
+            "warn",
+            "claude code",
+            f"reflection hooks missing for: {', '.join(sorted(set(missing)))}",
+            "reflection init --claude",
         )
-    else:
-        findings.append(Finding("ok", "claude code", "all reflection hooks registered"))
-    return findings
+    return Finding("ok", "claude code", "all reflection hooks registered")
 
 
 def _claude_command_findings(root: Path, path: Path, event: str, command: str) -> list[Finding]:

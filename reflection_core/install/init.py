@@ -186,68 +186,94 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
     command = launcher.SHARED_COMMAND  # shared files name no one's path (install/launcher.py)
     _plan_file(plan, root / ".gitignore", merge.ensure_gitignore)
     if options.pre_commit:
-        stages = ("pre-commit",)
-        _plan_file(
-            plan,
-            root / ".pre-commit-config.yaml",
-            lambda text: merge.merge_pre_commit_config(text, launcher.FRAMEWORK_COMMAND, stages),
-        )
-        plan.run_pre_commit_install = True
-        _plan_launcher(plan)
+        _plan_pre_commit_framework(plan, root)
     if options.claude:
-        plugins = enabled_claude_plugins(root, home or Path.home())
-        if plugins:
-            plan.notes.append(
-                "Claude Code: the reflection plugin is enabled ("
-                + "; ".join(plugins)
-                + "), so its hooks already run; .claude/settings.json is left alone "
-                "(both would run every hook twice)."
-            )
-        else:
-            entries = merge.claude_hook_entries(command)
-            _plan_file(
-                plan,
-                root / ".claude" / "settings.json",
-                lambda text: merge.merge_hook_settings(text, entries, ".claude/settings.json"),
-            )
-            _plan_personal_cleanup(plan, root / ".claude" / "settings.local.json")
-            _plan_launcher(plan)
+        _plan_claude(plan, root, home or Path.home(), command)
     _plan_hosts(plan, root, options.hosts, command)
     if options.codex or options.hosts:
         _plan_launcher(plan)
     if options.codex:
-        entries = merge.codex_hook_entries(command)
-        _plan_file(
-            plan,
-            root / ".codex" / "hooks.json",
-            lambda text: merge.merge_hook_settings(text, entries, ".codex/hooks.json"),
-        )
-        notify = json.dumps([*shlex.split(reflection_command()), "hook", "codex-notify"])
-        plan.notes.append(
-            "Codex: hooks need `[features] codex_hooks = true` in ~/.codex/config.toml on "
-            "Codex versions that still gate them, and Codex runs a project's hooks only once "
-            "you trust the project; `reflection doctor` checks both. For notifications add "
-            f"`notify = {notify}` to ~/.codex/config.toml."
-        )
+        _plan_codex(plan, root, command)
     if options.claude_md:
         target = _memory_file(root, prefer_agents=options.codex and not options.claude)
         snippet = prompt_protocol_snippet()
         _plan_file(plan, target, lambda text: merge.append_snippet(text, snippet))
     if options.git_hooks and not options.pre_commit:
-        framework = _read(root / ".pre-commit-config.yaml") or ""
-        doubled = [hook_id for hook_id in registry.hook_ids() if hook_id in framework]
-        if doubled:
-            plan.notes.append(
-                ".pre-commit-config.yaml also runs "
-                + ", ".join(doubled)
-                + "; the native hooks run them already: remove them there (or use "
-                "`reflection init --pre-commit` to keep the commit-stage guards in the framework)"
-            )
+        _note_guards_in_framework(plan, root)
     for hook_type in options.native_hook_types():
         _plan_native_hook(plan, hook_type)
     lacking = _test_runner_missing(root) if options.native_hook_types() else None
     if lacking:
         plan.notes.append(f"commits need a passing test run, and {lacking}")
+    _note_untrusted_commands(plan, root)
+    return plan
+
+
+def _plan_pre_commit_framework(plan: InitPlan, root: Path) -> None:
+    """The commit-stage guards in .pre-commit-config.yaml, and `pre-commit install` to run."""
+    stages = ("pre-commit",)
+    _plan_file(
+        plan,
+        root / ".pre-commit-config.yaml",
+        lambda text: merge.merge_pre_commit_config(text, launcher.FRAMEWORK_COMMAND, stages),
+    )
+    plan.run_pre_commit_install = True
+    _plan_launcher(plan)
+
+
+def _plan_claude(plan: InitPlan, root: Path, home: Path, command: str) -> None:
+    """Claude Code's hook entries, unless the reflection plugin already runs them."""
+    plugins = enabled_claude_plugins(root, home)
+    if plugins:
+        plan.notes.append(
+            "Claude Code: the reflection plugin is enabled ("
+            + "; ".join(plugins)
+            + "), so its hooks already run; .claude/settings.json is left alone "
+            "(both would run every hook twice)."
+        )
+        return
+    entries = merge.claude_hook_entries(command)
+    _plan_file(
+        plan,
+        root / ".claude" / "settings.json",
+        lambda text: merge.merge_hook_settings(text, entries, ".claude/settings.json"),
+    )
+    _plan_personal_cleanup(plan, root / ".claude" / "settings.local.json")
+    _plan_launcher(plan)
+
+
+def _plan_codex(plan: InitPlan, root: Path, command: str) -> None:
+    """Codex's .codex/hooks.json, and a note on what Codex itself still needs."""
+    entries = merge.codex_hook_entries(command)
+    _plan_file(
+        plan,
+        root / ".codex" / "hooks.json",
+        lambda text: merge.merge_hook_settings(text, entries, ".codex/hooks.json"),
+    )
+    notify = json.dumps([*shlex.split(reflection_command()), "hook", "codex-notify"])
+    plan.notes.append(
+        "Codex: hooks need `[features] codex_hooks = true` in ~/.codex/config.toml on "
+        "Codex versions that still gate them, and Codex runs a project's hooks only once "
+        "you trust the project; `reflection doctor` checks both. For notifications add "
+        f"`notify = {notify}` to ~/.codex/config.toml."
+    )
+
+
+def _note_guards_in_framework(plan: InitPlan, root: Path) -> None:
+    """A note when .pre-commit-config.yaml runs guards the native hooks run too."""
+    framework = _read(root / ".pre-commit-config.yaml") or ""
+    doubled = [hook_id for hook_id in registry.hook_ids() if hook_id in framework]
+    if doubled:
+        plan.notes.append(
+            ".pre-commit-config.yaml also runs "
+            + ", ".join(doubled)
+            + "; the native hooks run them already: remove them there (or use "
+            "`reflection init --pre-commit` to keep the commit-stage guards in the framework)"
+        )
+
+
+def _note_untrusted_commands(plan: InitPlan, root: Path) -> None:
+    """A note when the repository's config names commands that stay off until trusted."""
     untrusted = _untrusted_commands(root)
     if untrusted:
         plan.notes.append(
@@ -255,7 +281,6 @@ def plan_init(root: Path, options: InitOptions, home: Path | None = None) -> Ini
             f"(first: `{untrusted[0][:80]}`); they stay off until you review them with "
             "`reflection trust --show` and run `reflection trust`"
         )
-    return plan
 
 
 def _plan_launcher(plan: InitPlan) -> None:

@@ -24,6 +24,8 @@ from reflection_core.reading.voting import vote
 from reflection_core.verify.prompts import STANCES
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from reflection_core.session.trace import Trace
 
 
@@ -48,12 +50,7 @@ def _read(
     trace: Trace | None,
 ) -> Reading:
     judge = settings.judge
-    models = settings.llm_models()
-    routed = (judge.get("routing") or {}).get(str(digest.get("task_kind") or ""))
-    if routed:
-        models = [routed, *(m for m in models if m != routed)]
-    if not models:
-        raise ReaderError("config", "no model: set reader.model or judge.model")
+    models = _models(digest, settings)
     asker = Asker(
         endpoint=settings.endpoint(),
         max_tokens=int(judge.get("max_tokens", 800)),
@@ -64,37 +61,17 @@ def _read(
     )
     source = f"llm:{models[0]}"
     context = prompt.render_input(digest, trace)
-    votes = int(judge.get("votes", 1))
-    plan = [(models[i % len(models)], i % len(STANCES)) for i in range(votes)]
-
-    def ask(item: tuple[str, int]) -> ParsedReply | None:
-        model, stance = item
-        system = (prompt.system_prompt(trace) + STANCES[stance]).strip() + "\n"
-        answer: ParsedReply | None = asker.ask(
-            model, "reader", system, context, lambda text: parse_text(text, source)
-        )
-        return answer
-
-    with ThreadPoolExecutor(max_workers=min(votes, 4)) as pool:
-        answers = [a for a in pool.map(ask, plan) if a is not None]
-    tokens_in, tokens_out = log.tokens()
+    answers = _voters_answers(asker, models, int(judge.get("votes", 1)), context, trace, source)
     if not answers:
-        last = log.calls[-1] if log.calls else {"outcome": "malformed", "reason": "no answer"}
-        kind = "budget" if last["outcome"] == "skipped" else last["outcome"]
-        raise ReaderError(kind, str(last["reason"]), tokens_in + tokens_out)
+        raise _no_answer(log)
     facts, answered, spread = vote(answers, source)
     review = None
-    if judge.get("committee"):
-        diff = digest.get("diff")
-        if not isinstance(diff, str):
-            diff = committee.working_diff(settings.root)
-        if diff.strip():
-            review = committee.run_committee(asker, models[0], context, diff)
-            facts = _with_committee(facts, committee.committee_facts(review, source))
-            answered = tuple(dict.fromkeys([*answered, "remaining_work"]))
+    diff = _diff_for_committee(digest, settings)
+    if diff:
+        review = committee.run_committee(asker, models[0], context, diff)
+        facts = _with_committee(facts, committee.committee_facts(review, source))
+        answered = tuple(dict.fromkeys([*answered, "remaining_work"]))
     tokens_in, tokens_out = log.tokens()
-    usd_in = float(judge.get("input_usd_per_mtok", 0.0))
-    usd_out = float(judge.get("output_usd_per_mtok", 0.0))
     return Reading(
         reader=source,
         facts=facts,
@@ -106,10 +83,69 @@ def _read(
             "spread": spread,
             "committee": review,
             "review_comments": review["review_comments"] if review else [],
-            "usd": round((tokens_in * usd_in + tokens_out * usd_out) / 1_000_000, 6),
+            "usd": _usd(judge, tokens_in, tokens_out),
             "calls": list(log.calls),
         },
     )
+
+
+def _models(digest: dict[str, Any], settings: ReaderSettings) -> list[str]:
+    """The models to ask, the one `judge.routing` names for this task kind first."""
+    models = settings.llm_models()
+    routed = (settings.judge.get("routing") or {}).get(str(digest.get("task_kind") or ""))
+    if routed:
+        models = [routed, *(m for m in models if m != routed)]
+    if not models:
+        raise ReaderError("config", "no model: set reader.model or judge.model")
+    return models
+
+
+def _voters_answers(
+    asker: Asker,
+    models: list[str],
+    votes: int,
+    context: str,
+    trace: Trace | None,
+    source: str,
+) -> list[ParsedReply]:
+    """The usable answers of `votes` voters (models x stances in turn), asked in parallel."""
+    plan = [(models[i % len(models)], i % len(STANCES)) for i in range(votes)]
+
+    def ask(item: tuple[str, int]) -> ParsedReply | None:
+        model, stance = item
+        system = (prompt.system_prompt(trace) + STANCES[stance]).strip() + "\n"
+        answer: ParsedReply | None = asker.ask(
+            model, "reader", system, context, lambda text: parse_text(text, source)
+        )
+        return answer
+
+    with ThreadPoolExecutor(max_workers=min(votes, 4)) as pool:
+        return [a for a in pool.map(ask, plan) if a is not None]
+
+
+def _no_answer(log: CallLog) -> ReaderError:
+    """Why no voter answered, from the last call: over budget, timed out, malformed, ..."""
+    tokens_in, tokens_out = log.tokens()
+    last = log.calls[-1] if log.calls else {"outcome": "malformed", "reason": "no answer"}
+    kind = "budget" if last["outcome"] == "skipped" else last["outcome"]
+    return ReaderError(kind, str(last["reason"]), tokens_in + tokens_out)
+
+
+def _diff_for_committee(digest: dict[str, Any], settings: ReaderSettings) -> str:
+    """With `judge.committee`, the diff its reviewer and auditor read; '' when none."""
+    if not settings.judge.get("committee"):
+        return ""
+    diff = digest.get("diff")
+    if not isinstance(diff, str):
+        diff = committee.working_diff(settings.root)
+    return diff if diff.strip() else ""
+
+
+def _usd(judge: Mapping[str, Any], tokens_in: int, tokens_out: int) -> float:
+    """The calls' price at the configured per-million-token rates."""
+    usd_in = float(judge.get("input_usd_per_mtok", 0.0))
+    usd_out = float(judge.get("output_usd_per_mtok", 0.0))
+    return round((tokens_in * usd_in + tokens_out * usd_out) / 1_000_000, 6)
 
 
 def _with_committee(facts: tuple[Any, ...], found: tuple[Any, ...]) -> tuple[Any, ...]:

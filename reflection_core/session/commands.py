@@ -570,116 +570,6 @@ def _sed(args: list[str], facts: _Facts) -> None:
     facts.modify(*(positional if has_script_option else positional[1:]))
 
 
-def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
-    """Classify one unwrapped simple command by its program name."""
-    facts.programs.append(prog)
-    if prog in ("pytest", "py.test"):
-        _pytest(args, facts)
-    elif prog == "unittest":
-        names = [
-            a for a in _positional(args, frozenset({"-k", "-p", "-s", "-t"})) if a != "discover"
-        ]
-        facts.test("unittest", bool(names) or "-k" in args)
-    elif prog in ("tox", "nox"):
-        if not any(a in ("-l", "--list", "--listenvs", "-a", "--help") for a in args):
-            facts.test(prog)
-    elif _PYTHONS.match(prog):
-        facts.programs.pop()
-        facts.programs.append("python")
-        _python(args, heredoc, facts)
-    elif prog in _SCRIPT_RUNNERS and prog != "make":
-        _script_run(prog, args, facts)
-    elif prog in ("make", "gmake"):
-        _make(args, facts)
-    elif prog in _JS_TEST_RUNNERS:
-        _js_runner(prog, args, facts)
-    elif prog == "playwright" and args[:1] == ["test"]:
-        _js_runner("playwright", args[1:], facts)
-    elif prog == "cypress" and args[:1] == ["run"]:
-        facts.test("cypress", "--spec" in args)
-    elif prog == "go":
-        _go(args, facts)
-    elif prog == "cargo":
-        _cargo(args, facts)
-    elif prog in ("gradle", "gradlew"):
-        _gradle(prog, args, facts)
-    elif prog in ("mvn", "mvnw"):
-        _maven(prog, args, facts)
-    elif prog == "ctest":
-        facts.test("ctest", any(a in ("-R", "-L", "--tests-regex") for a in args))
-    elif prog == "rspec":
-        facts.test("rspec", bool(_positional(args)))
-    elif prog in ("rake", "rails") and args[:1] and args[0] in ("test", "spec"):
-        facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
-    elif prog in ("phpunit", "pest"):
-        facts.test(prog, "--filter" in args or bool(_positional(args)))
-    elif prog in ("dotnet", "swift", "mix", "deno", "zig", "bazel", "bazelisk", "hatch"):
-        _toolchain(prog, args, facts)
-    elif prog == "meson" and args[:1] == ["test"]:
-        facts.test("meson test")
-    elif prog == "git":
-        _git(args, facts)
-    elif prog == "gh":
-        _gh(args, facts)
-    elif prog == "ruff":
-        _ruff(args, facts)
-    elif prog in ("black", "isort", "prettier", "autopep8", "yapf", "gofmt", "rustfmt"):
-        _formatter(prog, args, facts)
-    elif prog in ("eslint", "rubocop", "biome", "standard"):
-        facts.kinds.add("lint")
-        if any(a in ("--fix", "-a", "-A", "--write", "--apply", "--autocorrect") for a in args):
-            facts.modify()
-    elif prog in _LINT_PROGRAMS or (prog == "pre-commit" and args[:1] == ["run"]):
-        facts.kinds.add("lint")
-    elif prog in _TYPECHECK_PROGRAMS:
-        facts.kinds.add("typecheck")
-    elif prog in ("tsc", "vue-tsc"):
-        facts.kinds.add("typecheck" if "--noEmit" in args else "build")
-    elif prog in ("docker", "podman", "docker-compose"):
-        _container(["compose", *args] if prog == "docker-compose" else args, heredoc, facts)
-    elif _builds(prog, args):
-        facts.kinds.add("build")
-    elif subcommand_kind := _subcommand_kind(prog, args):
-        facts.kinds.add(subcommand_kind)
-    elif prog == "sed":
-        _sed(args, facts)
-    elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
-        facts.modify()
-    elif prog == "tee":
-        facts.captures.extend(_positional(args))
-    elif prog in ("mv", "cp", "install", "rsync"):
-        targets = _positional(args, frozenset({"-t", "--target-directory", "-S"}))
-        facts.modify(*(targets if prog == "mv" else targets[-1:]))
-    elif prog in _MODIFY_PROGRAMS:
-        facts.modify(*_positional(args))
-    elif prog == "patch":
-        facts.modify()
-    elif prog == "dd" and any(a.startswith("of=") for a in args):
-        facts.modify(*(a[3:] for a in args if a.startswith("of=")))
-    elif prog == "find":
-        facts.kinds.add("read")
-        if "-delete" in args or any(
-            a == "-exec" and b in ("rm", "sed", "mv") for a, b in itertools.pairwise(args)
-        ):
-            facts.modify()
-    elif prog in SEARCH_PROGRAMS or prog in _READ_PROGRAMS:
-        facts.kinds.add("read")
-    elif prog in ("node", "ruby") and _WRITE_IN_CODE.search(" ".join(args) + heredoc):
-        facts.modify()
-    elif (
-        prog in _INTERPRETERS
-        and _positional(args)[:1]
-        and not _TEST_FILE_SCRIPT.match(_program(_positional(args)[0]))
-    ):
-        _run_source(_positional(args)[0], facts)
-    elif _TEST_FILE_SCRIPT.match(prog) or (
-        prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
-    ):
-        facts.test(prog if prog not in _SHELLS else _program(args[0]))
-    elif _SOURCE_FILE.search(prog):
-        _run_source(prog, facts)  # a script run as the program: `./deploy.sh`
-
-
 _CONTAINER_VALUE_OPTIONS = frozenset(
     {"-e", "--env", "-v", "--volume", "-w", "--workdir", "--name", "--network", "--entrypoint"}
     | {"-u", "--user", "--env-file", "-l", "--label", "--mount", "--platform", "-f", "--file"}
@@ -757,6 +647,170 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
             facts.kinds.add("lint")
         else:
             facts.modify()
+
+
+def _unittest(args: list[str], facts: _Facts) -> None:
+    """`python -m unittest`: partial when it names tests or filters them with -k."""
+    names = [a for a in _positional(args, frozenset({"-k", "-p", "-s", "-t"})) if a != "discover"]
+    facts.test("unittest", bool(names) or "-k" in args)
+
+
+def _tox(prog: str, args: list[str], facts: _Facts) -> None:
+    """tox/nox run the test environments, unless only asked to list them."""
+    if not any(a in ("-l", "--list", "--listenvs", "-a", "--help") for a in args):
+        facts.test(prog)
+
+
+def _fixing_linter(args: list[str], facts: _Facts) -> None:
+    """eslint, rubocop, ...: a lint, and a change too when told to fix."""
+    facts.kinds.add("lint")
+    if any(a in ("--fix", "-a", "-A", "--write", "--apply", "--autocorrect") for a in args):
+        facts.modify()
+
+
+def _copy(prog: str, args: list[str], facts: _Facts) -> None:
+    """mv changes its sources and target; cp, install, rsync change their target."""
+    targets = _positional(args, frozenset({"-t", "--target-directory", "-S"}))
+    facts.modify(*(targets if prog == "mv" else targets[-1:]))
+
+
+def _find(args: list[str], facts: _Facts) -> None:
+    """find looks; with -delete or `-exec rm/sed/mv` it changes files too."""
+    facts.kinds.add("read")
+    if "-delete" in args or any(
+        a == "-exec" and b in ("rm", "sed", "mv") for a, b in itertools.pairwise(args)
+    ):
+        facts.modify()
+
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
+
+    # (program, args, heredoc, facts): what a command run by that program does.
+    _Handler = Callable[[str, list[str], str, _Facts], None]
+
+# Programs known by name alone, whatever their arguments, in the order of precedence:
+# the first group naming a program wins (make is a script runner with its own handler).
+_BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
+    (("pytest", "py.test"), lambda prog, args, heredoc, facts: _pytest(args, facts)),
+    (("unittest",), lambda prog, args, heredoc, facts: _unittest(args, facts)),
+    (("tox", "nox"), lambda prog, args, heredoc, facts: _tox(prog, args, facts)),
+    (("make", "gmake"), lambda prog, args, heredoc, facts: _make(args, facts)),
+    (_SCRIPT_RUNNERS, lambda prog, args, heredoc, facts: _script_run(prog, args, facts)),
+    (_JS_TEST_RUNNERS, lambda prog, args, heredoc, facts: _js_runner(prog, args, facts)),
+    (("go",), lambda prog, args, heredoc, facts: _go(args, facts)),
+    (("cargo",), lambda prog, args, heredoc, facts: _cargo(args, facts)),
+    (("gradle", "gradlew"), lambda prog, args, heredoc, facts: _gradle(prog, args, facts)),
+    (("mvn", "mvnw"), lambda prog, args, heredoc, facts: _maven(prog, args, facts)),
+    (
+        ("ctest",),
+        lambda prog, args, heredoc, facts: facts.test(
+            "ctest", any(a in ("-R", "-L", "--tests-regex") for a in args)
+        ),
+    ),
+    (("rspec",), lambda prog, args, heredoc, facts: facts.test("rspec", bool(_positional(args)))),
+    (
+        ("phpunit", "pest"),
+        lambda prog, args, heredoc, facts: facts.test(
+            prog, "--filter" in args or bool(_positional(args))
+        ),
+    ),
+    (
+        ("dotnet", "swift", "mix", "deno", "zig", "bazel", "bazelisk", "hatch"),
+        lambda prog, args, heredoc, facts: _toolchain(prog, args, facts),
+    ),
+    (("git",), lambda prog, args, heredoc, facts: _git(args, facts)),
+    (("gh",), lambda prog, args, heredoc, facts: _gh(args, facts)),
+    (("ruff",), lambda prog, args, heredoc, facts: _ruff(args, facts)),
+    (
+        ("black", "isort", "prettier", "autopep8", "yapf", "gofmt", "rustfmt"),
+        lambda prog, args, heredoc, facts: _formatter(prog, args, facts),
+    ),
+    (
+        ("eslint", "rubocop", "biome", "standard"),
+        lambda prog, args, heredoc, facts: _fixing_linter(args, facts),
+    ),
+    (_LINT_PROGRAMS, lambda prog, args, heredoc, facts: facts.kinds.add("lint")),
+    (_TYPECHECK_PROGRAMS, lambda prog, args, heredoc, facts: facts.kinds.add("typecheck")),
+    (
+        ("tsc", "vue-tsc"),
+        lambda prog, args, heredoc, facts: facts.kinds.add(
+            "typecheck" if "--noEmit" in args else "build"
+        ),
+    ),
+    (("docker", "podman"), lambda prog, args, heredoc, facts: _container(args, heredoc, facts)),
+    (
+        ("docker-compose",),
+        lambda prog, args, heredoc, facts: _container(["compose", *args], heredoc, facts),
+    ),
+    (("sed",), lambda prog, args, heredoc, facts: _sed(args, facts)),
+    (("tee",), lambda prog, args, heredoc, facts: facts.captures.extend(_positional(args))),
+    (("mv", "cp", "install", "rsync"), lambda prog, args, heredoc, facts: _copy(prog, args, facts)),
+    (_MODIFY_PROGRAMS, lambda prog, args, heredoc, facts: facts.modify(*_positional(args))),
+    (("patch",), lambda prog, args, heredoc, facts: facts.modify()),
+    (("find",), lambda prog, args, heredoc, facts: _find(args, facts)),
+    (SEARCH_PROGRAMS | _READ_PROGRAMS, lambda prog, args, heredoc, facts: facts.kinds.add("read")),
+)
+_HANDLER_BY_PROGRAM: dict[str, _Handler] = {
+    name: handler for names, handler in reversed(_BY_NAME) for name in names
+}  # reversed: an earlier group overwrites a later one
+
+
+def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
+    """Classify one unwrapped simple command by its program name."""
+    facts.programs.append(prog)
+    handler = _HANDLER_BY_PROGRAM.get(prog)
+    if handler is not None:
+        handler(prog, args, heredoc, facts)
+    else:
+        _dispatch_by_arguments(prog, args, heredoc, facts)
+
+
+def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
+    """Programs whose meaning hangs on their arguments or the shape of their name; the
+    order matters (a later case is only a fallback of an earlier one)."""
+    if _PYTHONS.match(prog):
+        facts.programs.pop()
+        facts.programs.append("python")
+        _python(args, heredoc, facts)
+    elif prog == "playwright" and args[:1] == ["test"]:
+        _js_runner("playwright", args[1:], facts)
+    elif prog == "cypress" and args[:1] == ["run"]:
+        facts.test("cypress", "--spec" in args)
+    elif prog in ("rake", "rails") and args[:1] and args[0] in ("test", "spec"):
+        facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
+    elif prog == "meson" and args[:1] == ["test"]:
+        facts.test("meson test")
+    elif prog == "pre-commit" and args[:1] == ["run"]:
+        facts.kinds.add("lint")
+    elif _builds(prog, args):
+        facts.kinds.add("build")
+    elif subcommand_kind := _subcommand_kind(prog, args):
+        facts.kinds.add(subcommand_kind)
+    elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
+        facts.modify()
+    elif prog == "dd" and any(a.startswith("of=") for a in args):
+        facts.modify(*(a[3:] for a in args if a.startswith("of=")))
+    elif prog in ("node", "ruby") and _WRITE_IN_CODE.search(" ".join(args) + heredoc):
+        facts.modify()
+    else:
+        _run_by_name_shape(prog, args, facts)
+
+
+def _run_by_name_shape(prog: str, args: list[str], facts: _Facts) -> None:
+    """An interpreter given a source file, a test script, or a script run as the program."""
+    if (
+        prog in _INTERPRETERS
+        and _positional(args)[:1]
+        and not _TEST_FILE_SCRIPT.match(_program(_positional(args)[0]))
+    ):
+        _run_source(_positional(args)[0], facts)
+    elif _TEST_FILE_SCRIPT.match(prog) or (
+        prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
+    ):
+        facts.test(prog if prog not in _SHELLS else _program(args[0]))
+    elif _SOURCE_FILE.search(prog):
+        _run_source(prog, facts)  # a script run as the program: `./deploy.sh`
 
 
 def _classify_segment(segment: Segment, depth: int) -> _Facts:

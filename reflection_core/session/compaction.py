@@ -16,10 +16,16 @@ from typing import Any
 from reflection_core.lazyre import lazy
 from reflection_core.session.categories import drift_markers
 from reflection_core.session.decide import RepoFacts, with_defaults
-from reflection_core.session.gates import GateInputs, LedgerEvidence, evaluate_gates, pr_evidence
+from reflection_core.session.gates import (
+    GateInputs,
+    GateResult,
+    LedgerEvidence,
+    evaluate_gates,
+    pr_evidence,
+)
 from reflection_core.session.human_action import assess_requests
 from reflection_core.session.model import Session
-from reflection_core.session.task import build_task_context, required_gates
+from reflection_core.session.task import TaskContext, build_task_context, required_gates
 
 _PR_NUMBER = lazy(r"\b(PR|pull request|MR|merge request) ?#\d+", re.I)
 _WAITING = lazy(
@@ -125,28 +131,12 @@ def compaction_nudge(session: Session, ctx: Any) -> Nudge:
             "doing anything else, ask the user to restate the task and what counts as done.",
         )
     task = build_task_context(session, ctx.root or session.cwd)
-    required = required_gates(task, ctx.config, ctx.repo.has_tests)
-    tests_cfg = ctx.config.get("tests", {})
-    gates = evaluate_gates(
-        session,
-        GateInputs(
-            task=task,
-            required=required,
-            protected_branches=list(ctx.config.get("protected_branches", ["main", "master"])),
-            ignore_globs=list(tests_cfg.get("ignore", [])),
-            allow_partial=bool(tests_cfg.get("allow_partial", False)),
-            test_command=tests_cfg.get("command") or ctx.repo.test_command,
-            ledger=ctx.ledger,
-        ),
-    )
+    gates = _gates_now(session, task, ctx)
     open_gates = [g.missing or g.evidence for g in gates.values() if g.failing]
     head = f'reflection: the context was compacted. Your task (from the user): "{task_text}"'
     changed = ", ".join(task.changed_paths[:8]) or "none yet"
     last_words = _last_words(session)
-    # Summary lines that restate the request ("The user asked which services still use
-    # 3.8") are not announcements of remaining work.
-    summary_drift = [m for m in drift_markers(session.compaction_summary) if not _REQUEST.search(m)]
-    remaining = summary_drift + drift_markers(last_words)
+    remaining = _announced_remaining(session, last_words)
     if not task.changed_paths and _awaiting_user(session, last_words):
         return Nudge(
             "ask_clarification",
@@ -162,13 +152,7 @@ def compaction_nudge(session: Session, ctx: Any) -> Nudge:
             "push the branch to update the pull request, finish the follow-ups, then check CI.",
             open_gates,
         )
-    answered = task.task_type != "coding" and len(last_words.strip()) > 80
-    worked = bool(task.changed_paths) or (bool(session.tool_calls) and answered)
-    claimed_done = bool(_DONE.search(" ".join(session.compaction_summary.split())))
-    hard_gaps = [g for g in gates.values() if g.failing and g.severity in ("HIGH", "BLOCKER")]
-    if not remaining and (
-        (worked and not open_gates) or (claimed_done and session.tool_calls and not hard_gaps)
-    ):
+    if not remaining and _looks_done(session, task, gates, last_words):
         return Nudge(
             "task_complete",
             f"{head}\nThe task looks done (files changed: {changed}). Do not redo it: check "
@@ -176,11 +160,59 @@ def compaction_nudge(session: Session, ctx: Any) -> Nudge:
             open_gates,
         )
     lines = [head, f"Files changed so far: {changed}."]
+    lines.extend(_still_open_lines(gates, open_gates, remaining))
+    lines.append("Continue from where you left off; do not start over.")
+    return Nudge("continue_task", "\n".join(lines), open_gates)
+
+
+def _gates_now(session: Session, task: TaskContext, ctx: NudgeContext) -> dict[str, GateResult]:
+    """The stop hook's gates as they stand, so the nudge names what is still open."""
+    tests_cfg = ctx.config.get("tests", {})
+    return evaluate_gates(
+        session,
+        GateInputs(
+            task=task,
+            required=required_gates(task, ctx.config, ctx.repo.has_tests),
+            protected_branches=list(ctx.config.get("protected_branches", ["main", "master"])),
+            ignore_globs=list(tests_cfg.get("ignore", [])),
+            allow_partial=bool(tests_cfg.get("allow_partial", False)),
+            test_command=tests_cfg.get("command") or ctx.repo.test_command,
+            ledger=ctx.ledger,
+        ),
+    )
+
+
+def _announced_remaining(session: Session, last_words: str) -> list[str]:
+    """Work the summary or the last message announces as still to do."""
+    # Summary lines that restate the request ("The user asked which services still use
+    # 3.8") are not announcements of remaining work.
+    summary_drift = [m for m in drift_markers(session.compaction_summary) if not _REQUEST.search(m)]
+    return summary_drift + drift_markers(last_words)
+
+
+def _looks_done(
+    session: Session, task: TaskContext, gates: dict[str, GateResult], last_words: str
+) -> bool:
+    """Work done with no gate open, or done as the summary says with no hard gap left."""
+    open_gates = [g for g in gates.values() if g.failing]
+    answered = task.task_type != "coding" and len(last_words.strip()) > 80
+    worked = bool(task.changed_paths) or (bool(session.tool_calls) and answered)
+    claimed_done = bool(_DONE.search(" ".join(session.compaction_summary.split())))
+    hard_gaps = [g for g in open_gates if g.severity in ("HIGH", "BLOCKER")]
+    return bool(
+        (worked and not open_gates) or (claimed_done and session.tool_calls and not hard_gaps)
+    )
+
+
+def _still_open_lines(
+    gates: dict[str, GateResult], open_gates: list[str], remaining: list[str]
+) -> list[str]:
+    """The open gates with their next actions, then the work announced as remaining."""
+    lines: list[str] = []
     if open_gates:
         lines.append("Still open: " + "; ".join(open_gates) + ".")
         actions = [g.next_action for g in gates.values() if g.failing and g.next_action]
         lines.extend(f"Next: {action}." for action in dict.fromkeys(actions))
     if remaining:
         lines.append("Announced as remaining: " + "; ".join(remaining[:3]) + ".")
-    lines.append("Continue from where you left off; do not start over.")
-    return Nudge("continue_task", "\n".join(lines), open_gates)
+    return lines

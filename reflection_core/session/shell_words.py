@@ -81,41 +81,16 @@ def tokenize(command: str) -> list[Token]:
             word.append(command[i + 1])
             in_word = True
             i += 2
-        elif ch == "'":
-            close = command.find("'", i + 1)
-            close = n if close < 0 else close
-            word.append(command[i + 1 : close])
+        elif ch in _QUOTED_READERS and (ch != "$" or command.startswith("$(", i)):
+            quoted, i = _QUOTED_READERS[ch](command, i)
+            word.append(quoted)
             in_word = True
-            i = close + 1
-        elif ch == '"':
-            i += 1
-            while i < n and command[i] != '"':
-                if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\$`':
-                    i += 1
-                word.append(command[i])
-                i += 1
-            in_word = True
-            i += 1
-        elif ch == "$" and command.startswith("$(", i):
-            close = _matching_paren(command, i + 1)
-            word.append(command[i : close + 1])
-            in_word = True
-            i = close + 1
-        elif ch == "`":
-            close = command.find("`", i + 1)
-            close = n if close < 0 else close
-            word.append(command[i : close + 1])
-            in_word = True
-            i = close + 1
         elif ch == "#" and not in_word:
             newline = command.find("\n", i)
             i = n if newline < 0 else newline
         elif ch == "\n":
             end_word()
-            i += 1
-            for delimiter, strip_tabs in pending_heredocs:  # bodies belong to this line
-                body, i = _read_heredoc(command, i, delimiter, strip_tabs)
-                tokens.append(Token(body, "heredoc"))
+            i = _heredoc_bodies(command, i + 1, pending_heredocs, tokens)
             pending_heredocs.clear()
             tokens.append(Token(";", "op"))
         elif ch in " \t\r":
@@ -126,13 +101,7 @@ def tokenize(command: str) -> list[Token]:
                 word.clear()  # a file descriptor number: `2>/dev/null`
                 in_word = False
             end_word()
-            op = next(o for o in _OPERATORS if command.startswith(o, i))
-            tokens.append(Token(op, "op"))
-            i += len(op)
-            if op in ("<<", "<<-"):
-                delimiter, i = _heredoc_delimiter(command, i)
-                if delimiter:
-                    pending_heredocs.append((delimiter, op == "<<-"))
+            i = _operator(command, i, pending_heredocs, tokens)
         else:
             word.append(ch)
             in_word = True
@@ -141,6 +110,72 @@ def tokenize(command: str) -> list[Token]:
     # heredocs never followed by a newline have no body to read
     tokens.extend(Token("", "heredoc") for _ in pending_heredocs)
     return tokens
+
+
+def _single_quoted(command: str, i: int) -> tuple[str, int]:
+    """`'...'` at `i`: its text taken literally, and where it ends (an unclosed one runs on)."""
+    close = command.find("'", i + 1)
+    close = len(command) if close < 0 else close
+    return command[i + 1 : close], close + 1
+
+
+def _double_quoted(command: str, i: int) -> tuple[str, int]:
+    """`"..."` at `i`: its text, a backslash before `"`, `$`, a backquote or itself dropped;
+    and where it ends."""
+    text: list[str] = []
+    i, n = i + 1, len(command)
+    while i < n and command[i] != '"':
+        if command[i] == "\\" and i + 1 < n and command[i + 1] in '"\\$`':
+            i += 1
+        text.append(command[i])
+        i += 1
+    return "".join(text), i + 1
+
+
+def _command_substitution(command: str, i: int) -> tuple[str, int]:
+    """`$(...)` at `i`, kept whole as part of the word, and where it ends."""
+    close = _matching_paren(command, i + 1)
+    return command[i : close + 1], close + 1
+
+
+def _backquoted(command: str, i: int) -> tuple[str, int]:
+    """`` `...` `` at `i`, kept whole as part of the word, and where it ends."""
+    close = command.find("`", i + 1)
+    close = len(command) if close < 0 else close
+    return command[i : close + 1], close + 1
+
+
+# The quoting that starts at a character: read as one piece of the current word.
+_QUOTED_READERS = {
+    "'": _single_quoted,
+    '"': _double_quoted,
+    "$": _command_substitution,  # only `$(`; a bare `$` is an ordinary character
+    "`": _backquoted,
+}
+
+
+def _operator(
+    command: str, i: int, pending_heredocs: list[tuple[str, bool]], tokens: list[Token]
+) -> int:
+    """The operator at `i` appended to `tokens`; a `<<` notes its heredoc. Where it ends."""
+    op = next(o for o in _OPERATORS if command.startswith(o, i))
+    tokens.append(Token(op, "op"))
+    i += len(op)
+    if op in ("<<", "<<-"):
+        delimiter, i = _heredoc_delimiter(command, i)
+        if delimiter:
+            pending_heredocs.append((delimiter, op == "<<-"))
+    return i
+
+
+def _heredoc_bodies(
+    command: str, i: int, pending_heredocs: list[tuple[str, bool]], tokens: list[Token]
+) -> int:
+    """The bodies of the heredocs a line opened, read from `i` into `tokens`; where they end."""
+    for delimiter, strip_tabs in pending_heredocs:
+        body, i = _read_heredoc(command, i, delimiter, strip_tabs)
+        tokens.append(Token(body, "heredoc"))
+    return i
 
 
 def _matching_paren(text: str, open_at: int) -> int:

@@ -107,12 +107,7 @@ def _second_opinion(
     endpoint = judge_endpoint(cfg["judge"], float(cfg.get("judge.timeout")))
     budget = TokenBudget(limit=int(cfg.get("judge.token_budget")))
     asker = Asker(endpoint, int(cfg.get("judge.max_tokens")), budget, log, prompts.REPAIR_PROMPT)
-    category = (
-        evidence.get("task_category") or decision.get("task_category") or decision.get("task_type")
-    )
-    routed = route_model(category, cfg)
-    models = [m for m in [routed, cfg.get("judge.model"), *cfg.get("judge.models")] if m]
-    models = list(dict.fromkeys(models))
+    routed, models = _judge_models(decision, evidence, cfg)
     if not models:
         log.add("", "judge", "config", "judge.model is not set", None, 0.0)
         return None
@@ -120,6 +115,43 @@ def _second_opinion(
     context = judge_context(decision, evidence, facts)
     votes = int(cfg.get("judge.votes"))
     plan = [(models[i % len(models)], i % len(prompts.STANCES)) for i in range(votes)]
+    valid, overrides, ballot = _count_ballot(plan, _ask_judges(asker, plan, context), facts)
+    if not valid:
+        return None
+    merged = aggregate(valid)
+    review = _committee_review(evidence, cfg, asker, models[0], context)
+    merged.update(
+        source="judge",
+        provider=endpoint.provider,
+        routed_model=routed,
+        overrides=overrides,
+        votes=ballot,
+        agrees_with_rules=merged["status"] == decision.get("status"),
+        committee=review,
+        review_comments=review["review_comments"] if review else [],
+        cost=_cost(cfg, log, budget),
+        latency_s=round(time.monotonic() - started, 3),
+        calls=log.calls,
+    )
+    return merged
+
+
+def _judge_models(
+    decision: dict[str, Any], evidence: dict[str, Any], cfg: Config
+) -> tuple[str | None, list[str]]:
+    """The model routed to for the task's category, and every model to ask, it first."""
+    category = (
+        evidence.get("task_category") or decision.get("task_category") or decision.get("task_type")
+    )
+    routed = route_model(category, cfg)
+    models = [m for m in [routed, cfg.get("judge.model"), *cfg.get("judge.models")] if m]
+    return routed, list(dict.fromkeys(models))
+
+
+def _ask_judges(
+    asker: Asker, plan: list[tuple[str, int]], context: str
+) -> list[dict[str, Any] | None]:
+    """Each planned judge's (model, stance) verdict, asked in parallel; None when unusable."""
 
     def vote(item: tuple[str, int]) -> dict[str, Any] | None:
         model, stance = item
@@ -127,8 +159,15 @@ def _second_opinion(
         result: dict[str, Any] | None = asker.ask(model, "judge", system, context, parse_verdict)
         return result
 
-    with ThreadPoolExecutor(max_workers=min(votes, 4)) as pool:
-        raw_votes = list(pool.map(vote, plan))
+    with ThreadPoolExecutor(max_workers=min(len(plan), 4)) as pool:
+        return list(pool.map(vote, plan))
+
+
+def _count_ballot(
+    plan: list[tuple[str, int]], raw_votes: list[dict[str, Any] | None], facts: dict[str, Any]
+) -> tuple[list[dict[str, Any]], list[str], list[dict[str, Any]]]:
+    """The usable verdicts corrected by the evidence, the corrections made, and the ballot
+    (every judge's vote before and after the evidence)."""
     valid: list[dict[str, Any]] = []
     overrides: list[str] = []
     ballot = []
@@ -148,36 +187,31 @@ def _second_opinion(
         ballot[-1]["status_after_evidence"] = corrected["status"]
         valid.append(corrected)
         overrides.extend(n for n in notes if n not in overrides)
-    if not valid:
-        return None
-    merged = aggregate(valid)
+    return valid, overrides, ballot
+
+
+def _committee_review(
+    evidence: dict[str, Any], cfg: Config, asker: Asker, model: str, context: str
+) -> dict[str, Any] | None:
+    """With `judge.committee`, the reviewer's and auditor's findings on the diff."""
     diff = evidence.get("diff")
     if cfg.get("judge.committee") and not isinstance(diff, str):
         diff = committee.working_diff(cfg.root)
-    review = None
     if cfg.get("judge.committee") and isinstance(diff, str) and diff.strip():
-        review = committee.run_committee(asker, models[0], context, diff)
+        return committee.run_committee(asker, model, context, diff)
+    return None
+
+
+def _cost(cfg: Config, log: CallLog, budget: TokenBudget) -> dict[str, Any]:
+    """Tokens, price and calls spent on the second opinion, against the budget."""
     usd_in = float(cfg.get("judge.input_usd_per_mtok"))
     usd_out = float(cfg.get("judge.output_usd_per_mtok"))
     tokens_in, tokens_out = log.tokens()
-    merged.update(
-        source="judge",
-        provider=endpoint.provider,
-        routed_model=routed,
-        overrides=overrides,
-        votes=ballot,
-        agrees_with_rules=merged["status"] == decision.get("status"),
-        committee=review,
-        review_comments=review["review_comments"] if review else [],
-        cost={
-            "input_tokens": tokens_in,
-            "output_tokens": tokens_out,
-            "usd": round((tokens_in * usd_in + tokens_out * usd_out) / 1_000_000, 6),
-            "calls": len(log.calls),
-            "token_budget": budget.limit,
-            "budget_refusals": budget.refused,
-        },
-        latency_s=round(time.monotonic() - started, 3),
-        calls=log.calls,
-    )
-    return merged
+    return {
+        "input_tokens": tokens_in,
+        "output_tokens": tokens_out,
+        "usd": round((tokens_in * usd_in + tokens_out * usd_out) / 1_000_000, 6),
+        "calls": len(log.calls),
+        "token_budget": budget.limit,
+        "budget_refusals": budget.refused,
+    }
