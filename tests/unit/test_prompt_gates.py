@@ -1,8 +1,9 @@
 """The substring gates in front of prompt patterns never skip a text the pattern matches.
 
-A gate (`signals._holds`, the word tuples in `classify`) saves a regex scan when the
-words it needs are absent; each example below is one alternative of the gated pattern,
-so a pattern that gains an alternative without its word fails here.
+A gate (a pattern's `needs`, `signals._holds` for errors, the word tuples in `classify`)
+saves a regex scan when the words it needs are absent; each example below is one
+alternative of the gated pattern, so a pattern that gains an alternative without its
+word fails here.
 """
 
 from __future__ import annotations
@@ -18,34 +19,6 @@ GATED_SIGNALS = [
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "it segfault again"),
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "see the stacktrace"),
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "a DeprecationWarning shows"),
-    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "fix the settings page"),
-    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "the save button sticks"),
-    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "rename the parse function"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "expected a, got b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "use x instead of y"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "actual: none"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "should be 3 but is 4"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "but it returns null"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "prints a rather than b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a -> b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a => b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a → b"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", ">>> add(1, 2)"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "dates, e.g. 2024-01-01"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "for instance a name"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "example: two rows"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "given a user when they log in"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "formats such as csv"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "maybe add a cache"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "use redis or something"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "i guess it is fine"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "some kind of queue"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "sort of like a list"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "if possible, today"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "or whatever works"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "not decided yet"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "either postgres or mysql"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "whichever is faster"),
 ]
 
 
@@ -257,6 +230,34 @@ NEEDS_EXAMPLES = [
     (scope._RANGE, "stories 5-8"),
     (scope._RANGE, "story 5-8"),
     (scope._RANGE, "bugs 1-9"),
+    (signals._NAMED_OBJECT_RE, "fix the settings page"),
+    (signals._NAMED_OBJECT_RE, "the save button sticks"),
+    (signals._NAMED_OBJECT_RE, "rename the parse function"),
+    (signals._EXPECTED_ACTUAL_RE, "expected a, got b"),
+    (signals._EXPECTED_ACTUAL_RE, "use x instead of y"),
+    (signals._EXPECTED_ACTUAL_RE, "actual: none"),
+    (signals._EXPECTED_ACTUAL_RE, "should be 3 but is 4"),
+    (signals._EXPECTED_ACTUAL_RE, "but it returns null"),
+    (signals._EXPECTED_ACTUAL_RE, "prints a rather than b"),
+    (signals._EXPECTED_ACTUAL_RE, "a -> b"),
+    (signals._EXPECTED_ACTUAL_RE, "a => b"),
+    (signals._EXPECTED_ACTUAL_RE, "a → b"),
+    (signals._EXAMPLE_RE, ">>> add(1, 2)"),
+    (signals._EXAMPLE_RE, "dates, e.g. 2024-01-01"),
+    (signals._EXAMPLE_RE, "for instance a name"),
+    (signals._EXAMPLE_RE, "example: two rows"),
+    (signals._EXAMPLE_RE, "given a user when they log in"),
+    (signals._EXAMPLE_RE, "formats such as csv"),
+    (signals._HEDGE_RE, "maybe add a cache"),
+    (signals._HEDGE_RE, "use redis or something"),
+    (signals._HEDGE_RE, "i guess it is fine"),
+    (signals._HEDGE_RE, "some kind of queue"),
+    (signals._HEDGE_RE, "sort of like a list"),
+    (signals._HEDGE_RE, "if possible, today"),
+    (signals._HEDGE_RE, "or whatever works"),
+    (signals._HEDGE_RE, "not decided yet"),
+    (signals._HEDGE_RE, "either postgres or mysql"),
+    (signals._HEDGE_RE, "whichever is faster"),
 ]
 
 
