@@ -145,9 +145,6 @@ _PATH_RE = LazyPattern(r"(?<![\w@.~-])[\w.~-]*(?:/[\w.-]+)+/?")
 # Path patterns run on lower-cased text: only their count matters.
 _FILE_RE = LazyPattern(rf"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b")
 _EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$")
-_NAMED_FILE_RE = LazyPattern(
-    r"\b(?:dockerfile|makefile|jenkinsfile|procfile|gemfile|readme|changelog|contributing)\b"
-)
 _NAMED_FILE_WORDS = (
     "dockerfile",
     "makefile",
@@ -157,6 +154,10 @@ _NAMED_FILE_WORDS = (
     "readme",
     "changelog",
     "contributing",
+)
+_NAMED_FILE_RE = LazyPattern(
+    r"\b(?:dockerfile|makefile|jenkinsfile|procfile|gemfile|readme|changelog|contributing)\b",
+    needs=_NAMED_FILE_WORDS,
 )
 _DIGIT_RE = LazyPattern(r"\d")
 _METRIC_WORDS = frozenset({"explain", "index", "flame", "flamegraph", "benchmark"})
@@ -342,8 +343,7 @@ def find_paths(text: str) -> list[str]:
                 found.append(token)
     if "." in text:
         found.extend(name for name in _FILE_RE.findall(text) if "/" not in name)
-    if any(name in text for name in _NAMED_FILE_WORDS):
-        found.extend(_NAMED_FILE_RE.findall(text))
+    found.extend(_NAMED_FILE_RE.findall(text))
     return found
 
 
