@@ -127,12 +127,21 @@ def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
             start = index + 1
         index += 1
     parts.append(source[start:])
-    words = [part[2:] for part in parts if part.startswith(r"\b")]
-    others = [part for part in parts if not part.startswith(r"\b")]
+    words = [part[len(guard) :] for part in parts if (guard := _word_start_guard(part))]
+    others = [part for part in parts if not _word_start_guard(part)]
     if not words:
         return lazyre.compile(source, flags)
     body = rf"(?<!\w)(?:{'|'.join(words)})"
     return lazyre.compile("|".join([body, *others]), flags)
+
+
+def _word_start_guard(part: str) -> str:
+    """The `\\b` or `(?<!\\w)` an alternative opens with, or "" (an alternative already
+    guarded by the lookbehind joins the group too: one check per position, not two)."""
+    for guard in (r"\b", r"(?<!\w)"):
+        if part.startswith(guard):
+            return guard
+    return ""
 
 
 _FILE_EXT = (

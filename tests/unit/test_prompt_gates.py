@@ -330,3 +330,40 @@ def test_ignorecase_needs_gate_leaves_non_ascii_text_to_the_engine():
 def test_signal_patterns_read_with_findall_have_no_capturing_group(name):
     # findall returns whole matches only for a pattern without groups (extract relies on it)
     assert getattr(signals, name).pattern.groups == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(1) add a cache (2) drop the old table",
+        "1) add a cache 2) drop the old table",
+        "a) add a cache\nb) drop the old table",
+        "(1)\u00a0add a cache (2)\u2003drop the old table",  # white space beyond ASCII
+    ],
+)
+def test_inline_enumeration_gate_lets_every_marker_through(text):
+    assert scope._closes_before_space(text)
+    assert len(scope._INLINE_ENUM.findall(text)) == 2
+    assert scope.govern(text).tasks == ("add a cache", "drop the old table")
+
+
+@pytest.mark.parametrize("text", ["call f(), then g()", "rename it (#12)", "add (x)"])
+def test_inline_enumeration_gate_skips_a_paren_without_space_after(text):
+    assert not scope._closes_before_space(text)
+    assert scope._INLINE_ENUM.findall(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pass --dry-run to parse_row() in v1.8.0",
+        "call GET /users then set MAX_RETRIES and HttpClient--verbose",
+        "x--flag and --flag-two, then load_rows()",
+    ],
+)
+def test_word_patterns_with_a_lookbehind_alternative_match_as_written(text):
+    import re
+
+    plain = re.compile(signals._IDENT_RE._source)  # `\b` and `(?<!\w)` alternatives, unfolded
+    assert signals._IDENT_RE.findall(text) == plain.findall(text)
+    assert signals._IDENT_RE.pattern.pattern.count(r"(?<!\w)") == 1
