@@ -182,11 +182,11 @@ def is_conversational(text: str, task_smells: bool = False) -> bool:
     if _WORD.search(text) is None:  # no words
         return True
     explains = _EXPLAIN.search(text) is not None
-    asks_change = asks_for_action(text) and not explains
     if explains and not _REVIEW.search(text):
         return True
-    questions = text.count("?")
-    return bool(questions and _QUESTION_START.search(text) and not asks_change and not task_smells)
+    if task_smells or "?" not in text or not _QUESTION_START.search(text):
+        return False
+    return explains or not asks_for_action(text)  # the clause scan, only for a question
 
 
 def classify(text: str, scope: Scope, task_smells: bool = False) -> str:

@@ -186,8 +186,7 @@ def asks_for_information(text: str) -> bool:
 
 def is_chat(text: str) -> bool:
     low = _normalized(text)
-    words = _words(low)
-    return bool(words) and len(words) <= 4 and opens_with(low, phrases.CHAT)
+    return opens_with(low, phrases.CHAT) and 0 < len(_words(low)) <= 4  # cheap test first
 
 
 def asks_back(prev_assistant: str) -> bool:
