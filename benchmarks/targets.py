@@ -34,10 +34,12 @@ PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
 PROMPT_AFTER_STOP_RATIO = Target(
     "prompt hook after a stop (grades it) CPU / python -c pass", 3.0, ci_bound=5.0
 )
-# Missed (measured 2,540-2,940 prompts per CPU second from a regular install, 1,980-2,150
-# before the scorer computed words and clauses once per prompt and skipped patterns whose
-# words are absent; the figure moves about 10% with the machine's load, and a CI run with
-# both cores busy measured the old scorer at 1,650: the bound leaves room for that).
+# Met, without margin under load: 3,240-3,300 prompts per CPU second from a regular install
+# at load 1.3, 2,910-3,400 with load up to 3.5 on 2 cores (7 of 9 runs ok), main 2,560-2,910
+# in the same runs, interleaved (1,980-2,150 before the scorer computed words and clauses once
+# per prompt and skipped patterns whose words are absent). The figure moves 10-15% with the
+# load, and a CI run with both cores busy measured an older scorer at 1,650: the bound stays
+# until the target holds with room to spare.
 SCORE_JSONL_RATE = Target(
     "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1500.0
 )

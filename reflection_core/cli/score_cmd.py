@@ -47,6 +47,8 @@ def _score_jsonl(path: str, cfg: Any) -> None:
     from reflection_core.prompt.score import Settings, score_prompt
 
     settings = Settings.from_config(cfg)  # read once for the whole batch
+    # json.dumps(item, ensure_ascii=False) builds an encoder per call; one serves the batch.
+    encode = json.JSONEncoder(ensure_ascii=False).encode
     stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     out = sys.stdout
     try:
@@ -56,13 +58,13 @@ def _score_jsonl(path: str, cfg: Any) -> None:
                 continue
             item = _parse_line(line, number)
             if "error" in item:
-                out.write(json.dumps(item, ensure_ascii=False) + "\n")
+                out.write(encode(item) + "\n")
                 continue
             prompt, prev = item["prompt"], item.get("prev_assistant")
             result = score_prompt(prompt, prev, settings=settings).to_dict()
             if item.get("id") is not None:
                 result = {"id": item["id"], **result}
-            out.write(json.dumps(result, ensure_ascii=False) + "\n")
+            out.write(encode(result) + "\n")
     finally:
         if stream is not sys.stdin.buffer:
             stream.close()

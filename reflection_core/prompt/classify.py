@@ -69,9 +69,15 @@ _AREA_PHRASES: dict[str, tuple[str, ...]] = {
         "message bus",
     ),
 }
+# Words without which the patterns below cannot match: a substring test skips the scan.
+_ARCH_SHAPE_WORDS = ("split", "into", "switch", "migrate", "event", "multi")
+_TEST_OBJECT_WORDS = ("test", "case", "spec", "coverage")
+_DOCS_WORDS = ("doc", "readme", "changelog", "wiki")
+_EXPLICIT_AREA_WORDS = {"frontend": ("front", "client side"), "backend": ("back", "server side")}
 _ARCH_SHAPES = LazyPattern(
     r"\bsplit \S+ into|\binto a \S+ package|\bswitch \w+ from|\bmigrate (?:\w+ )?from"
-    r"|\bevent[- ]driven|\bmulti[- ]tenant"
+    r"|\bevent[- ]driven|\bmulti[- ]tenant",
+    needs=_ARCH_SHAPE_WORDS,
 )
 _TOKEN = LazyPattern(r"[a-z0-9]+")
 _REVIEW = lazy_words(
@@ -81,14 +87,22 @@ _REVIEW = lazy_words(
     needs=("review", "audit", "look for"),
 )
 _EXPLICIT_AREA = {
-    "frontend": LazyPattern(r"\b(?:frontend|front-end|front end|client side)\b"),
-    "backend": LazyPattern(r"\b(?:backend|back-end|back end|server side)\b"),
+    "frontend": LazyPattern(
+        r"\b(?:frontend|front-end|front end|client side)\b",
+        needs=_EXPLICIT_AREA_WORDS["frontend"],
+    ),
+    "backend": LazyPattern(
+        r"\b(?:backend|back-end|back end|server side)\b", needs=_EXPLICIT_AREA_WORDS["backend"]
+    ),
 }
 _RESTRUCTURE = LazyPattern(
     r"^\s*(?:please\s+)?(?:split|restructure|reorgani[sz]e|decompose|modulari[sz]e)\b[^\n]{0,120}?"
     r"\binto\b",
+    needs=("into",),
 )
-_DOCS = LazyPattern(r"\b(?:docs?|documentation|readme|changelog|docstrings?|wiki)\b")
+_DOCS = LazyPattern(
+    r"\b(?:docs?|documentation|readme|changelog|docstrings?|wiki)\b", needs=_DOCS_WORDS
+)
 _QUESTION_START = LazyPattern(
     r"^\s*(?:what|why|how|where|when|which|who|is|are|does|do|did|should|would|could|can)\b"
     r"(?!\s+you\s+(?:please\s+)?(?:add|fix|make|implement|write|create|remove|update|change|"
@@ -112,13 +126,9 @@ _TEST_OBJECT = LazyPattern(
     r"^\s*(?:please\s+)?(?:write|add|create|fix|stabili[sz]e|extend|update)\s+"
     r"(?:\w+\s+){0,3}(?:tests?|test cases?|cases|specs?|coverage)\b|\btests? (?:fail|are failing"
     r"|break|is failing|flak)|^\s*(?=\S*tests?/\S)(?=(\S+))\1 has no",
+    needs=_TEST_OBJECT_WORDS,
 )
 _WORD = LazyPattern(r"[A-Za-z']+")
-# Words without which the pattern above them cannot match: a substring test skips the scan.
-_ARCH_SHAPE_WORDS = ("split", "into", "switch", "migrate", "event", "multi")
-_TEST_OBJECT_WORDS = ("test", "case", "spec", "coverage")
-_DOCS_WORDS = ("doc", "readme", "changelog", "wiki")
-_EXPLICIT_AREA_WORDS = {"frontend": ("front", "client side"), "backend": ("back", "server side")}
 
 
 def _area_scores(text: str) -> dict[str, int]:
@@ -131,14 +141,13 @@ def _area_scores(text: str) -> dict[str, int]:
         for phrase in phrases:
             if phrase in text:
                 scores[area] += text.count(phrase)
-    if any(word in text for word in _ARCH_SHAPE_WORDS):
-        scores["architectural"] += len(_ARCH_SHAPES.findall(text))
+    scores["architectural"] += len(_ARCH_SHAPES.findall(text))
     return scores
 
 
 def best_area(text: str) -> str | None:
     text = text.lower()
-    if any(word in text for word in _TEST_OBJECT_WORDS) and _TEST_OBJECT.search(text):
+    if _TEST_OBJECT.search(text):
         return "testing"
     if _REVIEW.search(text):
         return "review"
@@ -146,14 +155,13 @@ def best_area(text: str) -> str | None:
     # "add a test" accompanies most changes: tests only lead when they dominate
     scores["testing"] = scores["testing"] // 2 if scores["testing"] >= 3 else 0
     for area, pattern in _EXPLICIT_AREA.items():
-        if any(word in text for word in _EXPLICIT_AREA_WORDS[area]):
-            scores[area] += 2 * len(pattern.findall(text))
+        scores[area] += 2 * len(pattern.findall(text))
     if scores["architectural"]:
         scores["architectural"] += 1
-    if "into" in text and _RESTRUCTURE.search(text):
+    if _RESTRUCTURE.search(text):
         return "architectural"
     best = max(scores, key=lambda area: (scores[area], area != "backend"))
-    documents = any(word in text for word in _DOCS_WORDS) and _DOCS.search(text)
+    documents = _DOCS.search(text)
     if documents and scores[best] <= 1 and best != "architectural":
         return "mixed"  # documentation work has no class of its own
     return best if scores[best] else None
@@ -174,11 +182,11 @@ def is_conversational(text: str, task_smells: bool = False) -> bool:
     if _WORD.search(text) is None:  # no words
         return True
     explains = _EXPLAIN.search(text) is not None
-    asks_change = asks_for_action(text) and not explains
     if explains and not _REVIEW.search(text):
         return True
-    questions = text.count("?")
-    return bool(questions and _QUESTION_START.search(text) and not asks_change and not task_smells)
+    if task_smells or "?" not in text or not _QUESTION_START.search(text):
+        return False
+    return explains or not asks_for_action(text)  # the clause scan, only for a question
 
 
 def classify(text: str, scope: Scope, task_smells: bool = False) -> str:

@@ -177,13 +177,25 @@ def govern(prompt: str) -> Scope:
         label = noun.rstrip("s").lower() if noun.lower() != "stories" else "story"
         tasks = [f"{label} {n}" for n in range(lo, min(hi, lo + MAX_TASKS - 1) + 1)]
     elif (
-        ")" in prompt and len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2
+        _closes_before_space(prompt)
+        and len(enum := [p for p in _INLINE_ENUM.split(prompt)[1:] if p.strip()]) >= 2
     ):
         tasks = enum
     else:
         tasks = _conjoined_tasks(prompt)
     tasks = [_short(t) for t in tasks[:MAX_TASKS]]
     return Scope(atomic=len(tasks) <= 1, tasks=tuple(tasks) or (_short(prompt),), override=override)
+
+
+def _closes_before_space(text: str) -> bool:
+    """A ")" followed by white space, which every `_INLINE_ENUM` marker ends with (the
+    engine's `\\s` is `str.isspace`): a prompt without one has no inline enumeration."""
+    index = text.find(")")
+    while index >= 0:
+        if text[index + 1 : index + 2].isspace():
+            return True
+        index = text.find(")", index + 1)
+    return False
 
 
 def _conjoined_tasks(prompt: str) -> list[str]:

@@ -70,6 +70,26 @@ _IMPLICIT = lazy_words(
     r"|\bfrom (?:the )?(?:sprint board|board|ticket|jira|backlog|slack|meeting|call|standup"
     r"|email|chat)\b|\b(?:that|the) (?:bug|issue|problem|error) (?:we|you|i) (?:saw|had|discussed"
     r"|mentioned|talked)|\bthat (?:thing|one) from\b|\byou know (?:the|which|what)\b",
+    needs=(
+        "usual",
+        "discussed",
+        "agreed",
+        "talked about",
+        "planned",
+        "mentioned",
+        "before",
+        "always",
+        "last time",
+        "same",
+        "thing",
+        "stuff",
+        "issue",
+        "problem",
+        "bug",
+        "error",
+        "from",
+        "you know",
+    ),
 )
 _VAGUE_VERB = LazyPattern(
     r"\b(?:improve|refactor|optimi[sz]e|clean(?:\s+\w+)?\s+up|clean|tidy(?: up)?|polish|enhance"

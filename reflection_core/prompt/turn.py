@@ -153,7 +153,15 @@ def opens_with(text: str, table: tuple[str, ...]) -> bool:
 
 
 def _contains(text: str, table: tuple[str, ...]) -> bool:
-    return any(phrase in text for phrase in table)
+    return _first_in(text, table) is not None
+
+
+def _first_in(text: str, table: tuple[str, ...]) -> str | None:
+    """The first phrase of `table` that `text` holds (a loop: no generator per call)."""
+    for phrase in table:
+        if phrase in text:
+            return phrase
+    return None
 
 
 def is_question(text: str) -> bool:
@@ -178,8 +186,7 @@ def asks_for_information(text: str) -> bool:
 
 def is_chat(text: str) -> bool:
     low = _normalized(text)
-    words = _words(low)
-    return bool(words) and len(words) <= 4 and opens_with(low, phrases.CHAT)
+    return opens_with(low, phrases.CHAT) and 0 < len(_words(low)) <= 4  # cheap test first
 
 
 def asks_back(prev_assistant: str) -> bool:
@@ -224,7 +231,7 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
         return None
     if prev_assistant and (find_paths(prev_assistant) or "http" in prev_assistant):
         return None  # the conversation names a file it may mean
-    found = next((p for p in phrases.MISSING_REFERENT if p in low), None)
+    found = _first_in(low, phrases.MISSING_REFERENT)
     if found is not None:
         start = low.index(found)
         if find_paths(text) or "http" in low or _pasted_beside(text, start):
@@ -287,8 +294,9 @@ def bare_request(read: Turn, names_something: bool, names_action: bool) -> str |
 
 def is_command(text: str) -> bool:
     """One or two words holding a command word: "push it", "flow status", "init"."""
-    words = {w.lower() for w in _words(text)}
-    return word_count(text) <= 2 and bool(words & _COMMAND_WORDS)
+    if word_count(text) > 2:
+        return False
+    return any(w.lower() in _COMMAND_WORDS for w in _words(text))
 
 
 def is_shell_command(text: str) -> bool:

@@ -1,8 +1,9 @@
 """The substring gates in front of prompt patterns never skip a text the pattern matches.
 
-A gate (`signals._holds`, the word tuples in `classify`) saves a regex scan when the
-words it needs are absent; each example below is one alternative of the gated pattern,
-so a pattern that gains an alternative without its word fails here.
+A gate (a pattern's `needs`, `signals._holds` for errors, the word tuples in `classify`)
+saves a regex scan when the words it needs are absent; each example below is one
+alternative of the gated pattern, so a pattern that gains an alternative without its
+word fails here.
 """
 
 from __future__ import annotations
@@ -18,34 +19,6 @@ GATED_SIGNALS = [
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "it segfault again"),
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "see the stacktrace"),
     (signals._ERROR_RE, signals._ERROR_WORDS, "text", "a DeprecationWarning shows"),
-    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "fix the settings page"),
-    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "the save button sticks"),
-    (signals._NAMED_OBJECT_RE, signals._NAMED_OBJECT_NOUNS, "low", "rename the parse function"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "expected a, got b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "use x instead of y"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "actual: none"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "should be 3 but is 4"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "but it returns null"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "prints a rather than b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a -> b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a => b"),
-    (signals._EXPECTED_ACTUAL_RE, signals._EXPECTED_ACTUAL_WORDS, "low", "a → b"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", ">>> add(1, 2)"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "dates, e.g. 2024-01-01"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "for instance a name"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "example: two rows"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "given a user when they log in"),
-    (signals._EXAMPLE_RE, signals._EXAMPLE_WORDS, "low", "formats such as csv"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "maybe add a cache"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "use redis or something"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "i guess it is fine"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "some kind of queue"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "sort of like a list"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "if possible, today"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "or whatever works"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "not decided yet"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "either postgres or mysql"),
-    (signals._HEDGE_RE, signals._HEDGE_WORDS, "low", "whichever is faster"),
 ]
 
 
@@ -257,6 +230,69 @@ NEEDS_EXAMPLES = [
     (scope._RANGE, "stories 5-8"),
     (scope._RANGE, "story 5-8"),
     (scope._RANGE, "bugs 1-9"),
+    (smells._IMPLICIT, "use the usual format"),
+    (smells._IMPLICIT, "as we discussed"),
+    (smells._IMPLICIT, "as agreed"),
+    (smells._IMPLICIT, "as we talked about"),
+    (smells._IMPLICIT, "as planned"),
+    (smells._IMPLICIT, "as i mentioned"),
+    (smells._IMPLICIT, "as before"),
+    (smells._IMPLICIT, "as always"),
+    (smells._IMPLICIT, "as last time"),
+    (smells._IMPLICIT, "like last time"),
+    (smells._IMPLICIT, "like before"),
+    (smells._IMPLICIT, "like we discussed"),
+    (smells._IMPLICIT, "like usual"),
+    (smells._IMPLICIT, "do the same way"),
+    (smells._IMPLICIT, "the same fix"),
+    (smells._IMPLICIT, "same as before"),
+    (smells._IMPLICIT, "same as the other"),
+    (smells._IMPLICIT, "the thing with the header"),
+    (smells._IMPLICIT, "the stuff in main"),
+    (smells._IMPLICIT, "the billing module issue"),
+    (smells._IMPLICIT, "the auth service problem"),
+    (smells._IMPLICIT, "the page bug"),
+    (smells._IMPLICIT, "the component thing"),
+    (smells._IMPLICIT, "from the sprint board"),
+    (smells._IMPLICIT, "from jira"),
+    (smells._IMPLICIT, "from the meeting"),
+    (smells._IMPLICIT, "from standup"),
+    (smells._IMPLICIT, "that bug we saw"),
+    (smells._IMPLICIT, "the error you had"),
+    (smells._IMPLICIT, "the issue i mentioned"),
+    (smells._IMPLICIT, "the problem we talked"),
+    (smells._IMPLICIT, "that thing from monday"),
+    (smells._IMPLICIT, "that one from the call"),
+    (smells._IMPLICIT, "you know the one"),
+    (smells._IMPLICIT, "you know which"),
+    (signals._NAMED_OBJECT_RE, "fix the settings page"),
+    (signals._NAMED_OBJECT_RE, "the save button sticks"),
+    (signals._NAMED_OBJECT_RE, "rename the parse function"),
+    (signals._EXPECTED_ACTUAL_RE, "expected a, got b"),
+    (signals._EXPECTED_ACTUAL_RE, "use x instead of y"),
+    (signals._EXPECTED_ACTUAL_RE, "actual: none"),
+    (signals._EXPECTED_ACTUAL_RE, "should be 3 but is 4"),
+    (signals._EXPECTED_ACTUAL_RE, "but it returns null"),
+    (signals._EXPECTED_ACTUAL_RE, "prints a rather than b"),
+    (signals._EXPECTED_ACTUAL_RE, "a -> b"),
+    (signals._EXPECTED_ACTUAL_RE, "a => b"),
+    (signals._EXPECTED_ACTUAL_RE, "a → b"),
+    (signals._EXAMPLE_RE, ">>> add(1, 2)"),
+    (signals._EXAMPLE_RE, "dates, e.g. 2024-01-01"),
+    (signals._EXAMPLE_RE, "for instance a name"),
+    (signals._EXAMPLE_RE, "example: two rows"),
+    (signals._EXAMPLE_RE, "given a user when they log in"),
+    (signals._EXAMPLE_RE, "formats such as csv"),
+    (signals._HEDGE_RE, "maybe add a cache"),
+    (signals._HEDGE_RE, "use redis or something"),
+    (signals._HEDGE_RE, "i guess it is fine"),
+    (signals._HEDGE_RE, "some kind of queue"),
+    (signals._HEDGE_RE, "sort of like a list"),
+    (signals._HEDGE_RE, "if possible, today"),
+    (signals._HEDGE_RE, "or whatever works"),
+    (signals._HEDGE_RE, "not decided yet"),
+    (signals._HEDGE_RE, "either postgres or mysql"),
+    (signals._HEDGE_RE, "whichever is faster"),
 ]
 
 
@@ -329,3 +365,40 @@ def test_ignorecase_needs_gate_leaves_non_ascii_text_to_the_engine():
 def test_signal_patterns_read_with_findall_have_no_capturing_group(name):
     # findall returns whole matches only for a pattern without groups (extract relies on it)
     assert getattr(signals, name).pattern.groups == 0
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "(1) add a cache (2) drop the old table",
+        "1) add a cache 2) drop the old table",
+        "a) add a cache\nb) drop the old table",
+        "(1)\u00a0add a cache (2)\u2003drop the old table",  # white space beyond ASCII
+    ],
+)
+def test_inline_enumeration_gate_lets_every_marker_through(text):
+    assert scope._closes_before_space(text)
+    assert len(scope._INLINE_ENUM.findall(text)) == 2
+    assert scope.govern(text).tasks == ("add a cache", "drop the old table")
+
+
+@pytest.mark.parametrize("text", ["call f(), then g()", "rename it (#12)", "add (x)"])
+def test_inline_enumeration_gate_skips_a_paren_without_space_after(text):
+    assert not scope._closes_before_space(text)
+    assert scope._INLINE_ENUM.findall(text) == []
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "pass --dry-run to parse_row() in v1.8.0",
+        "call GET /users then set MAX_RETRIES and HttpClient--verbose",
+        "x--flag and --flag-two, then load_rows()",
+    ],
+)
+def test_word_patterns_with_a_lookbehind_alternative_match_as_written(text):
+    import re
+
+    plain = re.compile(signals._IDENT_RE._source)  # `\b` and `(?<!\w)` alternatives, unfolded
+    assert signals._IDENT_RE.findall(text) == plain.findall(text)
+    assert signals._IDENT_RE.pattern.pattern.count(r"(?<!\w)") == 1
