@@ -28,21 +28,19 @@ class Target(NamedTuple):
 # teardown and the cyclic collector). An editable install imports its finder in every
 # `python -c pass` too, which halves the ratio and hides the cost.
 PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
-# Missed: 3.2-3.4x. The prompt after a stop grades it (the next-turn grader: its phrase
-# tables, the outcome row and the verdict file, redacted and written atomically), which the
-# first prompt of a session does not do; it shares the hook's one SQLite connection.
-PROMPT_AFTER_STOP_RATIO = Target(
-    "prompt hook after a stop (grades it) CPU / python -c pass", 3.0, ci_bound=5.0
-)
-# Met, without margin under load: 3,240-3,300 prompts per CPU second from a regular install
-# at load 1.3, 2,910-3,400 with load up to 3.5 on 2 cores (7 of 9 runs ok), main 2,560-2,910
-# in the same runs, interleaved (1,980-2,150 before the scorer computed words and clauses once
-# per prompt and skipped patterns whose words are absent). The figure moves 10-15% with the
-# load, and a CI run with both cores busy measured an older scorer at 1,650: the bound stays
-# until the target holds with room to spare.
-SCORE_JSONL_RATE = Target(
-    "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1500.0
-)
+# Met: 2.84-2.94x from a regular install at load 2.7-3.8 (3.2-3.4x before the grading path
+# stopped importing pathlib for the config's root and the reader settings it does not use
+# unless a command reader grades next turns). The prompt after a stop grades it (the
+# next-turn grader: its phrase tables, the outcome row and the verdict file, redacted and
+# written atomically), which the first prompt of a session does not do; it shares the
+# hook's one SQLite connection.
+PROMPT_AFTER_STOP_RATIO = Target("prompt hook after a stop (grades it) CPU / python -c pass", 3.0)
+# Met: 3,240-3,320 prompts per CPU second from a regular install at load 1.3-3.8, 2,910-3,400
+# with load up to 3.5 on 2 cores (7 of 9 runs ok), main 2,560-2,910 in the same runs,
+# interleaved (1,980-2,150 before the scorer computed words and clauses once per prompt and
+# skipped patterns whose words are absent). The figure moves 10-15% with the load; CI fails
+# below 2,000 (CI_SLACK).
+SCORE_JSONL_RATE = Target("score --jsonl prompts per CPU second", 3000.0, higher_is_better=True)
 # Met from a regular install: 4.6-4.8x (51-52 ms vs 11 ms of CPU), 5.1-5.3x while other
 # work loads both cores (12.9x before the stop hook dropped dataclasses, typing, the tree
 # fingerprint when no test run is recorded, and its second and third SQLite connections).

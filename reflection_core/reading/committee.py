@@ -78,7 +78,7 @@ def committee_facts(result: dict[str, Any] | None, source: str) -> tuple[Fact, .
     )
 
 
-def working_diff(root: Path | None) -> str:
+def working_diff(root: str | Path | None) -> str:
     """The uncommitted changes (`git diff HEAD`), capped; '' when unknown."""
     if root is None:
         return ""

@@ -28,7 +28,7 @@ def run(
     argv: list[str],
     stdin_text: str,
     timeout_s: float,
-    cwd: Path | None = None,
+    cwd: str | Path | None = None,
     env: dict[str, str] | None = None,
 ) -> Finished:
     """Run `argv` to completion within `timeout_s`; ReaderError on timeout or a missing program."""

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from pathlib import Path
 
 from reflection_core.records import record
 
@@ -35,7 +34,7 @@ class ReaderSettings:
     budget_per_day: int
     trace_tokens: int  # cap of the turn's trace sent besides the digest; 0 = none
     judge: Mapping[str, Any]
-    root: Path | None
+    root: str | None  # the repository, as a string: pathlib is not on the prompt hook's path
 
     @property
     def paid(self) -> bool:
@@ -86,5 +85,5 @@ def resolve(cfg: Any) -> ReaderSettings:
         budget_per_day=int(reader.get("budget_tokens_per_day", 200000)),
         trace_tokens=int(reader.get("trace_tokens", 4000)),
         judge=judge,
-        root=getattr(cfg, "root", None),
+        root=getattr(cfg, "root_dir", None),
     )
