@@ -209,13 +209,19 @@ def push_event(tmp_path: Path, before: str) -> str:
 ALLOW_BOT = "guards:\n  allow_push: ['release-bot']\n"
 
 
+def bot_release_after_allowing_it(repo: Path) -> str:
+    """Commit a config that allows the release bot, then a release on top; the first sha."""
+    before = commit_config(repo, ALLOW_BOT, "allow the release bot")
+    (repo / "VERSION").write_text("1.0.1\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "release 1.0.1")
+    return before
+
+
 def test_a_bot_the_branch_already_allowed_may_push_to_main(
     git_repo: Path, tmp_path: Path, github: FakeGithub
 ) -> None:
-    before = commit_config(git_repo, ALLOW_BOT, "allow the release bot")
-    (git_repo / "VERSION").write_text("1.0.1\n")
-    git(git_repo, "add", "-A")
-    git(git_repo, "commit", "-q", "-m", "release 1.0.1")
+    before = bot_release_after_allowing_it(git_repo)
     env = ci_env(git_repo, GITHUB_ACTOR="release-bot", GITHUB_API_URL=github.url)
     result = check(git_repo, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
     assert result.returncode == 0, result.stdout + result.stderr
@@ -237,10 +243,7 @@ def test_an_allow_list_entry_added_by_the_push_itself_does_not_count(
 def test_a_clone_without_the_previous_tip_honours_no_allow_list_entry(
     git_repo: Path, tmp_path: Path, github: FakeGithub
 ) -> None:
-    before = commit_config(git_repo, ALLOW_BOT, "allow the release bot")
-    (git_repo / "VERSION").write_text("1.0.1\n")
-    git(git_repo, "add", "-A")
-    git(git_repo, "commit", "-q", "-m", "release 1.0.1")
+    before = bot_release_after_allowing_it(git_repo)
     clone = tmp_path / "clone"
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{git_repo}", str(clone))
     env = ci_env(clone, GITHUB_ACTOR="release-bot", GITHUB_API_URL=github.url)
