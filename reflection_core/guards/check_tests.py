@@ -9,11 +9,7 @@ configuration errors.
 
 from __future__ import annotations
 
-import json
 import sys
-
-from reflection_core import config, paths
-from reflection_core.records import asdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -31,23 +27,30 @@ _NOTHING_RECORDED = (
 
 def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> int:
     """The exit code of `reflection check tests`, its messages printed."""
+    from reflection_core import paths
     from reflection_core.guards import fingerprint
 
     root = paths.find_repo_root()
     if root is None:
         return _say("reflection: not inside a git repository.", err=True, code=2)
+    # The working tree's scan starts first: git works while this process loads the rest.
+    scan = None if rev or ci or staged else fingerprint.start_worktree_tree(root)
+    from reflection_core import config
+
     try:
         cfg = config.load(str(root))
     except config.ConfigError as exc:
+        if scan is not None:
+            scan.cancel()
         return _say(f"reflection: configuration error: {exc}", err=True, code=2)
-    if rev or ci:
+    if scan is not None:
+        exclude = cfg.get("tests.fingerprint_exclude")
+        tree_of, what = _in_thread(scan.result, exclude), "the working tree"
+    elif rev or ci:
         target = rev or "HEAD"
         tree_of, what = _in_thread(fingerprint.commit_tree, root, target), f"commit {target}"
-    elif staged:
-        tree_of, what = _in_thread(fingerprint.staged_tree, root), "the staged tree"
     else:
-        exclude = cfg.get("tests.fingerprint_exclude")
-        tree_of, what = _in_thread(fingerprint.worktree_tree, root, exclude), "the working tree"
+        tree_of, what = _in_thread(fingerprint.staged_tree, root), "the staged tree"
     # Imported and read while git computes the tree: on a second core that costs no time.
     from reflection_core.guards import gitcmd, ledger, tests_ran
 
@@ -58,6 +61,10 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         return _say(f"reflection: {exc}", err=True, code=2)
     evidence = tests_ran.evidence_for_tree(root, tree, cfg, view)
     if as_json:
+        import json
+
+        from reflection_core.records import asdict
+
         _say(json.dumps(asdict(evidence), indent=2, ensure_ascii=False))
     if evidence.passed:
         if not as_json:

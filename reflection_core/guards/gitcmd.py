@@ -12,6 +12,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
 ZERO_IDS = frozenset({"0" * 40, "0" * 64})
 
 
@@ -33,6 +37,19 @@ def run(
     `background` runs git at the lowest CPU priority (`nice -n 19`, where available):
     for work that overlaps something the user is waiting on, such as a test run.
     """
+    proc = start(root, args, env=env, stdin=input is not None, background=background)
+    return proc.wait(input=input, check=check)
+
+
+def start(
+    root: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    stdin: bool = False,
+    background: bool = False,
+) -> Running:
+    """Start `git -C root ARGS` without waiting for it (see `run`); `.wait()` finishes it."""
     import subprocess
 
     full_env = dict(os.environ)
@@ -40,22 +57,41 @@ def run(
         full_env.update(env)
     prefix = _nice_prefix() if background else []
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [*prefix, "git", "-c", "core.quotePath=false", *args],
             cwd=root,
             env=full_env,
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE if stdin else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="surrogateescape",
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from None
-    if check and proc.returncode != 0:
-        message = proc.stderr.strip() or f"exit status {proc.returncode}"
-        raise GitError(f"git {' '.join(args)}: {message}")
-    return proc.stdout
+    return Running(proc, args)
+
+
+class Running:
+    """A git process started by `start`."""
+
+    def __init__(self, proc: subprocess.Popen[str], args: Sequence[str]) -> None:
+        self.proc, self.args = proc, args
+
+    def wait(self, *, input: str | None = None, check: bool = True) -> str:
+        """Its stdout once it exits; GitError with git's message when it failed and `check`."""
+        out, err = self.proc.communicate(input)
+        if check and self.proc.returncode != 0:
+            message = err.strip() or f"exit status {self.proc.returncode}"
+            raise GitError(f"git {' '.join(self.args)}: {message}")
+        return out
+
+    def stop(self) -> None:
+        """End it if it still runs (git removes its lock files on SIGTERM) and reap it."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.communicate()
 
 
 def _nice_prefix() -> list[str]:
