@@ -143,6 +143,8 @@ class PendingTree:
         self.saved: list[str] = []  # version, seed, tree of the reusable private index
         self.saved_excludes = ""
         self.adding: gitcmd.Running | None = None
+        # The tree id this scan gives when nothing changed since the last one, if known.
+        self.predicted: str | None = None
 
     def start(self) -> None:
         """Take the private index and, when it can be reused, start `git add -A` into it."""
@@ -159,6 +161,7 @@ class PendingTree:
         ):
             self.saved, self.saved_excludes = saved, _read_text(self.excludes_file)
             self.adding = _add_all(self.root, self.index, self.excludes_file, self.background)
+            self.predicted = saved[2]
 
     def result(self, exclude: Sequence[str] = ()) -> str:
         """The tree id, with `exclude` and the user's global ignore rules left out."""
@@ -190,12 +193,12 @@ class PendingTree:
                 reused = self.saved_excludes == excludes  # it added under these rules
             if not reused:
                 self._reseed(excludes)
-            tree = _tree_of(root, index, bg)
+            tree = _tree_of(root, index, bg, kept=True)
             old = self.saved[2] if reused else ""
             if old and tree != old and _gitignore_changed(root, old, tree):
                 reused = False
                 self._reseed(excludes)
-                tree = _tree_of(root, index, bg)
+                tree = _tree_of(root, index, bg, kept=True)
         except gitcmd.GitError:
             with contextlib.suppress(OSError):
                 self.state_file.unlink()  # the next fingerprint starts from a fresh copy
@@ -226,15 +229,22 @@ def _add_all(root: Path, index: Path, excludes_file: Path, background: bool) -> 
     return gitcmd.start(root, [*add, "add", "-A", "--", "."], env=env, background=background)
 
 
-def _tree_of(root: Path, index: Path, background: bool) -> str:
-    """The tree id of `index`: from its cache tree when valid, else `git write-tree`."""
+def _tree_of(root: Path, index: Path, background: bool, *, kept: bool = False) -> str:
+    """The tree id of `index`: from its cache tree when valid, else `git write-tree`.
+
+    A `kept` index git did not rewrite (a copy of a real index whose cache tree was
+    valid, written without EOIE) is written once more, so the next call reads the id."""
     from reflection_core.guards.indexfile import cached_root_tree
 
     cached = cached_root_tree(index)
     if cached:
         return cached
     env = {"GIT_INDEX_FILE": str(index)}
-    return gitcmd.run(root, [*_EOIE, "write-tree"], env=env, background=background).strip()
+    tree = gitcmd.run(root, [*_EOIE, "write-tree"], env=env, background=background).strip()
+    if kept and cached_root_tree(index) != tree:
+        force = [*_EOIE, "update-index", "--force-write-index"]
+        gitcmd.run(root, force, env=env, background=background)
+    return tree
 
 
 def _copy_index(source: Path, dest: Path) -> None:

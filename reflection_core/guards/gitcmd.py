@@ -37,8 +37,8 @@ def run(
     `background` runs git at the lowest CPU priority (`nice -n 19`, where available):
     for work that overlaps something the user is waiting on, such as a test run.
     """
-    proc = start(root, args, env=env, stdin=input is not None, background=background)
-    return proc.wait(input=input, check=check)
+    proc = start(root, args, env=env, input=input, background=background)
+    return proc.wait(check=check)
 
 
 def start(
@@ -46,10 +46,13 @@ def start(
     args: Sequence[str],
     *,
     env: Mapping[str, str] | None = None,
-    stdin: bool = False,
+    input: str | None = None,
     background: bool = False,
 ) -> Running:
-    """Start `git -C root ARGS` without waiting for it (see `run`); `.wait()` finishes it."""
+    """Start `git -C root ARGS` without waiting for it (see `run`); `.wait()` finishes it.
+
+    An `input` that fits a pipe's buffer is written now, so git works on it at once;
+    a longer one is written by `.wait()`, which reads git's output meanwhile."""
     import subprocess
 
     full_env = dict(os.environ)
@@ -61,7 +64,7 @@ def start(
             [*prefix, "git", "-c", "core.quotePath=false", *args],
             cwd=root,
             env=full_env,
-            stdin=subprocess.PIPE if stdin else None,
+            stdin=subprocess.PIPE if input is not None else None,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
@@ -70,7 +73,21 @@ def start(
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from None
-    return Running(proc, args)
+    running = Running(proc, args)
+    fits = input is not None and len(input.encode("utf-8", "surrogateescape")) <= _PIPE_BUFFER
+    if fits and proc.stdin is not None:
+        try:
+            proc.stdin.write(input or "")
+            proc.stdin.close()
+        except OSError:
+            pass  # git exited early: `wait` reports how
+        proc.stdin = None  # written: `communicate` has nothing more to send
+    else:
+        running.input = input
+    return running
+
+
+_PIPE_BUFFER = 4096  # bytes any pipe takes without a reader (POSIX PIPE_BUF)
 
 
 class Running:
@@ -78,10 +95,11 @@ class Running:
 
     def __init__(self, proc: subprocess.Popen[str], args: Sequence[str]) -> None:
         self.proc, self.args = proc, args
+        self.input: str | None = None  # still to write
 
-    def wait(self, *, input: str | None = None, check: bool = True) -> str:
+    def wait(self, *, check: bool = True) -> str:
         """Its stdout once it exits; GitError with git's message when it failed and `check`."""
-        out, err = self.proc.communicate(input)
+        out, err = self.proc.communicate(self.input)
         if check and self.proc.returncode != 0:
             message = err.strip() or f"exit status {self.proc.returncode}"
             raise GitError(f"git {' '.join(self.args)}: {message}")

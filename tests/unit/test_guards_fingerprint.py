@@ -284,3 +284,13 @@ def test_a_corrupt_kept_index_gives_the_right_tree_and_is_rebuilt(git_repo: Path
     assert fingerprint.worktree_tree(git_repo) == expected
     assert fingerprint.worktree_tree(git_repo) == expected
     assert private_index(git_repo).read_bytes().startswith(b"DIRC\0\0\0")
+
+
+def test_after_a_commit_the_next_fingerprint_reads_the_tree_from_the_kept_index(
+    git_repo: Path,
+) -> None:
+    from reflection_core.guards.indexfile import cached_root_tree
+
+    git(git_repo, "write-tree")  # the real index's cache tree is valid: git rewrites no copy
+    tree = fingerprint.worktree_tree(git_repo)
+    assert tree == head_tree(git_repo) == cached_root_tree(private_index(git_repo))
