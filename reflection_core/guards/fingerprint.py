@@ -160,7 +160,10 @@ class PendingTree:
             and self.index.is_file()
         ):
             self.saved, self.saved_excludes = saved, _read_text(self.excludes_file)
-            self.adding = _add_all(self.root, self.index, self.excludes_file, self.background)
+            try:
+                self.adding = _add_all(self.root, self.index, self.excludes_file, self.background)
+            except gitcmd.GitError:
+                return  # `result` runs git again and reports what fails
             self.predicted = saved[2]
 
     def result(self, exclude: Sequence[str] = ()) -> str:
