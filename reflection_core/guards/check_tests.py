@@ -9,16 +9,16 @@ configuration errors.
 
 from __future__ import annotations
 
-import json
 import sys
-
-from reflection_core import config, paths
-from reflection_core.records import asdict
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
     from typing import Any
+
+    from reflection_core.guards.fingerprint import PendingTree
+    from reflection_core.guards.tests_ran import LedgerView
 
 _NOTHING_RECORDED = (
     "no test run is recorded in this job, so there is no evidence to check. "
@@ -31,33 +31,45 @@ _NOTHING_RECORDED = (
 
 def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> int:
     """The exit code of `reflection check tests`, its messages printed."""
+    from reflection_core import paths
     from reflection_core.guards import fingerprint
 
     root = paths.find_repo_root()
     if root is None:
         return _say("reflection: not inside a git repository.", err=True, code=2)
+    # The working tree's scan starts first: git works while this process loads the rest.
+    scan = None if rev or ci or staged else fingerprint.start_worktree_tree(root)
+    from reflection_core import config
+
     try:
         cfg = config.load(str(root))
     except config.ConfigError as exc:
+        if scan is not None:
+            scan.cancel()
         return _say(f"reflection: configuration error: {exc}", err=True, code=2)
-    if rev or ci:
+    if scan is not None:
+        exclude = cfg.get("tests.fingerprint_exclude")
+        tree_of, what = _in_thread(scan.result, exclude), "the working tree"
+    elif rev or ci:
         target = rev or "HEAD"
         tree_of, what = _in_thread(fingerprint.commit_tree, root, target), f"commit {target}"
-    elif staged:
-        tree_of, what = _in_thread(fingerprint.staged_tree, root), "the staged tree"
     else:
-        exclude = cfg.get("tests.fingerprint_exclude")
-        tree_of, what = _in_thread(fingerprint.worktree_tree, root, exclude), "the working tree"
+        tree_of, what = _in_thread(fingerprint.staged_tree, root), "the staged tree"
     # Imported and read while git computes the tree: on a second core that costs no time.
     from reflection_core.guards import gitcmd, ledger, tests_ran
 
     view = tests_ran.read_ledger(root, cfg)
+    diffs_for = _diffs_beside_the_scan(root, scan, view)
     try:
         tree = tree_of()
     except gitcmd.GitError as exc:
         return _say(f"reflection: {exc}", err=True, code=2)
-    evidence = tests_ran.evidence_for_tree(root, tree, cfg, view)
+    evidence = tests_ran.evidence_for_tree(root, tree, cfg, view, diffs_for(tree))
     if as_json:
+        import json
+
+        from reflection_core.records import asdict
+
         _say(json.dumps(asdict(evidence), indent=2, ensure_ascii=False))
     if evidence.passed:
         if not as_json:
@@ -67,6 +79,30 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         return _fail(_NOTHING_RECORDED, ci)
     text = tests_ran.refusal_text(evidence, f"no test evidence for {what}", skip_hint=False)
     return _fail(text.removeprefix("reflection: "), ci)
+
+
+def _diffs_beside_the_scan(
+    root: Path, scan: PendingTree | None, view: LedgerView
+) -> Callable[[str], dict[tuple[str, str], list[str]] | None]:
+    """Start the diffs the evidence needs for the tree the scan most likely gives (the
+    one the last scan gave), so git compares trees while it scans; the returned call
+    gives them for the tree the scan did give, or None (then they run afterwards)."""
+    from reflection_core.guards import tests_ran
+
+    predicted = scan.predicted if scan is not None and view.enabled else None
+    early = (
+        tests_ran.start_diff(root, tests_ran.diff_pairs([predicted], view)) if predicted else None
+    )
+
+    def diffs_for(tree: str) -> dict[tuple[str, str], list[str]] | None:
+        if early is None:
+            return None
+        if tree != predicted:
+            early.stop()
+            return None
+        return tests_ran.parse_diff_tree_stdin(early.wait(check=False))
+
+    return diffs_for
 
 
 def _in_thread(compute: Callable[..., str], *args: Any) -> Callable[[], str]:

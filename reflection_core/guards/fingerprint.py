@@ -3,9 +3,10 @@
 A fingerprint is a git tree id, so two fingerprints are equal exactly when the
 contents are, and `git diff-tree` can name the paths between any two of them.
 The working-tree fingerprint covers unstaged and untracked-but-not-ignored
-files: it copies the real index to a temporary one (so git reuses its stat cache
-and rehashes only files that changed), runs `git add -A` into it and writes the
-tree. The real index is never touched.
+files: `git add -A` runs into a private index (a copy of the real one kept in the
+git dir, so git reuses its stat cache and rehashes only files that changed), and
+the tree id is read from its cache tree or written by `git write-tree`. The real
+index is never touched.
 """
 
 from __future__ import annotations
@@ -42,6 +43,13 @@ BUILTIN_EXCLUDE: tuple[str, ...] = (
     "node_modules/",
     ".reflection/",
 )
+# The private index and what it was copied from, under the git dir.
+PRIVATE_INDEX_DIR: tuple[str, ...] = ("reflection", "fingerprint")
+_STATE_VERSION = "v1"
+# Git prunes unreachable objects two weeks old, and the blobs of untracked files and the
+# trees the private index names are reachable from no ref: a daily fresh copy rewrites
+# (and so freshens) them.
+_REUSE_SECONDS = 24 * 3600
 
 
 def user_excludes_file(root: Path) -> Path | None:
@@ -81,27 +89,248 @@ def worktree_tree(root: Path, exclude: Sequence[str] = (), *, background: bool =
     apply to untracked files; changes to tracked files there still count (and the
     tests-ran gate treats those paths as ignorable).
     """
-    import shutil
+    return start_worktree_tree(root, background=background).result(exclude)
+
+
+def start_worktree_tree(root: Path, *, background: bool = False) -> PendingTree:
+    """Begin the working tree's fingerprint; `.result(exclude)` finishes it.
+
+    When the private index can be reused, its `git add -A` starts here, before the
+    caller has loaded its config: `reflection check tests` imports and reads while git
+    scans. `background` runs git at the lowest CPU priority.
+    """
+    pending = PendingTree(root, background)
+    with contextlib.suppress(OSError):
+        pending.start()
+    return pending
+
+
+def temporary_index_tree(root: Path, excludes: str, background: bool = False) -> str:
+    """The working tree's id through a throwaway copy of the real index."""
     import tempfile
 
     with tempfile.TemporaryDirectory(prefix="reflection-index-") as tmp:
         temp_index = Path(tmp) / "index"
-        source = real_index_path(root)
         with contextlib.suppress(FileNotFoundError):
-            # copy2 keeps the index's mtime: git's racy-entry check compares file
-            # mtimes with it, and a fresh mtime would make git trust stale stat data
-            # for files edited in the same second the index was written.
-            shutil.copy2(source, temp_index)
-        excludes = Path(tmp) / "excludes"
-        excludes.write_text(
-            excludes_file_text(user_excludes_file(root), exclude),
-            encoding="utf-8",
-            errors="surrogateescape",
-        )
-        env = {"GIT_INDEX_FILE": str(temp_index)}
-        add = ["-c", f"core.excludesFile={excludes}", "-c", "advice.addEmbeddedRepo=false"]
-        gitcmd.run(root, [*add, "add", "-A", "--", "."], env=env, background=background)
-        return gitcmd.run(root, ["write-tree"], env=env, background=background).strip()
+            _copy_index(real_index_path(root), temp_index)
+        excludes_file = Path(tmp) / "excludes"
+        excludes_file.write_text(excludes, encoding="utf-8", errors="surrogateescape")
+        _add_all(root, temp_index, excludes_file, background).wait()
+        return _tree_of(root, temp_index, background)
+
+
+class PendingTree:
+    """A working-tree fingerprint through the private index kept in the git dir.
+
+    The private index starts as a copy of the real index and keeps the stat data and
+    cache tree git writes into it, so on a tree unchanged since the last fingerprint
+    `git add -A` writes nothing and the id is read from the cache tree: one git scan
+    and no 4 MB index rewrite. It holds what a throwaway copy would: it is copied
+    afresh when the real index, `info/exclude` or the ignore rules passed to git
+    changed, when a `.gitignore` changed (an untracked file it added earlier may be
+    ignored now), and once a day. One process at a time uses it (flock); another
+    meanwhile works through a throwaway copy.
+    """
+
+    def __init__(self, root: Path, background: bool) -> None:
+        self.root, self.background = root, background
+        self.store = paths.git_dir(root).joinpath(*PRIVATE_INDEX_DIR)
+        self.index = self.store / "index"
+        self.excludes_file = self.store / "excludes"
+        self.state_file = self.store / "state"
+        self.lock_fd: int | None = None
+        self.seed = ""
+        self.saved: list[str] = []  # version, seed, tree of the reusable private index
+        self.saved_excludes = ""
+        self.adding: gitcmd.Running | None = None
+        # The tree id this scan gives when nothing changed since the last one, if known.
+        self.predicted: str | None = None
+
+    def start(self) -> None:
+        """Take the private index and, when it can be reused, start `git add -A` into it."""
+        self.lock_fd = _try_lock(self.store / "lock")
+        if self.lock_fd is None:
+            return
+        self.seed = _seed_identity(self.root)
+        saved = _read_text(self.state_file).split()
+        if (
+            len(saved) == 3
+            and saved[:2] == [_STATE_VERSION, self.seed]
+            and _younger_than(self.state_file, _REUSE_SECONDS)
+            and self.index.is_file()
+        ):
+            self.saved, self.saved_excludes = saved, _read_text(self.excludes_file)
+            try:
+                self.adding = _add_all(self.root, self.index, self.excludes_file, self.background)
+            except gitcmd.GitError:
+                return  # `result` runs git again and reports what fails
+            self.predicted = saved[2]
+
+    def result(self, exclude: Sequence[str] = ()) -> str:
+        """The tree id, with `exclude` and the user's global ignore rules left out."""
+        try:
+            excludes = excludes_file_text(user_excludes_file(self.root), exclude)
+            if self.lock_fd is not None:
+                with contextlib.suppress(OSError):
+                    return self._private_tree(excludes)
+            return temporary_index_tree(self.root, excludes, self.background)
+        finally:
+            self.cancel()
+
+    def cancel(self) -> None:
+        """Stop a `git add` still running and let the private index go."""
+        if self.adding is not None:
+            self.adding.stop()
+            self.adding = None
+        if self.lock_fd is not None:
+            os.close(self.lock_fd)  # closing releases the flock
+            self.lock_fd = None
+
+    def _private_tree(self, excludes: str) -> str:
+        root, index, bg = self.root, self.index, self.background
+        try:
+            reused = False
+            if self.adding is not None:
+                adding, self.adding = self.adding, None
+                adding.wait()
+                reused = self.saved_excludes == excludes  # it added under these rules
+            if not reused:
+                self._reseed(excludes)
+            tree = _tree_of(root, index, bg, kept=True)
+            old = self.saved[2] if reused else ""
+            if old and tree != old and _gitignore_changed(root, old, tree):
+                reused = False
+                self._reseed(excludes)
+                tree = _tree_of(root, index, bg, kept=True)
+        except gitcmd.GitError:
+            with contextlib.suppress(OSError):
+                self.state_file.unlink()  # the next fingerprint starts from a fresh copy
+            return temporary_index_tree(root, excludes, bg)
+        if tree != old:
+            _write_state(self.state_file, f"{_STATE_VERSION} {self.seed} {tree}\n")
+        return tree
+
+    def _reseed(self, excludes: str) -> None:
+        """Copy the real index afresh (none when there is none) and add into it."""
+        self.excludes_file.write_text(excludes, encoding="utf-8", errors="surrogateescape")
+        try:
+            _copy_index(real_index_path(self.root), self.index)
+        except FileNotFoundError:
+            with contextlib.suppress(FileNotFoundError):
+                self.index.unlink()
+        _add_all(self.root, self.index, self.excludes_file, self.background).wait()
+
+
+# EOIE tells where the cache tree is in an index file (see guards.indexfile).
+_EOIE = ("-c", "index.recordEndOfIndexEntries=true")
+
+
+def _add_all(root: Path, index: Path, excludes_file: Path, background: bool) -> gitcmd.Running:
+    """Start `git add -A` of the whole working tree into `index`."""
+    add = [*_EOIE, "-c", f"core.excludesFile={excludes_file}", "-c", "advice.addEmbeddedRepo=false"]
+    env = {"GIT_INDEX_FILE": str(index)}
+    return gitcmd.start(root, [*add, "add", "-A", "--", "."], env=env, background=background)
+
+
+def _tree_of(root: Path, index: Path, background: bool, *, kept: bool = False) -> str:
+    """The tree id of `index`: from its cache tree when valid, else `git write-tree`.
+
+    A `kept` index git did not rewrite (a copy of a real index whose cache tree was
+    valid, written without EOIE) is written once more, so the next call reads the id."""
+    from reflection_core.guards.indexfile import cached_root_tree
+
+    cached = cached_root_tree(index)
+    if cached:
+        return cached
+    env = {"GIT_INDEX_FILE": str(index)}
+    tree = gitcmd.run(root, [*_EOIE, "write-tree"], env=env, background=background).strip()
+    if kept and cached_root_tree(index) != tree:
+        force = [*_EOIE, "update-index", "--force-write-index"]
+        gitcmd.run(root, force, env=env, background=background)
+    return tree
+
+
+def _copy_index(source: Path, dest: Path) -> None:
+    """Copy an index keeping its mtime: git's racy-entry check compares file mtimes with
+    it, and a fresh mtime would make git trust stale stat data for files edited in the
+    second the index was written. Written beside `dest` and renamed: never torn."""
+    import shutil
+
+    partial = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        shutil.copy2(source, partial)
+        os.replace(partial, dest)
+    finally:
+        with contextlib.suppress(OSError):
+            partial.unlink()
+
+
+def _gitignore_changed(root: Path, old: str, new: str) -> bool:
+    """True when a `.gitignore` differs between trees `old` and `new` (or git cannot tell)."""
+    out = gitcmd.run(
+        root, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", old, new], check=False
+    )
+    if not out:
+        return True  # two different trees always differ in some path: git failed
+    return any(p.rsplit("/", 1)[-1] == ".gitignore" for p in out.split("\0") if p)
+
+
+def _seed_identity(root: Path) -> str:
+    """Stat identities of the real index and `info/exclude`: a change to either (any git
+    command that rewrote the index, an edit of the exclude file) means a fresh copy."""
+    common = paths.git_dir(root)
+    with contextlib.suppress(OSError):
+        pointer = (common / "commondir").read_text(encoding="utf-8").strip()
+        common = common / pointer if pointer else common
+    return ";".join(_identity(p) for p in (real_index_path(root), common / "info" / "exclude"))
+
+
+def _younger_than(path: Path, seconds: float) -> bool:
+    import time
+
+    try:
+        return time.time() - path.stat().st_mtime < seconds
+    except OSError:
+        return False
+
+
+def _identity(path: Path) -> str:
+    try:
+        st = path.stat()
+    except OSError:
+        return "-"
+    return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}:{st.st_dev}"
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8", errors="surrogateescape")
+    except OSError:
+        return ""
+
+
+def _write_state(path: Path, text: str) -> None:
+    """Written beside and renamed; no fsync: a lost state only means a fresh copy."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    partial.write_text(text, encoding="utf-8")
+    os.replace(partial, path)
+
+
+def _try_lock(path: Path) -> int | None:
+    """An fd holding an exclusive flock on `path` (released when closed or when this
+    process ends), or None when another process holds it or flock is unavailable."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - Windows
+        return None
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def staged_tree(root: Path) -> str:

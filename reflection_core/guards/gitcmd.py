@@ -12,6 +12,10 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import subprocess
+
 ZERO_IDS = frozenset({"0" * 40, "0" * 64})
 
 
@@ -33,6 +37,22 @@ def run(
     `background` runs git at the lowest CPU priority (`nice -n 19`, where available):
     for work that overlaps something the user is waiting on, such as a test run.
     """
+    proc = start(root, args, env=env, input=input, background=background)
+    return proc.wait(check=check)
+
+
+def start(
+    root: Path,
+    args: Sequence[str],
+    *,
+    env: Mapping[str, str] | None = None,
+    input: str | None = None,
+    background: bool = False,
+) -> Running:
+    """Start `git -C root ARGS` without waiting for it (see `run`); `.wait()` finishes it.
+
+    An `input` that fits a pipe's buffer is written now, so git works on it at once;
+    a longer one is written by `.wait()`, which reads git's output meanwhile."""
     import subprocess
 
     full_env = dict(os.environ)
@@ -40,22 +60,56 @@ def run(
         full_env.update(env)
     prefix = _nice_prefix() if background else []
     try:
-        proc = subprocess.run(
+        proc = subprocess.Popen(
             [*prefix, "git", "-c", "core.quotePath=false", *args],
             cwd=root,
             env=full_env,
-            input=input,
-            capture_output=True,
+            stdin=subprocess.PIPE if input is not None else None,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             text=True,
             encoding="utf-8",
             errors="surrogateescape",
         )
     except OSError as exc:
         raise GitError(f"cannot run git: {exc}") from None
-    if check and proc.returncode != 0:
-        message = proc.stderr.strip() or f"exit status {proc.returncode}"
-        raise GitError(f"git {' '.join(args)}: {message}")
-    return proc.stdout
+    running = Running(proc, args)
+    fits = input is not None and len(input.encode("utf-8", "surrogateescape")) <= _PIPE_BUFFER
+    if fits and proc.stdin is not None:
+        try:
+            proc.stdin.write(input or "")
+            proc.stdin.close()
+        except OSError:
+            pass  # git exited early: `wait` reports how
+        proc.stdin = None  # written: `communicate` has nothing more to send
+    else:
+        running.input = input
+    return running
+
+
+_PIPE_BUFFER = 4096  # bytes any pipe takes without a reader (POSIX PIPE_BUF)
+
+
+class Running:
+    """A git process started by `start`."""
+
+    def __init__(self, proc: subprocess.Popen[str], args: Sequence[str]) -> None:
+        self.proc, self.args = proc, args
+        self.input: str | None = None  # still to write
+
+    def wait(self, *, check: bool = True) -> str:
+        """Its stdout once it exits; GitError with git's message when it failed and `check`."""
+        out, err = self.proc.communicate(self.input)
+        if check and self.proc.returncode != 0:
+            message = err.strip() or f"exit status {self.proc.returncode}"
+            raise GitError(f"git {' '.join(self.args)}: {message}")
+        return out
+
+    def stop(self) -> None:
+        """End it if it still runs (git removes its lock files on SIGTERM) and reap it."""
+        if self.proc.poll() is None:
+            self.proc.terminate()
+        self.proc.communicate()
 
 
 def _nice_prefix() -> list[str]:

@@ -22,7 +22,6 @@ import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
 from pathlib import Path
 
 from reflection_core import atomic, paths
@@ -164,6 +163,8 @@ def verify(stamp: Stamp, key: bytes | None) -> bool:
 
 
 def utc_now() -> str:
+    from datetime import datetime, timezone  # only recorders need it, not the readers
+
     return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

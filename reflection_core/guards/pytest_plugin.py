@@ -136,7 +136,10 @@ def selections(tokens: Sequence[str]) -> set[tuple[str, str]]:
 
 
 def narrowing_notes(
-    config: pytest.Config, repo_root: Path, suite_tokens: Sequence[str] = ()
+    config: pytest.Config,
+    repo_root: Path,
+    suite_tokens: Sequence[str] = (),
+    unseen: set[Path] | None = None,
 ) -> list[str]:
     """Why this run does not cover the whole suite; empty when it does.
 
@@ -145,6 +148,7 @@ def narrowing_notes(
     Path arguments count as the full suite when they cover the configured testpaths
     (or the rootdir), or when every test file the repo has (`test_*.py`, `*_test.py`)
     lies under one of them (`pytest tests` in a project without testpaths).
+    `unseen` is `unfingerprinted` of the run's shaping files when already known.
     """
     tokens = [str(a) for a in config.invocation_params.args]
     tokens += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
@@ -157,7 +161,8 @@ def narrowing_notes(
             notes.append(f"collection overridden with -o {value}")
     # What pytest parsed, wherever it came from (a backstop for forms not read above).
     # An ini file's addopts define the suite only when the fingerprint holds that file.
-    unseen = unfingerprinted(repo_root, shaping_files(config))
+    if unseen is None:
+        unseen = unfingerprinted(repo_root, shaping_files(config))
     ini_unseen = config.inipath is not None and Path(config.inipath) in unseen
     ini_tokens = set() if ini_unseen else set(config.getini("addopts") or [])
     for dest, flag in _SELECTING_DESTS.items():
@@ -201,17 +206,32 @@ def shaping_files(config: pytest.Config) -> list[Path]:
 def unfingerprinted(repo_root: Path, files: Sequence[Path]) -> set[Path]:
     """Those of `files` the tree fingerprint leaves out: outside the repository, or
     git-ignored (.gitignore, .git/info/exclude, the global excludes) and untracked."""
-    from reflection_core.guards import gitcmd
+    return UnseenCheck(repo_root, files).result()
 
-    root = repo_root.resolve()
-    inside = [f for f in files if root in f.parents]
-    unseen = {f for f in files if f not in inside}
-    if inside:
-        rels = [f":(literal){f.relative_to(root)}" for f in inside]
-        out = gitcmd.run(root, ["ls-files", "-z", "-c", "-o", "--exclude-standard", "--", *rels])
-        seen = {(root / rel).resolve() for rel in out.split("\0") if rel}
-        unseen.update(f for f in inside if f not in seen)
-    return unseen
+
+class UnseenCheck:
+    """`unfingerprinted`, with git started now and its answer collected by `result()`:
+    the recorder asks once collection is done, so the test run hides the git process."""
+
+    def __init__(self, repo_root: Path, files: Sequence[Path], *, background: bool = False):
+        from reflection_core.guards import gitcmd
+
+        self.root = repo_root.resolve()
+        self.files = list(files)
+        self.inside = [f for f in self.files if self.root in f.parents]
+        self.listing: gitcmd.Running | None = None
+        if self.inside:
+            rels = [f":(literal){f.relative_to(self.root)}" for f in self.inside]
+            args = ["ls-files", "-z", "-c", "-o", "--exclude-standard", "--", *rels]
+            self.listing = gitcmd.start(self.root, args, background=background)
+
+    def result(self) -> set[Path]:
+        unseen = {f for f in self.files if f not in self.inside}
+        if self.listing is not None:
+            out = self.listing.wait()
+            seen = {(self.root / rel).resolve() for rel in out.split("\0") if rel}
+            unseen.update(f for f in self.inside if f not in seen)
+        return unseen
 
 
 def _unseen_notes(config: pytest.Config, repo_root: Path, unseen: set[Path]) -> list[str]:
@@ -324,6 +344,7 @@ class _LedgerRecorder:
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
+        self.unseen_check: UnseenCheck | None = None
 
     @classmethod
     def for_config(cls, config: pytest.Config) -> _LedgerRecorder | None:
@@ -348,6 +369,12 @@ class _LedgerRecorder:
             if is_pytest_command(configured):  # its options define the suite (not `python -m`)
                 suite_tokens = tuple(normalized(split(configured))[1:])
         return cls(config, root, fingerprint, cfg.get("tests.max_entries"), suite_tokens)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        try:
+            self.unseen_check = UnseenCheck(self.root, shaping_files(self.config), background=True)
+        except Exception:  # asked again when the run is recorded
+            self.unseen_check = None
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
@@ -377,7 +404,10 @@ class _LedgerRecorder:
     def _record(self, session: pytest.Session, exitstatus: int) -> None:
         from reflection_core.guards.ledger import record_run
 
-        notes = narrowing_notes(self.config, self.root, self.suite_tokens)
+        check, unseen = self.unseen_check, None
+        if check is not None and check.files == shaping_files(self.config):
+            unseen = check.result()
+        notes = narrowing_notes(self.config, self.root, self.suite_tokens, unseen)
         if self.stopped_early(session):
             notes.append("stopped before every collected test ran")
         if self.deselected and not any(

@@ -243,16 +243,25 @@ def diff_candidates(
     root: Path, pairs: Sequence[tuple[str, str]]
 ) -> dict[tuple[str, str], list[str]]:
     """Changed paths for many (old tree, new tree) pairs in one git process."""
+    running = start_diff(root, pairs)
+    return {} if running is None else parse_diff_tree_stdin(running.wait(check=False))
+
+
+def start_diff(root: Path, pairs: Sequence[tuple[str, str]]) -> gitcmd.Running | None:
+    """`diff_candidates` started: `parse_diff_tree_stdin(.wait(check=False))` ends it."""
     if not pairs:
-        return {}
+        return None
     text = "".join(f"{old} {new}\n" for old, new in pairs)
-    out = gitcmd.run(
-        root,
-        ["diff-tree", "--stdin", "-r", "-z", "--no-renames", "--name-only"],
-        input=text,
-        check=False,
-    )
-    return parse_diff_tree_stdin(out)
+    args = ["diff-tree", "--stdin", "-r", "-z", "--no-renames", "--name-only"]
+    return gitcmd.start(root, args, input=text)
+
+
+def diff_pairs(trees: Sequence[str], view: LedgerView) -> list[tuple[str, str]]:
+    """The (candidate tree, tree) pairs whose changed paths decide the evidence for `trees`.
+
+    Trees whose own suite runs decide them need no comparison with other trees."""
+    decided = {s.tree for s in view.stamps if view.rules.outcome(s) != "none"}
+    return [(c, t) for t in trees if t not in decided for c in view.candidates if c != t]
 
 
 def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
@@ -288,22 +297,25 @@ def read_ledger(root: Path, cfg: config.Config) -> LedgerView:
 
 
 def evidence_for_trees(
-    root: Path, trees: Sequence[str], cfg: config.Config, view: LedgerView | None = None
+    root: Path,
+    trees: Sequence[str],
+    cfg: config.Config,
+    view: LedgerView | None = None,
+    diffs: Mapping[tuple[str, str], list[str]] | None = None,
 ) -> list[TreeEvidence]:
     """Evidence for several trees with one ledger read and one diff process.
 
     `view` is the ledger read beforehand (`reflection check tests` reads it while git
-    computes the tree id); without it the ledger is read here.
+    computes the tree id); without it the ledger is read here. `diffs` are the changed
+    paths of `diff_pairs(trees, view)` when already known.
     """
     view = view or read_ledger(root, cfg)
     if not view.enabled:
         note = "tests.ledger is false: test evidence is not recorded or checked"
         return [TreeEvidence(t, True, reason=note, command_hint=view.hint) for t in trees]
-    stamps, rules, candidates = view.stamps, view.rules, view.candidates
-    # Trees whose own suite runs decide them need no comparison with other trees.
-    decided = {s.tree for s in stamps if rules.outcome(s) != "none"}
-    pairs = [(c, t) for t in trees if t not in decided for c in candidates if c != t]
-    diffs = diff_candidates(root, pairs)
+    stamps, rules = view.stamps, view.rules
+    if diffs is None:
+        diffs = diff_candidates(root, diff_pairs(trees, view))
     ignore = ignorable_globs(cfg)
     results = []
     for tree in trees:
@@ -315,10 +327,14 @@ def evidence_for_trees(
 
 
 def evidence_for_tree(
-    root: Path, tree: str, cfg: config.Config, view: LedgerView | None = None
+    root: Path,
+    tree: str,
+    cfg: config.Config,
+    view: LedgerView | None = None,
+    diffs: Mapping[tuple[str, str], list[str]] | None = None,
 ) -> TreeEvidence:
     """What the ledger proves about `tree` (a tree id): passed, exactly or up to ignorable paths."""
-    return evidence_for_trees(root, [tree], cfg, view)[0]
+    return evidence_for_trees(root, [tree], cfg, view, diffs)[0]
 
 
 def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:

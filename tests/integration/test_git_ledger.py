@@ -314,6 +314,32 @@ def test_check_tests_reports_evidence_as_json(project: Path) -> None:
     assert stale.returncode == 1 and "src/calc.py" in stale.stderr
 
 
+def test_repeated_checks_agree_whether_or_not_the_tree_changed_between_them(
+    project: Path,
+) -> None:
+    """The second check compares trees while git scans (it expects the last scan's tree);
+    the third finds the tree changed and compares afterwards."""
+    assert run_pytest(project) == 0
+    (project / "docs" / "guide.md").write_text("Guide, edited\n")
+
+    def check() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(REFLECTION), "check", "tests"],
+            cwd=project,
+            env=env(),
+            capture_output=True,
+            text=True,
+        )
+
+    first, second = check(), check()
+    assert first.returncode == second.returncode == 0
+    assert first.stdout == second.stdout and "differs only in ignorable paths" in second.stdout
+    (project / "src" / "calc.py").write_text("changed = True\n")
+    third = check()
+    assert third.returncode == 1 and "src/calc.py" in third.stderr
+    assert "docs/guide.md" in third.stderr
+
+
 def test_concurrent_recorders_lose_no_stamps(project: Path) -> None:
     procs = [
         subprocess.Popen(

@@ -126,3 +126,171 @@ def test_changes_to_tracked_files_in_excluded_paths_still_count(git_repo: Path) 
     assert fingerprint.worktree_tree(git_repo, ["build/"]) == clean
     (git_repo / "build" / "tracked.txt").write_text("v2")
     assert fingerprint.worktree_tree(git_repo, ["build/"]) != clean
+
+
+# ---------------------------------------------------------------- the private index
+
+
+def throwaway_copy_tree(repo: Path, exclude: tuple[str, ...] = ()) -> str:
+    """What the fingerprint was before the private index: a fresh copy of the real index."""
+    excludes = fingerprint.excludes_file_text(fingerprint.user_excludes_file(repo), exclude)
+    return fingerprint.temporary_index_tree(repo, excludes)
+
+
+def private_index(repo: Path) -> Path:
+    return repo / ".git" / "reflection" / "fingerprint" / "index"
+
+
+def test_an_unchanged_tree_is_fingerprinted_without_rewriting_the_private_index(
+    git_repo: Path,
+) -> None:
+    import os
+
+    (git_repo / "new.py").write_text("print(1)\n")
+    past = time.time() - 10  # not racily clean: git trusts their stat data at once
+    for path in git_repo.rglob("*"):
+        if ".git" not in path.parts:
+            os.utime(path, (past, past))
+    first = fingerprint.worktree_tree(git_repo)
+    before = private_index(git_repo).stat()
+    assert fingerprint.worktree_tree(git_repo) == first == throwaway_copy_tree(git_repo)
+    after = private_index(git_repo).stat()
+    assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
+
+
+def test_edits_deletions_new_files_and_mode_changes_are_seen_by_the_kept_index(
+    git_repo: Path,
+) -> None:
+    (git_repo / "a.py").write_text("a = 1\n")
+    (git_repo / "b.py").write_text("b = 1\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "two files")
+    seen = {fingerprint.worktree_tree(git_repo)}
+    steps = [
+        lambda: (git_repo / "a.py").write_text("a = 22\n"),
+        lambda: (git_repo / "b.py").unlink(),
+        lambda: (git_repo / "c.py").write_text("c = 1\n"),
+        lambda: (git_repo / "a.py").chmod(0o755),
+    ]
+    for step in steps:
+        step()
+        tree = fingerprint.worktree_tree(git_repo)
+        assert tree == throwaway_copy_tree(git_repo)
+        assert tree not in seen
+        seen.add(tree)
+
+
+def test_a_branch_switch_leaves_no_stale_entry_in_the_kept_index(git_repo: Path) -> None:
+    git(git_repo, "switch", "-q", "-c", "other")
+    (git_repo / "only_here.py").write_text("x = 1\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "a file on one branch")
+    (git_repo / "scratch.txt").write_text("untracked\n")
+    fingerprint.worktree_tree(git_repo)
+    git(git_repo, "switch", "-q", "main")
+    tree = fingerprint.worktree_tree(git_repo)
+    assert tree == throwaway_copy_tree(git_repo)
+    listed = git(git_repo, "ls-tree", "-r", "--name-only", tree).split()
+    assert "only_here.py" not in listed and "scratch.txt" in listed
+
+
+def test_an_untracked_file_that_becomes_ignored_leaves_the_fingerprint(git_repo: Path) -> None:
+    clean = fingerprint.worktree_tree(git_repo)
+    (git_repo / "notes.log").write_text("x\n")
+    assert fingerprint.worktree_tree(git_repo) != clean
+    with (git_repo / ".gitignore").open("a") as handle:  # a tracked .gitignore changes
+        handle.write("*.log\n")
+    assert fingerprint.worktree_tree(git_repo) == throwaway_copy_tree(git_repo)
+    (git_repo / "debug.out").write_text("x\n")
+    before_exclude = fingerprint.worktree_tree(git_repo)
+    (git_repo / ".git" / "info").mkdir(exist_ok=True)
+    (git_repo / ".git" / "info" / "exclude").write_text("*.out\n")
+    tree = fingerprint.worktree_tree(git_repo)
+    assert tree != before_exclude and tree == throwaway_copy_tree(git_repo)
+    (git_repo / "sub").mkdir()
+    (git_repo / "sub" / "data.tmp").write_text("x\n")
+    fingerprint.worktree_tree(git_repo)
+    (git_repo / "sub" / ".gitignore").write_text("*.tmp\n")  # a new, untracked .gitignore
+    assert fingerprint.worktree_tree(git_repo) == throwaway_copy_tree(git_repo)
+
+
+def test_changes_to_what_the_real_index_tracks_are_followed(git_repo: Path) -> None:
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "out.bin").write_text("v1")
+    fingerprint.worktree_tree(git_repo, ["build/"])
+    git(git_repo, "add", "-f", "build/out.bin")  # force-added: tracked despite the exclude
+    tree = fingerprint.worktree_tree(git_repo, ["build/"])
+    assert "build/out.bin" in git(git_repo, "ls-tree", "-r", "--name-only", tree)
+    git(git_repo, "rm", "-q", "--cached", "build/out.bin")
+    tree = fingerprint.worktree_tree(git_repo, ["build/"])
+    assert "build/out.bin" not in git(git_repo, "ls-tree", "-r", "--name-only", tree)
+
+
+def test_fingerprints_with_different_excludes_do_not_mix(git_repo: Path) -> None:
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "out.bin").write_text("x")
+    for _ in range(2):
+        with_build = fingerprint.worktree_tree(git_repo)
+        without = fingerprint.worktree_tree(git_repo, ["build/"])
+        assert with_build == throwaway_copy_tree(git_repo)
+        assert without == throwaway_copy_tree(git_repo, ("build/",)) != with_build
+
+
+def test_a_scan_started_before_the_excludes_are_known_gives_the_tree_for_them(
+    git_repo: Path,
+) -> None:
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "out.bin").write_text("x")
+    fingerprint.worktree_tree(git_repo)  # the kept index now holds build/out.bin
+    scan = fingerprint.start_worktree_tree(git_repo)
+    assert scan.result(["build/"]) == throwaway_copy_tree(git_repo, ("build/",))
+
+
+def test_same_size_edits_right_after_the_kept_index_was_written_are_seen(
+    git_repo: Path,
+) -> None:
+    for attempt in range(5):
+        (git_repo / "calc.py").write_text(f"return a + {attempt}\n")
+        first = fingerprint.worktree_tree(git_repo)  # rewrites the kept index
+        (git_repo / "calc.py").write_text(f"return {attempt} + a\n")  # same second, same size
+        assert fingerprint.worktree_tree(git_repo) != first
+        assert fingerprint.worktree_tree(git_repo) == throwaway_copy_tree(git_repo)
+
+
+def test_while_another_process_holds_the_kept_index_a_throwaway_copy_is_used(
+    git_repo: Path,
+) -> None:
+    import fcntl
+    import os
+
+    (git_repo / "new.py").write_text("print(1)\n")
+    lock = git_repo / ".git" / "reflection" / "fingerprint" / "lock"
+    lock.parent.mkdir(parents=True)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        assert fingerprint.worktree_tree(git_repo) == throwaway_copy_tree(git_repo)
+        assert not private_index(git_repo).exists()
+    finally:
+        os.close(fd)
+    assert fingerprint.worktree_tree(git_repo) == throwaway_copy_tree(git_repo)
+    assert private_index(git_repo).exists()
+
+
+def test_a_corrupt_kept_index_gives_the_right_tree_and_is_rebuilt(git_repo: Path) -> None:
+    (git_repo / "new.py").write_text("print(1)\n")
+    expected = fingerprint.worktree_tree(git_repo)
+    private_index(git_repo).write_bytes(b"DIRC not an index")
+    assert fingerprint.worktree_tree(git_repo) == expected
+    assert fingerprint.worktree_tree(git_repo) == expected
+    assert private_index(git_repo).read_bytes().startswith(b"DIRC\0\0\0")
+
+
+def test_after_a_commit_the_next_fingerprint_reads_the_tree_from_the_kept_index(
+    git_repo: Path,
+) -> None:
+    from reflection_core.guards.indexfile import cached_root_tree
+
+    git(git_repo, "write-tree")  # the real index's cache tree is valid: git rewrites no copy
+    tree = fingerprint.worktree_tree(git_repo)
+    assert tree == head_tree(git_repo) == cached_root_tree(private_index(git_repo))
