@@ -164,42 +164,21 @@ def tree_evidence(
     on_tree = [s for s in stamps if s.tree == tree]
     decisive = [s for s in on_tree if rules.outcome(s) != "none"]
     if decisive:
-        latest = decisive[-1]
-        if rules.outcome(latest) == "pass":
-            return TreeEvidence(
-                tree,
-                True,
-                exact=True,
-                stamp=latest,
-                reason=f"tests passed on this tree: {describe(latest)}",
-            )
+        return _exact_evidence(tree, decisive[-1], rules)
+    ignorable_only, best = _nearest_pass(stamps, diffs, ignore, rules)
+    if ignorable_only is not None:
+        stamp, changed = ignorable_only
         return TreeEvidence(
             tree,
-            False,
-            exact=True,
-            stamp=latest,
-            reason=f"the latest test run on this tree failed: {describe(latest)}",
+            True,
+            stamp=stamp,
+            changed_paths=changed,
+            ignorable_only=True,
+            reason=(
+                f"tests passed on a tree that differs only in ignorable paths "
+                f"({len(changed)} changed, all matching tests.ignore): {describe(stamp)}"
+            ),
         )
-    best: tuple[Stamp, list[str]] | None = None
-    for stamp in reversed(stamps):
-        if rules.outcome(stamp) != "pass" or stamp.tree not in diffs:
-            continue
-        changed = diffs[stamp.tree]
-        relevant = [p for p in changed if not ignorable(p, ignore)]
-        if not relevant:
-            return TreeEvidence(
-                tree,
-                True,
-                stamp=stamp,
-                changed_paths=changed,
-                ignorable_only=True,
-                reason=(
-                    f"tests passed on a tree that differs only in ignorable paths "
-                    f"({len(changed)} changed, all matching tests.ignore): {describe(stamp)}"
-                ),
-            )
-        if best is None or len(changed) < len(best[1]):
-            best = (stamp, changed)
     uncounted = ""
     if on_tree:
         last = on_tree[-1]
@@ -215,6 +194,38 @@ def tree_evidence(
     return TreeEvidence(
         tree, False, reason=f"no passing test run is recorded for this tree{uncounted}"
     )
+
+
+def _exact_evidence(tree: str, latest: Stamp, rules: SuiteRules) -> TreeEvidence:
+    """The latest suite run on the tree itself decides, pass or fail."""
+    if rules.outcome(latest) == "pass":
+        reason = f"tests passed on this tree: {describe(latest)}"
+        return TreeEvidence(tree, True, exact=True, stamp=latest, reason=reason)
+    reason = f"the latest test run on this tree failed: {describe(latest)}"
+    return TreeEvidence(tree, False, exact=True, stamp=latest, reason=reason)
+
+
+_Near = tuple[Stamp, list[str]]
+
+
+def _nearest_pass(
+    stamps: Sequence[Stamp],
+    diffs: Mapping[str, list[str]],
+    ignore: Sequence[str],
+    rules: SuiteRules,
+) -> tuple[_Near | None, _Near | None]:
+    """The newest passing run on a tree that differs only in ignorable paths (it counts),
+    else None and the passing run whose tree differs in the fewest paths (it names them)."""
+    best: _Near | None = None
+    for stamp in reversed(stamps):
+        if rules.outcome(stamp) != "pass" or stamp.tree not in diffs:
+            continue
+        changed = diffs[stamp.tree]
+        if not any(not ignorable(p, ignore) for p in changed):
+            return (stamp, changed), None
+        if best is None or len(changed) < len(best[1]):
+            best = (stamp, changed)
+    return None, best
 
 
 # ---------------------------------------------------------------- git + ledger shell
@@ -376,45 +387,62 @@ def refusal_text(
             lines.append(f"    ... and {len(others) - len(shown)} more")
     run = evidence.command_hint or "reflection run -- <your test command>"
     if untracked:
-        quoted = " ".join(shlex.quote(p) for p in untracked[:MAX_LISTED_PATHS])
-        lines.append("  Untracked files (not part of this commit, but present when the tests ran):")
-        lines.extend(f"    {p}" for p in untracked[:MAX_LISTED_PATHS])
-        lines += [
-            "  Choose one:",
-            f"    git add {quoted}   (they belong in the commit; commit again)",
-            f"    printf '%s\\n' {quoted} >> {exclude_file} && {run}   (keep them out of "
-            "commits and of test evidence; then commit again)",
-            "    or add them to tests.ignore in .reflection.yaml (changes there never need "
-            "a test run), then commit again",
-        ]
+        lines += _untracked_choices(untracked, run, exclude_file)
     if unstaged:
-        quoted = " ".join(shlex.quote(p) for p in unstaged[:MAX_LISTED_PATHS])
-        lines.append("  Not staged (the tests ran with these edits, the commit lacks them):")
-        lines.extend(f"    {p}" for p in unstaged[:MAX_LISTED_PATHS])
-        lines += [
-            "  Choose one:",
-            f"    git add {quoted}   (commit the edits too; commit again)",
-            f"    git stash push --keep-index, then {run}, then commit, then git stash pop",
-        ]
+        lines += _unstaged_choices(unstaged, run)
     if others or not aside:
-        lacking = runner_ready.missing(evidence.command_hint)
-        if lacking:
-            lines.append(f"  First install what the test command needs: {lacking}")
-        if evidence.command_hint:
-            lines.append(f"  Run the full test suite, then try again:  {evidence.command_hint}")
-        else:
-            lines += [
-                "  No test command is configured or detected here. Name it in .reflection.yaml",
-                "  (e.g. `tests: {command: make check}`) and `git add .reflection.yaml`, run it",
-                "  through `reflection run -- make check`, then try again. A repository without",
-                "  tests can set `tests: {ledger: false}` instead.",
-            ]
+        lines += _rerun_advice(evidence.command_hint)
     if skip_hint:
         lines.append(
             f"  Skip once: SKIP=reflection-tests-ran git {verb} ...  (or git {verb} "
             "--no-verify, which skips every check)."
         )
     return "\n".join(lines)
+
+
+def _untracked_choices(untracked: Sequence[str], run: str, exclude_file: str) -> list[str]:
+    """Untracked files the tests saw and the commit lacks: the three ways out."""
+    quoted = " ".join(shlex.quote(p) for p in untracked[:MAX_LISTED_PATHS])
+    return [
+        "  Untracked files (not part of this commit, but present when the tests ran):",
+        *(f"    {p}" for p in untracked[:MAX_LISTED_PATHS]),
+        "  Choose one:",
+        f"    git add {quoted}   (they belong in the commit; commit again)",
+        f"    printf '%s\\n' {quoted} >> {exclude_file} && {run}   (keep them out of "
+        "commits and of test evidence; then commit again)",
+        "    or add them to tests.ignore in .reflection.yaml (changes there never need "
+        "a test run), then commit again",
+    ]
+
+
+def _unstaged_choices(unstaged: Sequence[str], run: str) -> list[str]:
+    """Unstaged edits the tests ran with and the commit lacks: the two ways out."""
+    quoted = " ".join(shlex.quote(p) for p in unstaged[:MAX_LISTED_PATHS])
+    return [
+        "  Not staged (the tests ran with these edits, the commit lacks them):",
+        *(f"    {p}" for p in unstaged[:MAX_LISTED_PATHS]),
+        "  Choose one:",
+        f"    git add {quoted}   (commit the edits too; commit again)",
+        f"    git stash push --keep-index, then {run}, then commit, then git stash pop",
+    ]
+
+
+def _rerun_advice(hint: str | None) -> list[str]:
+    """What to install and run before trying again, or how to name a test command."""
+    lines: list[str] = []
+    lacking = runner_ready.missing(hint)
+    if lacking:
+        lines.append(f"  First install what the test command needs: {lacking}")
+    if hint:
+        lines.append(f"  Run the full test suite, then try again:  {hint}")
+        return lines
+    return [
+        *lines,
+        "  No test command is configured or detected here. Name it in .reflection.yaml",
+        "  (e.g. `tests: {command: make check}`) and `git add .reflection.yaml`, run it",
+        "  through `reflection run -- make check`, then try again. A repository without",
+        "  tests can set `tests: {ledger: false}` instead.",
+    ]
 
 
 # ---------------------------------------------------------------- the two stages
