@@ -249,7 +249,9 @@ _STRONG_DRIFT = _compile(STRONG_DRIFT)
 _ADMITS = _compile(ADMITS_FAILURE)
 _ERROR_OUTPUT = _compile(ERROR_OUTPUT)
 _REPORTED_FAILURE = _compile(REPORTED_FAILURE)
-_SENTENCE_END = lazy(r"(?<=[.!?])\s+")
+# A sentence ends at . ! ? and a space, or right after the full-width marks CJK text uses
+# without one ("完成了。让我更新清单。").
+_SENTENCE_END = lazy(r"(?<=[.!?])\s+|(?<=[\u3002\uff01\uff1f])")
 _REPORT_KINDS = ("report_only", "read_only")
 _QUESTION_MARKS = ("?", "\uff1f")  # the full-width mark ends Chinese and Japanese questions
 
@@ -284,7 +286,7 @@ def announced_next_action(text: str) -> str | None:
     line = last_line(text).strip("*_# ")
     if not line or line.startswith(("```", "|")):
         return None
-    sentence = _SENTENCE_END.split(line)[-1].strip("*_ ")
+    sentence = [s for s in _SENTENCE_END.split(line) if s.strip("*_ ")][-1].strip("*_ ")
     if line.endswith((":", "\uff1a")) and len(line) <= 200:  # and the full-width colon
         return line
     if sentence.endswith(_QUESTION_MARKS):

@@ -138,7 +138,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("reading:remaining_work", "reader"),
     # The turn ended on its own announced next step: the announcement is the last record,
     # so the step never ran. The one reading that pushes without a check item agreeing,
-    # once a task (7/0, 7 users).
+    # once a task (8/0, 7 users).
     ("reading:announced_step", "once"),
     ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (8/1, 6)
     ("reading:reported_failure", "soft"),  # (no blocks on the dev stops yet)

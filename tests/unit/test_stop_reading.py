@@ -924,3 +924,20 @@ def test_a_line_that_goes_on_past_its_colon_is_not_an_announcement(final: str) -
 )
 def test_a_step_that_waits_on_the_user_is_not_an_announced_step(final: str) -> None:
     assert builtin.announced_next_action(final) is None
+
+
+@pytest.mark.parametrize(
+    ("final", "announced"),
+    [
+        ("搞定！函数已经改好。让我更新清单并总结。", "让我更新清单并总结。"),  # zh, no spaces
+        ("テストを書きました。次に、ビルドを実行します。", "次に、ビルドを実行します。"),  # ja
+    ],
+)
+def test_a_cjk_sentence_ends_at_its_full_width_mark_without_a_space(
+    final: str, announced: str
+) -> None:
+    assert builtin.announced_next_action(final) == announced
+
+
+def test_a_cjk_report_whose_last_sentence_is_done_announces_nothing() -> None:
+    assert builtin.announced_next_action("让我检查一下代码。已经全部修好了！") is None
