@@ -119,7 +119,8 @@ IRREVERSIBLE: tuple[str, ...] = (
 # server"): after an unchecked change, work the agent's own tools can do.
 HANDED_TO_USER: tuple[str, ...] = (
     r"\btry (it|them|this) (now|again)\b",
-    r"\btry (running|upgrading|reloading|relaunching|rebuilding|reinstalling|opening) ",
+    r"\btry (running|upgrading|reloading|refreshing|relaunching|restarting|rebuilding|reinstalling|"
+    r"opening|testing) ",
     r"\btry (the|your) (build|install|upgrade|command|page|app) again\b",
     r"\b(relaunch|re-launch|re-run|rerun) (`|the |your |it\b)",
     r"\b(reload|refresh) the (page|browser|app)\b",

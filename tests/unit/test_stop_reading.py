@@ -941,3 +941,11 @@ def test_a_cjk_sentence_ends_at_its_full_width_mark_without_a_space(
 
 def test_a_cjk_report_whose_last_sentence_is_done_announces_nothing() -> None:
     assert builtin.announced_next_action("让我检查一下代码。已经全部修好了！") is None
+
+
+@pytest.mark.parametrize(
+    "final",
+    ["Try refreshing the page and testing it now!", "Try restarting the dev server."],
+)
+def test_try_and_a_step_the_user_takes_hands_over_the_check(final: str) -> None:
+    assert [f.kind for f in builtin._handed_to_user(final)] == ["punt_to_user"]
