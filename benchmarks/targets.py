@@ -35,14 +35,16 @@ PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
 # written atomically), which the first prompt of a session does not do; it shares the
 # hook's one SQLite connection.
 PROMPT_AFTER_STOP_RATIO = Target("prompt hook after a stop (grades it) CPU / python -c pass", 3.0)
-# Met: 3,240-3,320 prompts per CPU second from a regular install at load 1.3-3.8, 2,910-3,400
-# with load up to 3.5 on 2 cores (7 of 9 runs ok), main 2,560-2,910 in the same runs,
-# interleaved (1,980-2,150 before the scorer computed words and clauses once per prompt and
-# skipped patterns whose words are absent). The figure moves 10-15% with the load; CI fails
-# below 2,000 (CI_SLACK).
-SCORE_JSONL_RATE = Target("score --jsonl prompts per CPU second", 3000.0, higher_is_better=True)
-# Met from a regular install: 4.6-4.8x (51-52 ms vs 11 ms of CPU), 5.1-5.3x while other
-# work loads both cores (12.9x before the stop hook dropped dataclasses, typing, the tree
+# Met only on a fast machine: an absolute rate, it moves with the machine's speed. Two
+# clean-clone CI runs of one main measured 3,073 and 2,723 prompts per CPU second; local runs
+# 2,190-3,420 (the same code measured 2,750 and 3,300 within an hour), main before this
+# release's scorer work 2,560-2,910 on a fast hour. The regression bound stays low enough that
+# a slow machine does not fail CI.
+SCORE_JSONL_RATE = Target(
+    "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1500.0
+)
+# Met from a regular install: 4.3-4.8x (51-52 ms vs 11 ms of CPU); 5.1-5.3x while other
+# work loads both cores, and 5.33x in one clean-clone CI run on a slow hour (12.9x before the stop hook dropped dataclasses, typing, the tree
 # fingerprint when no test run is recorded, and its second and third SQLite connections).
 STOP_HOOK_RATIO = Target("stop hook, 20-record transcript, CPU / python -c pass", 5.0)
 STOP_BIG_TASK_CPU = Target("stop hook on one 50 MB task, CPU seconds", 1.0)
