@@ -44,8 +44,9 @@ SCORE_JSONL_RATE = Target(
     "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1500.0
 )
 # Met from a regular install: 4.3-4.8x (51-52 ms vs 11 ms of CPU); 5.1-5.3x while other
-# work loads both cores, and 5.33x in one clean-clone CI run on a slow hour (12.9x before the stop hook dropped dataclasses, typing, the tree
-# fingerprint when no test run is recorded, and its second and third SQLite connections).
+# work loads both cores, and 5.33x in one clean-clone CI run on a slow hour (12.9x before
+# the stop hook dropped dataclasses, typing, the tree fingerprint when no test run is
+# recorded, and its second and third SQLite connections).
 STOP_HOOK_RATIO = Target("stop hook, 20-record transcript, CPU / python -c pass", 5.0)
 STOP_BIG_TASK_CPU = Target("stop hook on one 50 MB task, CPU seconds", 1.0)
 # Met: 68 MB (170 MB when the reader kept every decoded record of the task; the task's
