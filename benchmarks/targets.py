@@ -28,12 +28,11 @@ class Target(NamedTuple):
 # teardown and the cyclic collector). An editable install imports its finder in every
 # `python -c pass` too, which halves the ratio and hides the cost.
 PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
-# Met: 2.84-2.94x from a regular install at load 2.7-3.8 (3.2-3.4x before the grading path
-# stopped importing pathlib for the config's root and the reader settings it does not use
-# unless a command reader grades next turns). The prompt after a stop grades it (the
-# next-turn grader: its phrase tables, the outcome row and the verdict file, redacted and
-# written atomically), which the first prompt of a session does not do; it shares the
-# hook's one SQLite connection.
+# Met: 2.84-2.95x from a regular install at load 2.7-3.8 (3.2-3.4x before the reader
+# settings the grading path reads kept the config's root as a string instead of importing
+# pathlib for it). The prompt after a stop grades it (the next-turn grader: its phrase
+# tables, the outcome row and the verdict file, redacted and written atomically), which the
+# first prompt of a session does not do; it shares the hook's one SQLite connection.
 PROMPT_AFTER_STOP_RATIO = Target("prompt hook after a stop (grades it) CPU / python -c pass", 3.0)
 # Met only on a fast machine: an absolute rate, it moves with the machine's speed. Two
 # clean-clone CI runs of one main measured 3,073 and 2,723 prompts per CPU second; local runs

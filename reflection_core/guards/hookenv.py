@@ -125,7 +125,7 @@ def push_config(root: Path, agreed_revs: list[str]) -> config.Config:
             if rule not in protected:
                 protected.append(rule)
                 added.append((rule, rev[:12]))
-        allowed = [entry for entry in allowed if entry in agreed.get("guards.allow_push")]
+        allowed, _ = _listed_by(allowed, agreed)
     dropped = [e for e in working.get("guards.allow_push") if e not in allowed]
     _note_narrowed(added, dropped)
     if not added and not dropped:
@@ -147,14 +147,19 @@ def agreed_allow_push(root: Path, before: str | None, allow: list[str]) -> tuple
             f"guards.allow_push is not honoured: {where} is not in this clone, so the list "
             "the branch agreed on cannot be read (check out with fetch-depth: 2 or more)"
         )
-    kept = [entry for entry in allow if entry in agreed.get("guards.allow_push")]
-    dropped = [entry for entry in allow if entry not in kept]
+    kept, dropped = _listed_by(allow, agreed)
     if not dropped:
         return kept, ""
     return kept, (
         "guards.allow_push entries added by this push do not count for it: "
         + ", ".join(repr(e) for e in dropped)
     )
+
+
+def _listed_by(allow: list[str], agreed: config.Config) -> tuple[list[str], list[str]]:
+    """The `allow` entries the agreed config's `guards.allow_push` lists too, and the rest."""
+    listed = agreed.get("guards.allow_push")
+    return [e for e in allow if e in listed], [e for e in allow if e not in listed]
 
 
 def _note_narrowed(added: list[tuple[str, str]], dropped: list[str]) -> None:

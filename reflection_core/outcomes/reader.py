@@ -37,12 +37,11 @@ _UNSURE_RULES = ("moves_on",)
 def read_next_turn(prompt: str, previous: Previous, cfg: Any) -> Graded:
     """The outcome of the previous stop; never raises for a reader's failure."""
     builtin = grade_next_prompt(prompt, previous)
-    data = getattr(cfg, "data", cfg)
-    if (data.get("reader") or {}).get("kind") != "command":
-        return builtin  # only a command reader grades next turns (no "auto" resolves to it)
     from reflection_core.reading.settings import resolve
 
     settings = resolve(cfg)
+    if settings.kind != "command":
+        return builtin
     if settings.when == "uncertain" and builtin.rule not in _UNSURE_RULES:
         return builtin
     try:
