@@ -152,13 +152,34 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
                     words = [words[0].split(":", 1)[1], *words[1:]]
                 continue
             return words, inner
-        if prog in _SHELLS and "-c" in words[1:]:
-            at = words.index("-c")
-            if at + 1 < len(words):
-                inner.append(words[at + 1])
+        if prog in _SHELLS:
+            script = _shell_script(words[1:])
+            if script is None:
+                return words, inner
+            inner.append(script)
             return [], inner
         return words, inner
     return words, inner
+
+
+_SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
+
+
+def _shell_script(args: list[str]) -> str | None:
+    """The command string of `bash -c SCRIPT`, also when `c` is clustered with other short
+    options (`bash -lc`, `sh -ec`) or follows long ones (`bash --login -c`); None when
+    the shell runs a file or reads standard input."""
+    runs_string = False
+    i = 0
+    while i < len(args) and args[i][:1] in "-+" and args[i] not in ("-", "--"):
+        word = args[i]
+        if word in _SHELL_VALUE_OPTIONS:
+            i += 2
+            continue
+        runs_string = runs_string or (not word.startswith("--") and "c" in word[1:])
+        i += 1
+    i += args[i : i + 1] == ["--"]
+    return args[i] if runs_string and i < len(args) else None
 
 
 # --- per-program rules ------------------------------------------------------------

@@ -66,6 +66,12 @@ FULL_TEST_RUNS = [
     ("docker exec -it app python -m pytest", "pytest"),
     ("docker run --rm -v $PWD:/src -w /src python:3.11 pytest", "pytest"),
     ("docker-compose exec web bash -c 'npm test'", "npm test"),
+    ("sudo -u deploy bash -lc 'cd /srv/app && npm test 2>&1 | tail -20'", "npm test"),
+    ("sh -ec 'make test'", "make test"),
+    ("zsh -ic 'cargo test'", "cargo test"),
+    ("bash --login -c 'go test ./...'", "go test"),
+    ("bash -o pipefail -c 'pytest -q | tail -5'", "pytest"),
+    ("bash -x -c -- 'pytest'", "pytest"),
 ]
 
 
@@ -514,3 +520,12 @@ def test_a_source_file_run_directly_is_a_test_run_or_a_run_of_the_program(
 ) -> None:
     info = classify_command(command)
     assert kind in info.kinds and info.partial == partial
+
+
+SHELLS_THAT_RUN_NO_STRING = ["bash -n install.sh", "bash install.sh", "sh -x deploy.sh", "bash -c"]
+
+
+@pytest.mark.parametrize("command", SHELLS_THAT_RUN_NO_STRING)
+def test_a_shell_without_a_command_string_is_not_unwrapped(command: str) -> None:
+    assert "test" not in classify_command(command).kinds
+    assert classify_command(command).kinds <= {"run", "read"}
