@@ -190,6 +190,9 @@ CHECK_KINDS = frozenset({"test", "build", "lint", "typecheck", "run"})
 # Source files named as tests: run directly (`node parser.test.js`, `python test_x.py`),
 # they are a test run of that file.
 _TEST_SOURCE = lazy(r"(^|[/_.-])([Tt]ests?|[Ss]pec)([_.-][^/]*)?\.[a-z]+$|[a-z0-9]Tests?\.[a-z]+$")
+# A program named as a test suite, without a file suffix: a compiled test binary
+# (`unit_tests`, `test_parser`, `backend-tests`), run as one test file is.
+_TEST_BINARY = lazy(r"^(tests?[_-][\w-]+|[\w-]+[_-]tests?)$")
 _SOURCE_FILE = lazy(r"\.(py|js|mjs|cjs|ts|tsx|jsx|rb|sh|bash|pl|php|lua|go)$")
 # Interpreters that run a source file given as their first argument.
 _INTERPRETERS = frozenset({"node", "ruby", "tsx", "ts-node", "perl", "php", "lua", "bash", "sh"})
@@ -832,6 +835,8 @@ def _run_by_name_shape(prog: str, args: list[str], facts: _Facts) -> None:
         facts.test(prog if prog not in _SHELLS else _program(args[0]))
     elif _SOURCE_FILE.search(prog):
         _run_source(prog, facts)  # a script run as the program: `./deploy.sh`
+    elif _TEST_BINARY.match(prog):
+        facts.test(prog, True)  # a built test program: `./build/tests/unit_tests`
 
 
 def _classify_segment(segment: Segment, depth: int) -> _Facts:

@@ -529,3 +529,20 @@ SHELLS_THAT_RUN_NO_STRING = ["bash -n install.sh", "bash install.sh", "sh -x dep
 def test_a_shell_without_a_command_string_is_not_unwrapped(command: str) -> None:
     assert "test" not in classify_command(command).kinds
     assert classify_command(command).kinds <= {"run", "read"}
+
+
+@pytest.mark.parametrize(
+    ("command", "is_test"),
+    [
+        ("cd build && ./tests/unit_tests", True),
+        ("./build/test_parser --gtest_filter=Parser.*", True),
+        ("build/backend-tests", True),
+        ("./contest", False),
+        ("./latest", False),
+        ("./build/app --help", False),
+    ],
+)
+def test_a_program_named_as_a_test_suite_is_a_test_run(command: str, is_test: bool) -> None:
+    info = classify_command(command)
+    assert ("test" in info.kinds) == is_test
+    assert info.partial == is_test
