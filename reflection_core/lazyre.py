@@ -102,7 +102,9 @@ def _cached() -> dict[tuple[str, int], _Parts]:
         _cache = {}
         try:
             with open(_cache_file(), "rb") as handle:
-                loaded = marshal.load(handle)
+                # One read, then loads: `marshal.load` on a file reads it a few bytes at a
+                # time, about 1 ms more of every hook's start.
+                loaded = marshal.loads(handle.read())
             if isinstance(loaded, dict):
                 _cache = loaded
         except (OSError, EOFError, ValueError, TypeError):

@@ -15,7 +15,8 @@ from tests.unit.hookprobe import run_probe
 
 # Modules a Stop hook on a short, finished task in a repo with no recorded test run must
 # not import: each costs milliseconds on every stop (dataclasses alone pulls in inspect,
-# ast, dis and tokenize; subprocess and tempfile come with fingerprinting the tree).
+# ast, dis and tokenize; subprocess and tempfile come with fingerprinting the tree; the
+# `sqlite3` package brings `datetime` for date adapters no table uses).
 _HEAVY = (
     "click",
     "yaml",
@@ -31,6 +32,7 @@ _HEAVY = (
     "subprocess",
     "tempfile",
     "hashlib",
+    "datetime",
 )
 
 
