@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -26,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_stop import FINAL_MESSAGE, SESSION_ID, _Records
+from bench_stop import FINAL_MESSAGE, SESSION_ID, _Records, console_script
 from targets import (
     STOP_BIG_TASK_CPU,
     STOP_BIG_TASK_RSS,
@@ -42,11 +41,6 @@ use = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"cpu": use.ru_utime + use.ru_stime, "rss_mb": use.ru_maxrss / 1024,
                   "exit": proc.returncode, "stderr": proc.stderr.decode(errors="replace")[-400:]}))
 """
-
-
-def _console_script() -> str:
-    found = shutil.which("reflection", path=str(Path(sys.executable).parent))
-    return found or "reflection"
 
 
 def short_session(rec: _Records) -> str:
@@ -126,7 +120,7 @@ def bench_short(gate: Gate, work: Path, repo: Path, env: dict[str, str], runs: i
     transcript = work / "short.jsonl"
     transcript.write_text(short_session(_Records(str(repo))), encoding="utf-8")
     records = len(transcript.read_text(encoding="utf-8").splitlines())
-    hook_cmd, bare_cmd = [_console_script(), "hook", "stop"], [sys.executable, "-c", "pass"]
+    hook_cmd, bare_cmd = [console_script(), "hook", "stop"], [sys.executable, "-c", "pass"]
     payload = _payload(transcript, repo)
     _run(hook_cmd, payload, _fresh_state(env, work), repo)  # warm bytecode and file caches
     hook, bare = [], []
@@ -146,7 +140,7 @@ def bench_huge_task(
     text = huge_task(_Records(str(repo)), int(size_mb * 1024 * 1024))
     transcript.write_text(text, encoding="utf-8")
     print(f"\none task of {transcript.stat().st_size / 1024 / 1024:.1f} MB")
-    hook_cmd = [_console_script(), "hook", "stop"]
+    hook_cmd = [console_script(), "hook", "stop"]
     found = [
         _run(hook_cmd, _payload(transcript, repo), _fresh_state(env, work), repo)
         for _ in range(runs)
