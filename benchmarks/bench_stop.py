@@ -7,9 +7,12 @@ then measures, side by side in one run, each in a fresh child process:
   analyze   session.analyze.analyze_transcript (reader + the whole decision)
   hook      the real `reflection hook stop` process, end to end
 
-and prints the big/small time ratio (target in targets.py) and each child's peak RSS.
+and prints the big/small ratio of the median CPU seconds (target in targets.py) and
+each child's peak RSS. CPU time (user + system), not wall time: these are 10-300 ms
+figures, and on a shared machine a child that waits for a core gains wall time, not
+CPU. The sizes take turns going first, so load that drifts hits both alike.
 
-    python benchmarks/bench_stop.py [--big-mb 200] [--small-mb 1] [--repeat 7] [--ci]
+    python benchmarks/bench_stop.py [--big-mb 200] [--small-mb 1] [--repeat 11] [--ci]
 """
 
 from __future__ import annotations
@@ -17,12 +20,14 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -150,7 +155,7 @@ def _child(mode: str, transcript: str, cwd: str) -> dict[str, Any]:
     """Runs inside a fresh process: one measurement, printed as JSON."""
     import resource
 
-    started = time.perf_counter()
+    started = time.process_time()  # the import of the code measured is part of its cost
     if mode == "read":
         from reflection_core.session.transcript import read_session
 
@@ -163,7 +168,7 @@ def _child(mode: str, transcript: str, cwd: str) -> dict[str, Any]:
         detail = {"decision": type(decision).__name__}
     else:
         raise SystemExit(f"unknown mode {mode}")
-    elapsed = time.perf_counter() - started
+    elapsed = time.process_time() - started
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"seconds": elapsed, "peak_mb": peak_kb / 1024, **detail}
 
@@ -186,19 +191,24 @@ def _measure_in_child(
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+def console_script() -> str:
+    """The `reflection` script beside this interpreter, as a host runs it."""
+    found = shutil.which("reflection", path=str(Path(sys.executable).parent))
+    return found or "reflection"
+
+
 _HOOK_WRAPPER = """
-import json, resource, subprocess, sys, time
-started = time.perf_counter()
-proc = subprocess.run([sys.executable, "-m", "reflection_core", "hook", "stop"],
-                      input=sys.argv[1], capture_output=True, text=True)
-elapsed = time.perf_counter() - started
-peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-print(json.dumps({"seconds": elapsed, "peak_mb": peak / 1024, "exit": proc.returncode}))
+import json, resource, subprocess, sys
+proc = subprocess.run([sys.argv[2], "hook", "stop"], input=sys.argv[1], capture_output=True,
+                      text=True)
+use = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(json.dumps({"seconds": use.ru_utime + use.ru_stime, "peak_mb": use.ru_maxrss / 1024,
+                  "exit": proc.returncode}))
 """
 
 
 def _measure_hook(transcript: Path, cwd: Path, env: dict[str, str]) -> dict[str, Any]:
-    """The real hook process; a fresh wrapper reports its time and its own peak RSS.
+    """The real hook process; a fresh wrapper reports its CPU time and its peak RSS.
 
     Each run gets its own state dir, so every run is a first stop (no attempts spent).
     """
@@ -212,7 +222,7 @@ def _measure_hook(transcript: Path, cwd: Path, env: dict[str, str]) -> dict[str,
         "last_assistant_message": FINAL_MESSAGE,
     }
     proc = subprocess.run(
-        [sys.executable, "-c", _HOOK_WRAPPER, json.dumps(payload)],
+        [sys.executable, "-c", _HOOK_WRAPPER, json.dumps(payload), console_script()],
         capture_output=True,
         text=True,
         env=env,
@@ -222,49 +232,81 @@ def _measure_hook(transcript: Path, cwd: Path, env: dict[str, str]) -> dict[str,
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
+MODES = ("read", "analyze", "hook")
+
+
+class Measured(NamedTuple):
+    small: dict[str, float]  # median CPU seconds and peak RSS of the small session's runs
+    big: dict[str, float]
+    ratio: float  # the median of big/small over adjacent runs
+
+
+def _measure(
+    mode: str, files: dict[str, Path], repo: Path, env: dict[str, str], repeat: int
+) -> Measured:
+    """Each size's median CPU seconds and peak RSS over `repeat` interleaved runs, and
+    the median big/small ratio of the runs taken next to each other (what load drifts
+    through the run adds to both of a pair; medians drop a run a burst of it hit)."""
+    runs: dict[str, list[dict[str, Any]]] = {label: [] for label in files}
+    for index in range(-1, repeat):  # run -1 warms the caches and is not counted
+        labels = list(files) if index % 2 else list(reversed(files))
+        for label in labels:
+            if mode == "hook":
+                found = _measure_hook(files[label], repo, env)
+            else:
+                found = _measure_in_child(mode, files[label], repo, env)
+            if index >= 0:
+                runs[label].append(found)
+    summary = {
+        label: {
+            "seconds": statistics.median(r["seconds"] for r in found),
+            "peak_mb": max(r["peak_mb"] for r in found),
+        }
+        for label, found in runs.items()
+    }
+    pairs = zip(runs["small"], runs["big"], strict=True)  # measured next to each other
+    ratio = statistics.median(b["seconds"] / s["seconds"] for s, b in pairs)
+    return Measured(summary["small"], summary["big"], ratio)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--big-mb", type=float, default=200)
     parser.add_argument("--small-mb", type=float, default=1)
-    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--repeat", type=int, default=11)
     parser.add_argument(
-        "--ci", action="store_true", help="a 50 MB session, 3 repeats; exit 1 on gross misses"
+        "--ci", action="store_true", help="a 50 MB session, 7 repeats; exit 1 on gross misses"
     )
     args = parser.parse_args(argv)
     if args.ci:
-        args.big_mb, args.repeat = min(args.big_mb, 50), min(args.repeat, 3)
+        args.big_mb, args.repeat = min(args.big_mb, 50), min(args.repeat, 7)
     with tempfile.TemporaryDirectory(prefix="bench-stop-") as tmp:
         work = Path(tmp)
         repo = work / "repo"
         repo.mkdir()
         subprocess.run(["git", "init", "-q", str(repo)], check=True)
         env = {**os.environ, "REFLECTION_STATE_DIR": str(work / "state")}
+        # Bytecode and regex caches on, as an installed hook has them (one warm-up run
+        # writes them): compiling the modules would swamp what is measured.
+        env["PYTHONPYCACHEPREFIX"] = str(work / "pycache")
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         files = {}
         for label, mb in (("small", args.small_mb), ("big", args.big_mb)):
             path = work / f"{label}.jsonl"
             build_transcript(path, int(mb * 1024 * 1024), str(repo))
             files[label] = path
             print(f"{label}: {path.stat().st_size / 1024 / 1024:.1f} MB transcript")
-        results: dict[str, dict[str, dict[str, Any]]] = {}
-        for mode in ("read", "analyze", "hook"):
-            runs: dict[str, list[dict[str, Any]]] = {label: [] for label in files}
-            for _ in range(args.repeat):  # interleaved, so load from elsewhere hits both sizes
-                for label, path in files.items():
-                    if mode == "hook":
-                        runs[label].append(_measure_hook(path, repo, env))
-                    else:
-                        runs[label].append(_measure_in_child(mode, path, repo, env))
-            results[mode] = {
-                label: min(found, key=lambda r: r["seconds"]) for label, found in runs.items()
-            }
+        results = {mode: _measure(mode, files, repo, env, args.repeat) for mode in MODES}
         header = f"{'small s':>10}{'big s':>10}{'ratio':>8}{'small MB':>10}{'big MB':>9}"
-        print(f"\n{'measure':<10}{header}  verdict")
+        print(
+            f"\nCPU seconds (user + system), median of {args.repeat} interleaved runs; "
+            "ratio: the median of big/small over adjacent pairs"
+        )
+        print(f"{'measure':<10}{header}  verdict")
         worst = 0.0
-        for mode, pair in results.items():
-            small, big = pair["small"], pair["big"]
-            ratio = big["seconds"] / small["seconds"] if small["seconds"] else float("inf")
+        for mode, (small, big, ratio) in results.items():
             worst = max(worst, ratio)
             verdict = "ok" if ratio <= STOP_SESSION_GROWTH.limit else "SLOW"
             print(

@@ -48,9 +48,8 @@ def _translate(pattern: str) -> str:
     return "".join(out)
 
 
-@lru_cache(maxsize=512)
-def compile_path_glob(pattern: str) -> re.Pattern[str]:
-    """Compile a path glob; raises PatternError for an empty or malformed pattern."""
+def _path_glob_regex(pattern: str) -> str:
+    """A path glob as the source of an anchored regex; PatternError when malformed."""
     if not pattern or not pattern.strip():
         raise PatternError("empty glob")
     body = pattern.lstrip("/")
@@ -59,12 +58,34 @@ def compile_path_glob(pattern: str) -> re.Pattern[str]:
     anchored = "/" in pattern.rstrip("/")
     regex = _translate(body)
     prefix = "" if anchored else "(?:.*/)?"
-    return lazyre.compile(f"^{prefix}{regex}$")  # the defaults' ~20 globs, every hook
+    return f"^{prefix}{regex}$"
+
+
+@lru_cache(maxsize=512)
+def compile_path_glob(pattern: str) -> re.Pattern[str]:
+    """Compile a path glob; raises PatternError for an empty or malformed pattern."""
+    return lazyre.compile(_path_glob_regex(pattern))
 
 
 def path_matches(path: str, patterns: tuple[str, ...] | list[str]) -> bool:
     """True when repo-relative `path` (forward slashes) matches any glob in `patterns`."""
-    return any(compile_path_glob(p).match(path) for p in patterns)
+    if not patterns:
+        return False
+    combined = _any_path_glob(tuple(patterns))
+    if combined is None:  # a malformed glob: each in turn, up to the first that matches
+        return any(compile_path_glob(p).match(path) for p in patterns)
+    return combined.match(path) is not None
+
+
+@lru_cache(maxsize=128)
+def _any_path_glob(patterns: tuple[str, ...]) -> re.Pattern[str] | None:
+    """The globs as one alternation of their anchored regexes: one match per path instead
+    of one per glob (a stop matches each changed path's tails against ~25 globs), and one
+    pattern to build. None when a glob does not compile."""
+    try:
+        return lazyre.compile("|".join(_path_glob_regex(p) for p in patterns))
+    except (PatternError, re.error):
+        return None
 
 
 @lru_cache(maxsize=512)

@@ -38,6 +38,7 @@ except ImportError:  # pragma: no cover - Python 3.10
     import sre_parse as _sre_parser
 
 _MAX_ENTRIES = 4096
+_DEBUG = int(re.DEBUG)  # an int: `int & RegexFlag` runs enum's Python code, per pattern
 _CODE_TYPE = "I" if array("I").itemsize >= 4 else "L"  # 32-bit words
 # (pattern, flags) -> the arguments `_sre.compile` takes after the pattern, with the
 # engine's code packed as 32-bit words (unpacking only the patterns used is what is fast).
@@ -50,7 +51,7 @@ _added: dict[tuple[str, int], _Parts] = {}
 def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     """`re.compile(pattern, flags)`, from the cache of compiled forms when it has it."""
     flags = int(flags)
-    if flags & re.DEBUG:
+    if flags & _DEBUG:
         return re.compile(pattern, flags)
     key = (pattern, flags)
     try:
@@ -102,7 +103,9 @@ def _cached() -> dict[tuple[str, int], _Parts]:
         _cache = {}
         try:
             with open(_cache_file(), "rb") as handle:
-                loaded = marshal.load(handle)
+                # One read, then loads: `marshal.load` on a file reads it a few bytes at a
+                # time, about 1 ms more of every hook's start.
+                loaded = marshal.loads(handle.read())
             if isinstance(loaded, dict):
                 _cache = loaded
         except (OSError, EOFError, ValueError, TypeError):

@@ -207,11 +207,26 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
 
 def redact(text: str) -> str:
     """`text` with every secret-shaped span replaced by [REDACTED]."""
-    if not _may_hold_secret(text):
-        return text  # no rule matches: every substitution below would leave it as it is
-    for rule in RULES:
-        text = rule.pattern.sub(rule.keep, text)
-    return text
+    known = _redacted_short.get(text)
+    if known is not None:
+        return known
+    found = text
+    if _may_hold_secret(text):  # else no rule matches: each substitution would keep it
+        for rule in RULES:
+            found = rule.pattern.sub(rule.keep, found)
+    if len(text) <= _SHORT:
+        if len(_redacted_short) >= _MAX_REMEMBERED:
+            _redacted_short.clear()
+        _redacted_short[text] = found
+    return found
+
+
+# Short strings this process has redacted, and what each became: a verdict and its record
+# repeat the same keys, statuses and evidence lines (a stop redacts about 320 strings,
+# 140 of them distinct), and each look-up spares a search of every rule.
+_SHORT = 512
+_MAX_REMEMBERED = 4096
+_redacted_short: dict[str, str] = {}
 
 
 _any_rule: re.Pattern[str] | None = None

@@ -9,10 +9,13 @@ hook processes never lose a count or a pattern.
 from __future__ import annotations
 
 import json
-import sqlite3
 import time
 
 from reflection_core.records import record
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    import sqlite3
 
 DDL = """
 CREATE TABLE IF NOT EXISTS stop_attempts (

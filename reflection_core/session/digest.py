@@ -64,6 +64,7 @@ TASK_KIND_PHRASES: tuple[tuple[str, str], ...] = (
     ("ops", r"^\W*(please )?(install|deploy|restart|start|stop|upgrade|uninstall|set ?up)\b"),
 )
 _TASK_KIND = tuple((kind, lazy(p, re.I)) for kind, p in TASK_KIND_PHRASES)
+_GH_PR = lazy(r"\bgh pr (create|merge)\b")
 # Subagent tools: their result arrives as the tool result; none yet means still running.
 _SUBAGENT_TOOLS = frozenset({"Task", "Agent"})
 _MONITOR_TOOLS = frozenset({"Monitor", "BashOutput"})
@@ -177,9 +178,7 @@ def pushes_and_prs(session: Session) -> dict[str, list[dict[str, Any]]]:
                 if call.command
                 else {"at": call.index, "refs": [], "ok": call.ok}
             )
-        if kinds & {"pr_create", "pr_merge"} or re.search(
-            r"\bgh pr (create|merge)\b", _command_text(call)
-        ):
+        if kinds & {"pr_create", "pr_merge"} or _GH_PR.search(_command_text(call)):
             prs.append({"at": call.index, "command": _command_text(call), "ok": call.ok})
     return {"pushes": pushes[-5:], "prs": prs[-5:]}
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from reflection_core import lazyre
 from reflection_core.globs import path_matches
+from reflection_core.lazyre import lazy
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.model import ToolCall
 from reflection_core.session.task import is_doc_path
@@ -46,8 +48,11 @@ def _stripper(ext: str) -> re.Pattern[str] | None:
         if ext in exts:
             parts = [rf"(?:^|(?<=\s)){re.escape(m)}[^\n]*" for m in lines]
             parts += [rf"{re.escape(a)}.*?{re.escape(b)}" for a, b in blocks]
-            return re.compile("|".join(parts), re.M | re.S)
+            return lazyre.compile("|".join(parts), re.M | re.S)
     return None
+
+
+_SPACE = lazy(r"\s+")
 
 
 def code_text(text: str, path: str) -> str | None:
@@ -56,7 +61,7 @@ def code_text(text: str, path: str) -> str | None:
     pattern = _stripper(ext)
     if pattern is None:
         return None
-    return re.sub(r"\s+", "", pattern.sub("", text))
+    return _SPACE.sub("", pattern.sub("", text))
 
 
 # Repository housekeeping files no test run checks, whatever the configured globs say.

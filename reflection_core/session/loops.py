@@ -97,7 +97,8 @@ def action_loop(session: Session, limits: LoopThresholds) -> Loop | None:
     if not runs:
         return None
     total = runs.total()
-    command, repeats = runs.most_common(1)[0]
+    # The first most frequent, as `most_common(1)` picks it, without importing heapq.
+    command, repeats = max(runs.items(), key=lambda item: item[1])
     if repeats < limits.action_min_repeats or repeats / total < limits.action_min_share:
         return None
     shown = command if len(command) <= 80 else command[:77] + "..."

@@ -10,7 +10,6 @@ Failure policy: open. A bug here never blocks or wedges a session.
 from __future__ import annotations
 
 import os
-import sqlite3
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +27,7 @@ from reflection_core.hosts.events import (
 from reflection_core.hosts.loader import open_workspace, read_session
 from reflection_core.records import replace
 from reflection_core.session.model import Session
+from reflection_core.state import sqlite3  # the engine alone: no `datetime` for its adapters
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:

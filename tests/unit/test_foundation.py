@@ -112,6 +112,14 @@ def test_path_globs_have_gitignore_meaning(path: str, patterns: list[str], expec
     assert globs.path_matches(path, patterns) is expected
 
 
+def test_a_malformed_glob_is_reported_only_once_no_earlier_glob_matched() -> None:
+    patterns = ["*.md", "src/[oops", "tests/**"]
+    assert globs.path_matches("README.md", patterns) is True
+    assert globs.path_matches("a/b.md", []) is False
+    with pytest.raises(globs.PatternError):
+        globs.path_matches("tests/test_app.py", patterns)
+
+
 @pytest.mark.parametrize(
     ("branch", "expected"),
     [

@@ -15,7 +15,8 @@ from tests.unit.hookprobe import run_probe
 
 # Modules a Stop hook on a short, finished task in a repo with no recorded test run must
 # not import: each costs milliseconds on every stop (dataclasses alone pulls in inspect,
-# ast, dis and tokenize; subprocess and tempfile come with fingerprinting the tree).
+# ast, dis and tokenize; subprocess and tempfile come with fingerprinting the tree; the
+# `sqlite3` package brings `datetime` for date adapters no table uses).
 _HEAVY = (
     "click",
     "yaml",
@@ -31,6 +32,7 @@ _HEAVY = (
     "subprocess",
     "tempfile",
     "hashlib",
+    "datetime",
 )
 
 
@@ -87,3 +89,27 @@ def test_a_stop_opens_the_state_database_once(
     assert len(opened) == 1
     stored = real_connect(opened[0]).execute("SELECT status FROM stop_outcomes").fetchall()
     assert stored == [("complete",)]
+
+
+def test_the_stop_hook_process_keeps_the_collector_but_runs_it_seldom(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    probe = (
+        "import atexit, gc, json, sys; from reflection_core.entry import run\n"
+        "atexit.register(lambda: print(json.dumps([gc.isenabled(), gc.get_threshold()]),"
+        " file=sys.stderr))\n"
+        "sys.argv = ['reflection', 'hook', 'stop']\n"
+        "run()\n"
+    )
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(_finished_task(git_repo, tmp_path)),
+        "cwd": str(git_repo),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    run = run_probe(probe, git_repo, tmp_path / "state", json.dumps(payload))
+    enabled, (young, *_) = json.loads(run.stderr.strip().splitlines()[-1])
+    assert run.returncode == 0
+    assert enabled is True
+    assert young >= 10_000
