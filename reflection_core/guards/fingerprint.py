@@ -111,8 +111,8 @@ def start_worktree_tree(root: Root, *, background: bool = False) -> PendingTree:
     When the private index can be reused, its `git add -A` starts here, before the
     caller has loaded its config: `reflection check tests` imports and reads while git
     scans. Up to git's start only `os` is used (no pathlib, no subprocess): what runs
-    before git starts adds to the check's time. `background` runs git at the lowest
-    CPU priority.
+    before git starts adds to the check's time. `background` keeps git to one thread
+    (a test run's scan: see gitcmd.run).
     """
     pending = PendingTree(root, background)
     with contextlib.suppress(OSError):

@@ -34,8 +34,10 @@ def run(
 ) -> str:
     """`git -C root ARGS` and its stdout (text, surrogate-escaped for odd bytes).
 
-    `background` runs git at the lowest CPU priority (`nice -n 19`, where available):
-    for work that overlaps something the user is waiting on, such as a test run.
+    `background` keeps git to one thread (`core.preloadIndex=false`), for work that
+    overlaps something the user is waiting on, such as a test run: git then never takes
+    more than one core from it. Not `nice`: on a busy machine a niced scan barely runs
+    while the tests do, and the run then waits for it at the end.
     """
     proc = start(root, args, env=env, input=input, background=background)
     return proc.wait(check=check)
@@ -58,10 +60,9 @@ def start(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    prefix = _nice_prefix() if background else []
     try:
         proc = subprocess.Popen(
-            [*prefix, "git", "-c", "core.quotePath=false", *args],
+            ["git", "-c", "core.quotePath=false", *_threads(background), *args],
             cwd=root,
             env=full_env,
             stdin=subprocess.PIPE if input is not None else None,
@@ -130,29 +131,19 @@ def spawn(
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
-    argv = ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", *args]
+    argv = ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", *_threads(background)]
     read_end, write_end = os.pipe()
     actions = [
         (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
         (os.POSIX_SPAWN_DUP2, write_end, 2),
     ]
-    prefixes = [["nice", "-n", "19"], []] if background else [[]]
     try:
-        for prefix in prefixes:  # without `nice` when there is none
-            try:
-                pid = os.posix_spawnp(
-                    [*prefix, *argv][0],
-                    [*prefix, *argv],
-                    full_env,
-                    file_actions=actions,
-                    setsigdef=(signal.SIGPIPE,),
-                )
-                break
-            except OSError as exc:
-                if prefix:
-                    continue
-                os.close(read_end)
-                raise GitError(f"cannot run git: {exc}") from None
+        pid = os.posix_spawnp(
+            "git", [*argv, *args], full_env, file_actions=actions, setsigdef=(signal.SIGPIPE,)
+        )
+    except OSError as exc:
+        os.close(read_end)
+        raise GitError(f"cannot run git: {exc}") from None
     finally:
         os.close(write_end)
     return Spawned(pid, read_end, args)
@@ -199,11 +190,8 @@ class Spawned:
         os.close(self.stderr_fd)
 
 
-def _nice_prefix() -> list[str]:
-    import shutil
-
-    nice = shutil.which("nice")
-    return [nice, "-n", "19"] if nice else []
+def _threads(background: bool) -> list[str]:
+    return ["-c", "core.preloadIndex=false"] if background else []
 
 
 def succeeds(root: Path, args: Sequence[str]) -> bool:
