@@ -60,19 +60,23 @@ STOP_BIG_TASK_RSS = Target("stop hook on one 50 MB task, peak RSS MB", 80.0)
 # 10-20 ms (1.03-1.32 measured that way locally).
 STOP_SESSION_GROWTH = Target("stop cost, big / 1 MB session ending with the same task", 1.5)
 COMMIT_HOOK_RATIO = Target("commit through `reflection init` hooks / one native hook", 1.5)
-# Missed, noise-bound on 2 cores. Measured as the median over 15 adjacent with/without
-# pairs that take turns going first: 0.040-0.101 at load 0.5-2.2, 0.18-0.21 at load 3; an
-# idle machine measured -0.03. The CPU share is real and printed beside it: 0.22-0.26, the
-# fingerprint's background `git add -A` (about one `git status`, 75-90 ms on 50,000 files)
-# plus 20-30 ms of the plugin's Python; with an idle core only the Python lands on the
-# run's wall time, with none the scan does too. The bound catches a plugin that blocks.
+# Missed under load, noise-bound on 2 cores. Measured as the median over 21 adjacent
+# with/without pairs that take turns going first: 0.032 and 0.044 in two runs at load
+# 2.4-2.5, the previous release 0.040-0.149 in four runs that hour (single pairs -0.3 to
+# +1.1); an idle machine measured -0.03. The floor is the fingerprint's one scan of the
+# tree: git's `lstat` of every file, about 110 ms of CPU on 50,000 files (one `git
+# status`), 0.11-0.20 of the run as the printed CPU share; the plugin's own Python is
+# 4-5 ms (1.5 ms at configure, 3.5 ms to record). With an idle core the scan costs the
+# run no wall time, with none it costs about its CPU. The bound catches a plugin that blocks.
 PLUGIN_SHARE = Target("pytest plugin share of a 500-test run, 50,000 files", 0.03, ci_bound=0.5)
-# At the target, without margin: 1.39-1.54x over five runs at load 0.5-2.2, four of them met
-# it (1.75-2.57x before the fingerprint
+# At the target with little margin under load: 1.36-1.49x against 1.41-1.52x before, in
+# eight interleaved runs of both builds at load 2.6-6 (1.75-2.57x before the fingerprint
 # kept a private index: one git scan whose tree id is read from the index's cache tree, no
 # `write-tree` and no 4 MB index rewrite on an unchanged tree; the scan starts before the
-# config is loaded and the diffs against the ledger's trees run beside it). What remains
-# above `git status` is Python's start-up and imports, about 25 ms before git starts.
+# config is loaded and the diffs against the ledger's trees run beside it; git now starts
+# before pathlib and subprocess are imported). What remains above `git status` is Python's
+# start-up (11 ms) and the imports and ledger read beside the scan (about 30 ms of CPU),
+# which slow git down when no core is idle.
 CHECK_TESTS_VS_GIT_STATUS = Target(
     "`reflection check tests` warm / `git status`", 1.5, ci_bound=2.3
 )

@@ -51,12 +51,20 @@ def git_dir(root: Path) -> Path:
     """The git dir of a work tree: `.git` itself, or where a `.git` file points (worktrees)."""
     from pathlib import Path
 
-    dot_git = root / ".git"
-    if dot_git.is_file():
-        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+    return Path(git_directory(root))
+
+
+def git_directory(root: str | os.PathLike[str]) -> str:
+    """`git_dir` as a string, without pathlib."""
+    dot_git = os.path.join(root, ".git")
+    if os.path.isfile(dot_git):
+        with open(dot_git, encoding="utf-8", errors="replace") as handle:
+            text = handle.read().strip()
         if text.startswith("gitdir:"):
-            target = Path(text[len("gitdir:") :].strip())
-            return target if target.is_absolute() else (root / target).resolve()
+            target = text[len("gitdir:") :].strip()
+            if os.path.isabs(target):
+                return target
+            return os.path.realpath(os.path.join(root, target))
     return dot_git
 
 

@@ -34,12 +34,17 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
     from reflection_core import paths
     from reflection_core.guards import fingerprint
 
-    root = paths.find_repo_root()
-    if root is None:
+    found = paths.repo_root_dir()
+    if found is None:
         return _say("reflection: not inside a git repository.", err=True, code=2)
-    # The working tree's scan starts first: git works while this process loads the rest.
-    scan = None if rev or ci or staged else fingerprint.start_worktree_tree(root)
+    # The working tree's scan starts first (before pathlib is imported): git works while
+    # this process loads the rest.
+    scan = None if rev or ci or staged else fingerprint.start_worktree_tree(found)
+    from pathlib import Path
+
     from reflection_core import config
+
+    root = Path(found)
 
     try:
         cfg = config.load(str(root))

@@ -16,6 +16,7 @@ recorded as what it is and never decides anything, pass or fail.
 
 from __future__ import annotations
 
+import functools
 import os
 import shlex
 from collections.abc import Sequence
@@ -26,10 +27,17 @@ _PYTHONS = ("python", "python3")
 
 
 def split(command: str) -> list[str]:
+    return list(_split(command))
+
+
+@functools.lru_cache(maxsize=256)
+def _split(command: str) -> tuple[str, ...]:
+    """Split once per distinct command: a ledger check asks about the project's test
+    command once per stamp (5,000 stamps in a full ledger), and shlex is slow Python."""
     try:
-        return shlex.split(command)
+        return tuple(shlex.split(command))
     except ValueError:
-        return command.split()
+        return tuple(command.split())
 
 
 def normalized(argv: Sequence[str]) -> list[str]:

@@ -14,10 +14,15 @@ from __future__ import annotations
 import contextlib
 import os
 from collections.abc import Sequence
-from pathlib import Path
 
 from reflection_core import paths
 from reflection_core.guards import gitcmd
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    Root = str | os.PathLike[str]
 
 # Left out of every fingerprint even when a project does not git-ignore them:
 # what test runs, linters and installs write into a tree (counting them would make
@@ -52,8 +57,10 @@ _STATE_VERSION = "v1"
 _REUSE_SECONDS = 24 * 3600
 
 
-def user_excludes_file(root: Path) -> Path | None:
+def user_excludes_file(root: Root) -> Path | None:
     """The global ignore file git uses here (`core.excludesFile`, else the XDG default)."""
+    from pathlib import Path
+
     configured = gitcmd.run(root, ["config", "--path", "--get", "core.excludesFile"], check=False)
     if configured.strip():
         return Path(configured.strip()).expanduser()
@@ -71,16 +78,22 @@ def excludes_file_text(user_file: Path | None, exclude: Sequence[str]) -> str:
     return f"{user_text}\n# reflection fingerprint excludes\n{ours}\n"
 
 
-def real_index_path(root: Path) -> Path:
+def real_index_path(root: Root) -> Path:
     """The index git would use here: GIT_INDEX_FILE (set inside hooks) or `<git dir>/index`."""
+    from pathlib import Path
+
+    return Path(_real_index_file(root))
+
+
+def _real_index_file(root: Root) -> str:
+    """`real_index_path` as a string, without pathlib."""
     override = os.environ.get("GIT_INDEX_FILE")
     if override:
-        candidate = Path(override)
-        return candidate if candidate.is_absolute() else root / candidate
-    return paths.git_dir(root) / "index"
+        return os.path.join(root, override)  # an absolute override stays as it is
+    return os.path.join(paths.git_directory(root), "index")
 
 
-def worktree_tree(root: Path, exclude: Sequence[str] = (), *, background: bool = False) -> str:
+def worktree_tree(root: Root, exclude: Sequence[str] = (), *, background: bool = False) -> str:
     """Tree id of the working tree as it is now (tracked, modified and untracked files).
 
     Git-ignored files, BUILTIN_EXCLUDE and `exclude` globs are left out: the globs
@@ -92,12 +105,14 @@ def worktree_tree(root: Path, exclude: Sequence[str] = (), *, background: bool =
     return start_worktree_tree(root, background=background).result(exclude)
 
 
-def start_worktree_tree(root: Path, *, background: bool = False) -> PendingTree:
+def start_worktree_tree(root: Root, *, background: bool = False) -> PendingTree:
     """Begin the working tree's fingerprint; `.result(exclude)` finishes it.
 
     When the private index can be reused, its `git add -A` starts here, before the
     caller has loaded its config: `reflection check tests` imports and reads while git
-    scans. `background` runs git at the lowest CPU priority.
+    scans. Up to git's start only `os` is used (no pathlib, no subprocess): what runs
+    before git starts adds to the check's time. `background` keeps git to one thread
+    (a test run's scan: see gitcmd.run).
     """
     pending = PendingTree(root, background)
     with contextlib.suppress(OSError):
@@ -105,9 +120,10 @@ def start_worktree_tree(root: Path, *, background: bool = False) -> PendingTree:
     return pending
 
 
-def temporary_index_tree(root: Path, excludes: str, background: bool = False) -> str:
+def temporary_index_tree(root: Root, excludes: str, background: bool = False) -> str:
     """The working tree's id through a throwaway copy of the real index."""
     import tempfile
+    from pathlib import Path
 
     with tempfile.TemporaryDirectory(prefix="reflection-index-") as tmp:
         temp_index = Path(tmp) / "index"
@@ -132,23 +148,23 @@ class PendingTree:
     meanwhile works through a throwaway copy.
     """
 
-    def __init__(self, root: Path, background: bool) -> None:
+    def __init__(self, root: Root, background: bool) -> None:
         self.root, self.background = root, background
-        self.store = paths.git_dir(root).joinpath(*PRIVATE_INDEX_DIR)
-        self.index = self.store / "index"
-        self.excludes_file = self.store / "excludes"
-        self.state_file = self.store / "state"
+        self.store = os.path.join(paths.git_directory(root), *PRIVATE_INDEX_DIR)
+        self.index = os.path.join(self.store, "index")
+        self.excludes_file = os.path.join(self.store, "excludes")
+        self.state_file = os.path.join(self.store, "state")
         self.lock_fd: int | None = None
         self.seed = ""
         self.saved: list[str] = []  # version, seed, tree of the reusable private index
         self.saved_excludes = ""
-        self.adding: gitcmd.Running | None = None
+        self.adding: gitcmd.Running | gitcmd.Spawned | None = None
         # The tree id this scan gives when nothing changed since the last one, if known.
         self.predicted: str | None = None
 
     def start(self) -> None:
         """Take the private index and, when it can be reused, start `git add -A` into it."""
-        self.lock_fd = _try_lock(self.store / "lock")
+        self.lock_fd = _try_lock(os.path.join(self.store, "lock"))
         if self.lock_fd is None:
             return
         self.seed = _seed_identity(self.root)
@@ -157,7 +173,7 @@ class PendingTree:
             len(saved) == 3
             and saved[:2] == [_STATE_VERSION, self.seed]
             and _younger_than(self.state_file, _REUSE_SECONDS)
-            and self.index.is_file()
+            and os.path.isfile(self.index)
         ):
             self.saved, self.saved_excludes = saved, _read_text(self.excludes_file)
             try:
@@ -204,7 +220,7 @@ class PendingTree:
                 tree = _tree_of(root, index, bg, kept=True)
         except gitcmd.GitError:
             with contextlib.suppress(OSError):
-                self.state_file.unlink()  # the next fingerprint starts from a fresh copy
+                os.unlink(self.state_file)  # the next fingerprint starts from a fresh copy
             return temporary_index_tree(root, excludes, bg)
         if tree != old:
             _write_state(self.state_file, f"{_STATE_VERSION} {self.seed} {tree}\n")
@@ -212,12 +228,13 @@ class PendingTree:
 
     def _reseed(self, excludes: str) -> None:
         """Copy the real index afresh (none when there is none) and add into it."""
-        self.excludes_file.write_text(excludes, encoding="utf-8", errors="surrogateescape")
+        with open(self.excludes_file, "w", encoding="utf-8", errors="surrogateescape") as out:
+            out.write(excludes)
         try:
-            _copy_index(real_index_path(self.root), self.index)
+            _copy_index(_real_index_file(self.root), self.index)
         except FileNotFoundError:
             with contextlib.suppress(FileNotFoundError):
-                self.index.unlink()
+                os.unlink(self.index)
         _add_all(self.root, self.index, self.excludes_file, self.background).wait()
 
 
@@ -225,14 +242,16 @@ class PendingTree:
 _EOIE = ("-c", "index.recordEndOfIndexEntries=true")
 
 
-def _add_all(root: Path, index: Path, excludes_file: Path, background: bool) -> gitcmd.Running:
+def _add_all(
+    root: Root, index: Root, excludes_file: Root, background: bool
+) -> gitcmd.Running | gitcmd.Spawned:
     """Start `git add -A` of the whole working tree into `index`."""
     add = [*_EOIE, "-c", f"core.excludesFile={excludes_file}", "-c", "advice.addEmbeddedRepo=false"]
-    env = {"GIT_INDEX_FILE": str(index)}
-    return gitcmd.start(root, [*add, "add", "-A", "--", "."], env=env, background=background)
+    env = {"GIT_INDEX_FILE": os.fspath(index)}
+    return gitcmd.spawn(root, [*add, "add", "-A", "--", "."], env=env, background=background)
 
 
-def _tree_of(root: Path, index: Path, background: bool, *, kept: bool = False) -> str:
+def _tree_of(root: Root, index: Root, background: bool, *, kept: bool = False) -> str:
     """The tree id of `index`: from its cache tree when valid, else `git write-tree`.
 
     A `kept` index git did not rewrite (a copy of a real index whose cache tree was
@@ -242,7 +261,7 @@ def _tree_of(root: Path, index: Path, background: bool, *, kept: bool = False) -
     cached = cached_root_tree(index)
     if cached:
         return cached
-    env = {"GIT_INDEX_FILE": str(index)}
+    env = {"GIT_INDEX_FILE": os.fspath(index)}
     tree = gitcmd.run(root, [*_EOIE, "write-tree"], env=env, background=background).strip()
     if kept and cached_root_tree(index) != tree:
         force = [*_EOIE, "update-index", "--force-write-index"]
@@ -250,22 +269,23 @@ def _tree_of(root: Path, index: Path, background: bool, *, kept: bool = False) -
     return tree
 
 
-def _copy_index(source: Path, dest: Path) -> None:
+def _copy_index(source: Root, dest: Root) -> None:
     """Copy an index keeping its mtime: git's racy-entry check compares file mtimes with
     it, and a fresh mtime would make git trust stale stat data for files edited in the
     second the index was written. Written beside `dest` and renamed: never torn."""
     import shutil
 
-    partial = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    folder, name = os.path.split(dest)
+    partial = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
     try:
         shutil.copy2(source, partial)
         os.replace(partial, dest)
     finally:
         with contextlib.suppress(OSError):
-            partial.unlink()
+            os.unlink(partial)
 
 
-def _gitignore_changed(root: Path, old: str, new: str) -> bool:
+def _gitignore_changed(root: Root, old: str, new: str) -> bool:
     """True when a `.gitignore` differs between trees `old` and `new` (or git cannot tell)."""
     out = gitcmd.run(
         root, ["diff-tree", "-r", "-z", "--no-renames", "--name-only", old, new], check=False
@@ -275,55 +295,58 @@ def _gitignore_changed(root: Path, old: str, new: str) -> bool:
     return any(p.rsplit("/", 1)[-1] == ".gitignore" for p in out.split("\0") if p)
 
 
-def _seed_identity(root: Path) -> str:
+def _seed_identity(root: Root) -> str:
     """Stat identities of the real index and `info/exclude`: a change to either (any git
     command that rewrote the index, an edit of the exclude file) means a fresh copy."""
-    common = paths.git_dir(root)
-    with contextlib.suppress(OSError):
-        pointer = (common / "commondir").read_text(encoding="utf-8").strip()
-        common = common / pointer if pointer else common
-    return ";".join(_identity(p) for p in (real_index_path(root), common / "info" / "exclude"))
+    common = paths.git_directory(root)
+    pointer = _read_text(os.path.join(common, "commondir")).strip()
+    common = os.path.join(common, pointer) if pointer else common
+    exclude = os.path.join(common, "info", "exclude")
+    return ";".join(_identity(p) for p in (_real_index_file(root), exclude))
 
 
-def _younger_than(path: Path, seconds: float) -> bool:
+def _younger_than(path: str, seconds: float) -> bool:
     import time
 
     try:
-        return time.time() - path.stat().st_mtime < seconds
+        return time.time() - os.stat(path).st_mtime < seconds
     except OSError:
         return False
 
 
-def _identity(path: Path) -> str:
+def _identity(path: str) -> str:
     try:
-        st = path.stat()
+        st = os.stat(path)
     except OSError:
         return "-"
     return f"{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_size}:{st.st_ino}:{st.st_dev}"
 
 
-def _read_text(path: Path) -> str:
+def _read_text(path: str) -> str:
     try:
-        return path.read_text(encoding="utf-8", errors="surrogateescape")
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            return handle.read()
     except OSError:
         return ""
 
 
-def _write_state(path: Path, text: str) -> None:
+def _write_state(path: str, text: str) -> None:
     """Written beside and renamed; no fsync: a lost state only means a fresh copy."""
-    partial = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    partial.write_text(text, encoding="utf-8")
+    folder, name = os.path.split(path)
+    partial = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+    with open(partial, "w", encoding="utf-8") as out:
+        out.write(text)
     os.replace(partial, path)
 
 
-def _try_lock(path: Path) -> int | None:
+def _try_lock(path: str) -> int | None:
     """An fd holding an exclusive flock on `path` (released when closed or when this
     process ends), or None when another process holds it or flock is unavailable."""
     try:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
         return None
-    path.parent.mkdir(parents=True, exist_ok=True)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
     fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -333,11 +356,11 @@ def _try_lock(path: Path) -> int | None:
     return fd
 
 
-def staged_tree(root: Path) -> str:
+def staged_tree(root: Root) -> str:
     """Tree id of what `git commit` would record now (the index, or GIT_INDEX_FILE in hooks)."""
     return gitcmd.run(root, ["write-tree"]).strip()
 
 
-def commit_tree(root: Path, sha: str) -> str:
+def commit_tree(root: Root, sha: str) -> str:
     """Tree id of commit `sha`."""
     return gitcmd.run(root, ["rev-parse", "--verify", "--quiet", f"{sha}^{{tree}}"]).strip()

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pathlib import Path
+    import os
 
 _HEADER = b"DIRC"
 _VERSIONS = (2, 3, 4)
@@ -24,7 +24,7 @@ _TREE = b"TREE"
 _TAIL = 8 + 4 + 2 * max(_HASH_LENGTHS)  # EOIE header, offset, its hash, the file checksum
 
 
-def cached_root_tree(index: Path) -> str | None:
+def cached_root_tree(index: str | os.PathLike[str]) -> str | None:
     """The root tree id recorded in the index file `index` when valid, else None."""
     try:
         with open(index, "rb") as handle:

@@ -9,6 +9,8 @@ harmless: it does nothing outside a git repository, never changes a run's outcom
 The tree is fingerprinted when the session STARTS, in a background thread
 while the tests run (so a big repository's fingerprint costs the run nothing it
 would notice): the stamp describes the content the tests were collected from.
+Git scans with one thread at the usual priority: it never takes more than one
+core from the tests, and a busy machine does not starve it until the run ends.
 Files edited during the run are not covered; the next commit's tree then differs
 from the stamp and asks for a new run.
 

@@ -294,3 +294,33 @@ def test_after_a_commit_the_next_fingerprint_reads_the_tree_from_the_kept_index(
     git(git_repo, "write-tree")  # the real index's cache tree is valid: git rewrites no copy
     tree = fingerprint.worktree_tree(git_repo)
     assert tree == head_tree(git_repo) == cached_root_tree(private_index(git_repo))
+
+
+def test_a_spawned_git_that_fails_raises_with_gits_own_message(git_repo: Path) -> None:
+    from reflection_core.guards import gitcmd
+
+    running = gitcmd.spawn(git_repo, ["rev-parse", "--verify", "no-such-ref"])
+    with pytest.raises(gitcmd.GitError, match="no-such-ref"):
+        running.wait()
+    assert gitcmd.spawn(str(git_repo), ["add", "-A"], background=True).wait() == ""
+
+
+def test_a_spawned_git_can_be_stopped_and_is_reaped(git_repo: Path) -> None:
+    from reflection_core.guards import gitcmd
+
+    running = gitcmd.spawn(git_repo, ["-c", "alias.nap=!sleep 30", "nap"])
+    started = time.monotonic()
+    running.stop()
+    assert time.monotonic() - started < 10
+    assert isinstance(running, gitcmd.Spawned) and running.returncode != 0
+
+
+def test_a_linked_worktree_is_fingerprinted_through_its_own_git_dir(git_repo: Path) -> None:
+    linked = git_repo.parent / "linked"
+    git(git_repo, "worktree", "add", "-q", str(linked), "-b", "side")
+    (linked / "new.py").write_text("print(1)\n")
+    tree = fingerprint.worktree_tree(linked)
+    assert tree != head_tree(git_repo)
+    git_dir = fingerprint.paths.git_directory(str(linked))
+    assert Path(git_dir, "reflection", "fingerprint", "state").is_file()
+    assert git_dir == str(fingerprint.paths.git_dir(linked))
