@@ -128,3 +128,22 @@ def test_a_line_claiming_a_pass_with_a_failing_exit_code_is_not_a_pass() -> None
     line = b'{"tree": "t", "command": "c", "exit_code": 1, "passed": true}\n'
     (stamp,), warnings = ledger.parse_lines(line)
     assert not stamp.passed and warnings == []
+
+
+def test_a_stamps_payload_is_every_recorded_field_with_containers_copied() -> None:
+    stamp = Stamp(
+        tree="t" * 40,
+        command="python -m pytest",
+        exit_code=0,
+        passed=True,
+        counts={"passed": 3},
+        tool_versions={"python": "3.11"},
+        argv=["-q"],
+        notes=["why"],
+        mac="m",
+    )
+    payload = stamp.payload()
+    assert set(payload) == {name for name in Stamp._record_fields if name != "verified"}  # type: ignore[attr-defined]
+    assert payload["counts"] == {"passed": 3} and payload["counts"] is not stamp.counts
+    assert payload["argv"] == ["-q"] and payload["argv"] is not stamp.argv
+    assert Stamp.from_dict(json.loads(stamp.to_json())) == stamp
