@@ -40,6 +40,7 @@ _CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
+    needs=("and", "also", "plus", "while you", "on top of that", "additionally", "as well as"),
 )
 # The lookahead names every split's first character: the engine skips other positions
 # without trying each alternative there (about three times faster, same splits).

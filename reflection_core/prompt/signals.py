@@ -31,20 +31,31 @@ class LazyPattern:
     Compiling is most of the prompt hook's import time; continuation and menu
     patterns are only needed for short prompts or when a previous message exists.
     `needs`, when given, holds substrings one of which every match contains: `search`,
-    `finditer` and `findall` skip the scan of a text holding none of them (lower-case
+    `finditer`, `findall` and `split` skip the scan of a text holding none of them (lower-case
     words for an IGNORECASE pattern, which is then gated on ASCII text only, where
-    lower-casing and the engine's case folding agree).
+    lower-casing and the engine's case folding agree). `gates` are patterns for the
+    matches no substring names ("a capital letter before a digit"): every match holds one
+    of `needs` or matches one of `gates`. A gate opens with a literal or a character class,
+    so the engine finds its candidates with its fast first-character scan.
     """
 
-    __slots__ = ("_compiled", "_flags", "_folds", "_needs", "_source", "_words")
+    __slots__ = ("_compiled", "_flags", "_folds", "_gated", "_gates", "_needs", "_source", "_words")
 
     def __init__(
-        self, source: str, flags: int = 0, *, words: bool = False, needs: tuple[str, ...] = ()
+        self,
+        source: str,
+        flags: int = 0,
+        *,
+        words: bool = False,
+        needs: tuple[str, ...] = (),
+        gates: tuple[str, ...] = (),
     ) -> None:
         self._source = source
         self._flags = flags
         self._words = words
         self._needs = needs
+        self._gates = tuple(LazyPattern(gate) for gate in gates)
+        self._gated = bool(needs or gates)
         # Read once here: `flags & re.IGNORECASE` is a slow enum operation per call.
         self._folds = bool(int(flags) & _IGNORECASE)
         self._compiled: re.Pattern[str] | None = None
@@ -55,8 +66,11 @@ class LazyPattern:
             if not text.isascii():
                 return False
             text = text.lower()
-        for part in self._needs:  # noqa: SIM110 - a generator costs more per call
+        for part in self._needs:
             if part in text:
+                return False
+        for gate in self._gates:  # noqa: SIM110 - a generator costs more per call
+            if gate.search(text) is not None:
                 return False
         return True
 
@@ -68,7 +82,7 @@ class LazyPattern:
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        if self._needs and self._absent(text):
+        if self._gated and self._absent(text):
             return None
         return (self._compiled or self.pattern).search(text)
 
@@ -76,25 +90,29 @@ class LazyPattern:
         return (self._compiled or self.pattern).match(text)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        if self._needs and self._absent(text):
+        if self._gated and self._absent(text):
             return iter(())
         return (self._compiled or self.pattern).finditer(text)
 
     def findall(self, text: str) -> list[Any]:
-        if self._needs and self._absent(text):
+        if self._gated and self._absent(text):
             return []
         return (self._compiled or self.pattern).findall(text)
 
     def split(self, text: str) -> list[str]:
+        if self._gated and self._absent(text):
+            return [text]
         return (self._compiled or self.pattern).split(text)
 
     def sub(self, replacement: str, text: str) -> str:
         return (self._compiled or self.pattern).sub(replacement, text)
 
 
-def lazy_words(source: str, flags: int = 0, *, needs: tuple[str, ...] = ()) -> LazyPattern:
+def lazy_words(
+    source: str, flags: int = 0, *, needs: tuple[str, ...] = (), gates: tuple[str, ...] = ()
+) -> LazyPattern:
     """A LazyPattern compiled with `compile_words`."""
-    return LazyPattern(source, flags, words=True, needs=needs)
+    return LazyPattern(source, flags, words=True, needs=needs, gates=gates)
 
 
 def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -152,7 +170,10 @@ _FILE_EXT = (
 )
 _PATH_RE = LazyPattern(r"(?<![\w@.~-])[\w.~-]*(?:/[\w.-]+)+/?")
 # Path patterns run on lower-cased text: only their count matters.
-_FILE_RE = LazyPattern(rf"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b")
+# A file name ends in one of the extensions: the gate finds that ending from each ".".
+_FILE_RE = LazyPattern(
+    rf"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b", gates=(rf"\.(?:{_FILE_EXT})\b",)
+)
 _EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$")
 _NAMED_FILE_WORDS = (
     "dockerfile",
@@ -179,20 +200,30 @@ _IDENT_RE = lazy_words(
     r"|\b\w+\(\)"  # call()
     r"|(?<!\w)--[a-z][\w-]*"  # --flag
     r"|\bv?\d+\.\d+\.(?:\d+|x)\b"  # versions 1.8.0, 1.34.x
-    r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/"  # HTTP route
+    r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/",  # HTTP route
+    needs=("_", "()", "--", "GET", "POST", "PUT", "PATCH", "DELETE"),
+    gates=(r"[A-Z][a-z0-9]+[A-Z]", r"\d\.\d"),  # CamelCase, versions
 )
 _ERROR_RE = LazyPattern(
     r"\b\w*(?:Error|Exception|Warning)\b|\bTraceback\b|\bpanic:|\bsegfault\b|\bstack ?trace\b"
     r"|\bexit(?:s|ed)? (?:with )?(?:code|status) \d+|\bline \d+|\b[A-Z]{1,3}\d{3,4}\b"
-    r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b"
+    r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b",
+    needs=("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack", "exit"),
+    # every other match holds "line ", a capital letter before a digit (E0425) or a status
+    gates=(r"line \d", r"[A-Z]\d", r"[45]\d\d"),
 )
 _METRIC_RE = lazy_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
     r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bo\([^()\n]{1,20}\)"
     r"|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",  # lower-cased text; EXPLAIN apart
+    needs=("p5", "p7", "p9", "o(", "index scan", "flame", "benchmark"),
+    gates=(r"\d\s?[%fghkmpqrstx]",),  # a number before a unit's first letter
 )
 _NUMBER_RE = LazyPattern(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
-_HASH_RE = LazyPattern(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+# A hash holds a digit next to a letter a-f somewhere; the gate looks at each digit.
+_HASH_RE = LazyPattern(
+    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", gates=(r"\d(?:(?<=[a-f]\d)|[a-f])",)
+)
 _QUOTED_RE = LazyPattern(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
 _CRITERION_RE = lazy_words(
     r"\btests?\b|\bpytest\b|\bjest\b|\bspec\b|\bxfail\b|\bassert"
@@ -210,7 +241,6 @@ _RESTRICTION_RE = LazyPattern(
     0,  # run on lower-cased text
 )
 # What a text must contain for the pattern to match at all: a substring test skips the scan.
-_ERROR_WORDS = ("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack")
 _NAMED_OBJECT_NOUNS = (
     "page",
     "button",
@@ -356,10 +386,6 @@ def find_paths(text: str) -> list[str]:
     return found
 
 
-def _holds(text: str, needed: tuple[str, ...]) -> bool:
-    return any(part in text for part in needed)
-
-
 def extract(text: str) -> Signals:
     """All signals of `text`; cheap character checks skip patterns that cannot match.
 
@@ -369,14 +395,13 @@ def extract(text: str) -> Signals:
     lowered = words(low)
     has_digit = _DIGIT_RE.search(text) is not None
     backtick = "`" in text
-    errors = has_digit or _holds(text, _ERROR_WORDS)
     found = Signals(
         words=len(lowered),
         paths=tuple(dict.fromkeys(find_paths(text))),
         code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
         fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
         identifiers=tuple(dict.fromkeys(_IDENT_RE.findall(text))),
-        errors=tuple(_ERROR_RE.findall(text)) if errors else (),
+        errors=tuple(_ERROR_RE.findall(text)),
         metrics=tuple(_METRIC_RE.findall(low)) + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
         else (),

@@ -13,20 +13,61 @@ import pytest
 from reflection_core.prompt import classify, scope, signals, smells
 
 GATED_SIGNALS = [
-    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "got a KeyError in the loader"),
-    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "Traceback below"),
-    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "then panic: nil map"),
-    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "it segfault again"),
-    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "see the stacktrace"),
-    (signals._ERROR_RE, signals._ERROR_WORDS, "text", "a DeprecationWarning shows"),
+    # (pattern, text it runs on): one example per alternative, through the gate and without it
+    (signals._ERROR_RE, "got a KeyError in the loader"),
+    (signals._ERROR_RE, "Traceback below"),
+    (signals._ERROR_RE, "then panic: nil map"),
+    (signals._ERROR_RE, "it segfault again"),
+    (signals._ERROR_RE, "see the stacktrace"),
+    (signals._ERROR_RE, "a DeprecationWarning shows"),
+    (signals._ERROR_RE, "the job exited with code 3"),
+    (signals._ERROR_RE, "see line 42"),
+    (signals._ERROR_RE, "rustc says E0425 here"),
+    (signals._ERROR_RE, "the route returns a 404 now"),
+    (signals._ERROR_RE, "we see 503s at night"),
+    (signals._IDENT_RE, "rename load_rows"),
+    (signals._IDENT_RE, "the HttpClient class"),
+    (signals._IDENT_RE, "set MAX_RETRIES"),
+    (signals._IDENT_RE, "call flush() first"),
+    (signals._IDENT_RE, "pass --dry-run"),
+    (signals._IDENT_RE, "pin 1.8.0 or 1.34.x"),
+    (signals._IDENT_RE, "handle GET /users"),
+    (signals._METRIC_RE, "under 200 ms"),
+    (signals._METRIC_RE, "cut it by 30 percent"),
+    (signals._METRIC_RE, "keep p95 low"),
+    (signals._METRIC_RE, "make it o(n log n)"),
+    (signals._METRIC_RE, "show an index scan"),
+    (signals._METRIC_RE, "attach a flamegraph"),
+    (signals._METRIC_RE, "run the benchmark"),
+    (signals._METRIC_RE, "serve 500 req/s"),
+    (signals._HASH_RE, "revert 3f2a9c1 please"),
+    (signals._HASH_RE, "revert abcdef1 please"),
+    (signals._HASH_RE, "revert 1234abc please"),
+    (signals._FILE_RE, "edit config.yaml"),
+    (signals._FILE_RE, "see app.test.tsx"),
 ]
 
 
-@pytest.mark.parametrize(("pattern", "words", "case", "text"), GATED_SIGNALS)
-def test_signal_gate_lets_every_matching_form_through(pattern, words, case, text):
-    text = text.lower() if case == "low" else text
+@pytest.mark.parametrize(("pattern", "text"), GATED_SIGNALS)
+def test_signal_gate_lets_every_matching_form_through(pattern, text):
+    assert pattern.pattern.findall(text)  # the compiled pattern, no gate
+    assert pattern.findall(text) == pattern.pattern.findall(text)
     assert pattern.search(text) is not None
-    assert signals._holds(text, words)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text"),
+    [
+        (signals._ERROR_RE, "it breaks on save (#1234)"),
+        (signals._IDENT_RE, "Rename the loader, see v1 (#12)"),
+        (signals._METRIC_RE, "fix it (#123)"),
+        (signals._HASH_RE, "fix issue 1234 in the cafe"),
+        (signals._FILE_RE, "fix it. then ship."),
+    ],
+)
+def test_signal_gate_skips_a_text_without_what_a_match_holds(pattern, text):
+    assert pattern._absent(text)
+    assert pattern.pattern.findall(text) == []
 
 
 GATED_AREAS = [
@@ -88,6 +129,32 @@ def test_clause_split_matches_the_plain_alternation(text):
         r"[.!?;\n]+\s*|,\s*(?:and\s+)?|(?<!\s)\s+and\s+(?:then\s+)?|(?<!\s)\s+then\s+"
     )
     assert scope._CLAUSE_SPLIT.split(text) == plain.split(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "fix the login and also add a logout button",
+        "fix the login. While you're at it, add a logout button",
+        "fix the login; on top of that add a logout button",
+        "fix the login and then can you add a logout button",
+        "fix the login. And add a logout button",
+        "fix the login\nplus add a logout button",
+        "fix the login, also add a logout button",
+        "fix the login. Additionally add a logout button",
+        "fix the login as well as the logout button",
+        "FIX THE LOGIN AND ALSO ADD A LOGOUT BUTTON",
+    ],
+)
+def test_task_joiner_gate_lets_every_joiner_through(text):
+    assert len(scope._CREEP.pattern.split(text)) == 2  # the compiled pattern, no gate
+    assert scope._CREEP.split(text) == scope._CREEP.pattern.split(text)
+
+
+def test_task_joiner_gate_keeps_a_text_without_joiners_whole():
+    text = "fix the login, then add a logout button"
+    assert scope._CREEP._absent(text)
+    assert scope._CREEP.split(text) == scope._CREEP.pattern.split(text) == [text]
 
 
 def test_trailing_joiner_is_removed_only_where_the_gate_looks():
