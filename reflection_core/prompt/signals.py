@@ -208,9 +208,12 @@ _ERROR_RE = LazyPattern(
     r"\b\w*(?:Error|Exception|Warning)\b|\bTraceback\b|\bpanic:|\bsegfault\b|\bstack ?trace\b"
     r"|\bexit(?:s|ed)? (?:with )?(?:code|status) \d+|\bline \d+|\b[A-Z]{1,3}\d{3,4}\b"
     r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b",
-    needs=("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack", "exit"),
-    # every other match holds "line ", a capital letter before a digit (E0425) or a status
-    gates=(r"line \d", r"[A-Z]\d", r"[45]\d\d"),
+    needs=(
+        *("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack", "exit"),
+        *("return", "got ", "give", "throw"),
+    ),
+    # every other match holds "line 3", a capital before a digit (E0425) or "500s"/"404 error"
+    gates=(r"line \d", r"[A-Z]\d", r"[45]\d\d(?:s| error)"),
 )
 _METRIC_RE = lazy_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"

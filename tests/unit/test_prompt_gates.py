@@ -25,6 +25,10 @@ GATED_SIGNALS = [
     (signals._ERROR_RE, "rustc says E0425 here"),
     (signals._ERROR_RE, "the route returns a 404 now"),
     (signals._ERROR_RE, "we see 503s at night"),
+    (signals._ERROR_RE, "it got a 500"),
+    (signals._ERROR_RE, "the form gives 422"),
+    (signals._ERROR_RE, "it throws an 404"),
+    (signals._ERROR_RE, "a 404 error on reload"),
     (signals._IDENT_RE, "rename load_rows"),
     (signals._IDENT_RE, "the HttpClient class"),
     (signals._IDENT_RE, "set MAX_RETRIES"),
@@ -59,6 +63,7 @@ def test_signal_gate_lets_every_matching_form_through(pattern, text):
     ("pattern", "text"),
     [
         (signals._ERROR_RE, "it breaks on save (#1234)"),
+        (signals._ERROR_RE, "it breaks on save (#450)"),
         (signals._IDENT_RE, "Rename the loader, see v1 (#12)"),
         (signals._METRIC_RE, "fix it (#123)"),
         (signals._HASH_RE, "fix issue 1234 in the cafe"),
