@@ -40,7 +40,12 @@ _CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
-    needs=("and", "also", "plus", "while you", "on top of that", "additionally", "as well as"),
+    needs=(
+        *("and also", "and can", "and could", "and then", "also", "plus", "while you"),
+        *("on top of that", "additionally", "as well as"),
+    ),
+    # "and" opening the text, a line or a sentence; a gate per mark finds its literal fast
+    gates=(r"^and", r"\nand", r"\.\s+and", r"!\s+and", r"\?\s+and"),
 )
 # The lookahead names every split's first character: the engine skips other positions
 # without trying each alternative there (about three times faster, same splits).

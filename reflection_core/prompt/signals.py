@@ -369,8 +369,25 @@ class Signals(NamedTuple):
         )
 
 
-def words(text: str) -> list[str]:
-    return _WORD_RE.findall(text)
+@per_text
+def words(text: str) -> tuple[str, ...]:
+    """The words of lower-cased `text` ("don't" is one); kept for `alnum_runs` of the same text."""
+    return tuple(_WORD_RE.findall(text))
+
+
+_ALNUM_RUN_RE = LazyPattern(r"[a-z0-9]+")
+
+
+def alnum_runs(text: str) -> list[str]:
+    """The runs of ASCII letters and digits in lower-cased `text`.
+
+    In ASCII text these are its words split at their apostrophes: joined from `words`,
+    which the prompt's signals have already read, instead of another scan.
+    """
+    if not text.isascii():
+        return _ALNUM_RUN_RE.findall(text)
+    found = words(text)
+    return "'".join(found).split("'") if found else []
 
 
 def find_paths(text: str) -> list[str]:

@@ -152,6 +152,11 @@ def opens_with(text: str, table: tuple[str, ...]) -> bool:
     return False
 
 
+# The tables' phrases an ASCII text can hold: a phrase in another script is never in one.
+_ASCII_REFERENTS = tuple(phrase for phrase in phrases.MISSING_REFERENT if phrase.isascii())
+_ASCII_INVITATIONS = tuple(phrase for phrase in phrases.INVITED_QUESTIONS if phrase.isascii())
+
+
 def _contains(text: str, table: tuple[str, ...]) -> bool:
     return _first_in(text, table) is not None
 
@@ -231,7 +236,7 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
         return None
     if prev_assistant and (find_paths(prev_assistant) or "http" in prev_assistant):
         return None  # the conversation names a file it may mean
-    found = _first_in(low, phrases.MISSING_REFERENT)
+    found = _first_in(low, _ASCII_REFERENTS if low.isascii() else phrases.MISSING_REFERENT)
     if found is not None:
         start = low.index(found)
         if find_paths(text) or "http" in low or _pasted_beside(text, start):
@@ -353,7 +358,7 @@ def is_interjection(text: str) -> bool:
 def invites_questions(text: str) -> bool:
     """The user asks to be asked: "ask clarifying questions if needed", not "don't ask me"."""
     low = _normalized(text)
-    for phrase in phrases.INVITED_QUESTIONS:
+    for phrase in _ASCII_INVITATIONS if low.isascii() else phrases.INVITED_QUESTIONS:
         at = low.find(phrase)
         if at >= 0 and _stands_alone(low, at, phrase) and not _turned_down(low[:at]):
             return True

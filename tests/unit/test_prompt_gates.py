@@ -144,6 +144,12 @@ def test_clause_split_matches_the_plain_alternation(text):
         "fix the login; on top of that add a logout button",
         "fix the login and then can you add a logout button",
         "fix the login. And add a logout button",
+        "And add a logout button, fix the login",
+        "fix the login\nand add a logout button",
+        "fix the login!\tand add a logout button",
+        "fix the login?  And add a logout button",
+        "fix the login and could you add a logout button",
+        "fix the login and then could you add a logout button",
         "fix the login\nplus add a logout button",
         "fix the login, also add a logout button",
         "fix the login. Additionally add a logout button",
@@ -157,7 +163,7 @@ def test_task_joiner_gate_lets_every_joiner_through(text):
 
 
 def test_task_joiner_gate_keeps_a_text_without_joiners_whole():
-    text = "fix the login, then add a logout button"
+    text = "fix the login, then add a logout button and a spinner"
     assert scope._CREEP._absent(text)
     assert scope._CREEP.split(text) == scope._CREEP.pattern.split(text) == [text]
 
@@ -474,3 +480,20 @@ def test_word_patterns_with_a_lookbehind_alternative_match_as_written(text):
     plain = re.compile(signals._IDENT_RE._source)  # `\b` and `(?<!\w)` alternatives, unfolded
     assert signals._IDENT_RE.findall(text) == plain.findall(text)
     assert signals._IDENT_RE.pattern.pattern.count(r"(?<!\w)") == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "don't re-run the e2e tests in ci/cd",
+        "it's rock'n'roll: o'neil's x2 v1.8.0_rc",
+        "",
+        "  ...  ",
+        "café au lait, naïve résumé",
+        "l’app d’aujourd’hui",
+    ],
+)
+def test_alnum_runs_read_from_the_words_equal_a_scan(text):
+    import re
+
+    assert signals.alnum_runs(text) == re.findall(r"[a-z0-9]+", text)
