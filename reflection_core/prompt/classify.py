@@ -11,7 +11,7 @@ Patterns are lower-case and run on lower-cased text.
 from __future__ import annotations
 
 from reflection_core.prompt.scope import Scope, asks_for_action
-from reflection_core.prompt.signals import LazyPattern, alnum_runs, lazy_words
+from reflection_core.prompt.signals import LazyPattern, lazy_words
 
 CLASSES = (
     "architectural",
@@ -79,6 +79,7 @@ _ARCH_SHAPES = LazyPattern(
     r"|\bevent[- ]driven|\bmulti[- ]tenant",
     needs=_ARCH_SHAPE_WORDS,
 )
+_TOKEN = LazyPattern(r"[a-z0-9]+")
 _REVIEW = lazy_words(
     r"^\s*(?:please\s+)?(?:\w+\s+)?(?:review|audit)\b|\b(?:code|security|design|pr) review\b"
     r"|\breview (?:the|this|my|our|all)\b|\blook for (?:\w+ )?(?:issues|bugs|problems|race"
@@ -133,7 +134,7 @@ _WORD = LazyPattern(r"[A-Za-z']+")
 def _area_scores(text: str) -> dict[str, int]:
     """Hits per area in lower-cased `text`: one dict lookup per token, substring phrases."""
     scores = dict.fromkeys(("frontend", "devops", "testing", "backend", "architectural"), 0)
-    for area in map(_AREA_WORDS.get, alnum_runs(text)):
+    for area in map(_AREA_WORDS.get, _TOKEN.findall(text)):
         if area:
             scores[area] += 1
     for area, phrases in _AREA_PHRASES.items():

@@ -149,6 +149,8 @@ def asks_for_action(text: str) -> bool:
 
 def _list_tasks(text: str) -> list[str]:
     """Items of an embedded list, unless they are requirements of one task named before it."""
+    if "\n" not in text:
+        return []  # a list line opens the text or follows a newline: one line holds one item
     items = [m.group(1) for m in _LIST_LINE.finditer(text)]
     if len(items) < 2:
         return []

@@ -222,7 +222,10 @@ _METRIC_RE = lazy_words(
     needs=("p5", "p7", "p9", "o(", "index scan", "flame", "benchmark"),
     gates=(r"\d\s?[%fghkmpqrstx]",),  # a number before a unit's first letter
 )
-_NUMBER_RE = LazyPattern(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
+# `(?<![\w.])\d+...` with the digit first and the look-behind after it (the same numbers):
+# a pattern opening with a digit class lets the engine skip to digits instead of trying
+# the look-behind at every position.
+_NUMBER_RE = LazyPattern(r"\d(?<![\w.]\d)\d*(?:[.,]\d+)*\b")
 # A hash holds a digit next to a letter a-f somewhere; the gate looks at each digit.
 _HASH_RE = LazyPattern(
     r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", gates=(r"\d(?:(?<=[a-f]\d)|[a-f])",)
@@ -302,7 +305,7 @@ _NAMED_OBJECT_RE = LazyPattern(
     r"[a-z][\w-]* (?:page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
     r"|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
     r"|template|component|hook|query|command|subcommand|function|method|class)\b",
-    needs=_NAMED_OBJECT_NOUNS,
+    needs=(*(f" {noun}" for noun in _NAMED_OBJECT_NOUNS), " subcommand"),  # after a word
 )
 # Observed vs wanted behaviour: "returns 500 instead of 400", "expected X but got Y".
 _EXPECTED_ACTUAL_RE = lazy_words(
@@ -369,25 +372,8 @@ class Signals(NamedTuple):
         )
 
 
-@per_text
-def words(text: str) -> tuple[str, ...]:
-    """The words of lower-cased `text` ("don't" is one); kept for `alnum_runs` of the same text."""
-    return tuple(_WORD_RE.findall(text))
-
-
-_ALNUM_RUN_RE = LazyPattern(r"[a-z0-9]+")
-
-
-def alnum_runs(text: str) -> list[str]:
-    """The runs of ASCII letters and digits in lower-cased `text`.
-
-    In ASCII text these are its words split at their apostrophes: joined from `words`,
-    which the prompt's signals have already read, instead of another scan.
-    """
-    if not text.isascii():
-        return _ALNUM_RUN_RE.findall(text)
-    found = words(text)
-    return "'".join(found).split("'") if found else []
+def words(text: str) -> list[str]:
+    return _WORD_RE.findall(text)
 
 
 def find_paths(text: str) -> list[str]:

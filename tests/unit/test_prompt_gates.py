@@ -346,6 +346,7 @@ NEEDS_EXAMPLES = [
     (signals._NAMED_OBJECT_RE, "fix the settings page"),
     (signals._NAMED_OBJECT_RE, "the save button sticks"),
     (signals._NAMED_OBJECT_RE, "rename the parse function"),
+    (signals._NAMED_OBJECT_RE, "add an export subcommand"),
     (signals._EXPECTED_ACTUAL_RE, "expected a, got b"),
     (signals._EXPECTED_ACTUAL_RE, "use x instead of y"),
     (signals._EXPECTED_ACTUAL_RE, "actual: none"),
@@ -482,18 +483,32 @@ def test_word_patterns_with_a_lookbehind_alternative_match_as_written(text):
     assert signals._IDENT_RE.pattern.pattern.count(r"(?<!\w)") == 1
 
 
+def test_named_object_gate_skips_a_noun_inside_a_word():
+    text = "the homepage and the dropdown"
+    assert signals._NAMED_OBJECT_RE._absent(text)
+    assert signals._NAMED_OBJECT_RE.pattern.findall(text) == []
+
+
 @pytest.mark.parametrize(
     "text",
-    [
-        "don't re-run the e2e tests in ci/cd",
-        "it's rock'n'roll: o'neil's x2 v1.8.0_rc",
-        "",
-        "  ...  ",
-        "café au lait, naïve résumé",
-        "l’app d’aujourd’hui",
-    ],
+    ["- add a cache - drop the old table", "1. add a cache 2. drop the old table"],
 )
-def test_alnum_runs_read_from_the_words_equal_a_scan(text):
+def test_a_one_line_text_holds_no_list_of_tasks(text):
+    assert len(list(scope._LIST_LINE.finditer(text))) <= 1  # what the newline test relies on
+    assert scope._list_tasks(text) == []
+
+
+def test_a_list_over_lines_is_still_read_as_tasks():
+    text = "- add a cache\n- drop the old table"
+    assert scope._list_tasks(text) == ["add a cache", "drop the old table"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["3 items, 1,200 rows and 4.5.6", "v2 x3 .5 7.", "12ab 9_000 (#42)", "٣ and ٤٫٥", "0"],
+)
+def test_number_pattern_finds_what_the_look_behind_first_form_finds(text):
     import re
 
-    assert signals.alnum_runs(text) == re.findall(r"[a-z0-9]+", text)
+    plain = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
+    assert signals._NUMBER_RE.findall(text) == plain.findall(text)
