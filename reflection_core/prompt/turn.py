@@ -222,7 +222,9 @@ def latin_share(text: str) -> float:
     words = _words(text)
     if not words:
         return 0.0
-    cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
+    if text.isascii():  # every word is ASCII: all Latin if one is (latin / latin), else none
+        return 1.0 if _LATIN_WORD.search(text) else 0.0
+    cjk = len(_NO_SPACE_SCRIPT.findall(text))
     latin = len(_LATIN_WORD.findall(text))
     return latin / max(1, latin + cjk // 2 + sum(1 for w in words if not w.isascii()))
 

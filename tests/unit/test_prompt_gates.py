@@ -49,6 +49,44 @@ GATED_SIGNALS = [
     (signals._HASH_RE, "revert 1234abc please"),
     (signals._FILE_RE, "edit config.yaml"),
     (signals._FILE_RE, "see app.test.tsx"),
+    *(
+        (signals._CRITERION_RE, text)
+        for text in (
+            "add a test",
+            "run pytest",
+            "a jest run",
+            "the spec says",
+            "mark it xfail",
+            "assert it",
+            "it must return 1",
+            "it should raise",
+            "it will pass",
+            "expected 3",
+            "expect a row",
+            "a -> b",
+            "a => b",
+            "so that it works",
+            "until it is green",
+            "the goal is speed",
+            "done when it ships",
+            "output identical",
+            "keep the api unchanged",
+            "no behaviour change",
+            "tests still pass",
+            "zero warnings",
+            "under 2 s",
+            "below 5",
+            "at most 3",
+            "at least 1",
+            "less than 9",
+            "raise instead of return",
+            "an example row",
+            "exit with 2",
+            "list the findings",
+            "cite file:line",
+            "ranked by size",
+        )
+    ),
 ]
 
 
@@ -68,6 +106,7 @@ def test_signal_gate_lets_every_matching_form_through(pattern, text):
         (signals._METRIC_RE, "fix it (#123)"),
         (signals._HASH_RE, "fix issue 1234 in the cafe"),
         (signals._FILE_RE, "fix it. then ship."),
+        (signals._CRITERION_RE, "make the header sticky"),
     ],
 )
 def test_signal_gate_skips_a_text_without_what_a_match_holds(pattern, text):
@@ -512,3 +551,13 @@ def test_number_pattern_finds_what_the_look_behind_first_form_finds(text):
 
     plain = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
     assert signals._NUMBER_RE.findall(text) == plain.findall(text)
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [("fix the e2e tests", 1.0), ("12 34", 0.0), ("--- !!!", 0.0), ("x", 1.0), ("café", 0.5)],
+)
+def test_latin_share_of_ascii_text_is_all_or_nothing_and_other_text_is_counted(text, share):
+    from reflection_core.prompt import turn
+
+    assert turn.latin_share(text) == share
