@@ -253,41 +253,6 @@ _RESTRICTION_RE = LazyPattern(
     0,  # run on lower-cased text
 )
 # What a text must contain for the pattern to match at all: a substring test skips the scan.
-_NAMED_OBJECT_NOUNS = (
-    "page",
-    "button",
-    "table",
-    "column",
-    "field",
-    "endpoint",
-    "screen",
-    "form",
-    "modal",
-    "dialog",
-    "job",
-    "queue",
-    "topic",
-    "bucket",
-    "index",
-    "flag",
-    "setting",
-    "view",
-    "tab",
-    "menu",
-    "route",
-    "handler",
-    "webhook",
-    "header",
-    "cookie",
-    "template",
-    "component",
-    "hook",
-    "query",
-    "command",
-    "function",
-    "method",
-    "class",
-)
 _EXPECTED_ACTUAL_WORDS = ("expected", "instead", "actual", "but", "rather than", "->", "=>", "→")
 _EXAMPLE_WORDS = (">>>", "e.g.", "for example", "for instance", "example:", "given", "such as")
 _HEDGE_WORDS = (
@@ -306,12 +271,16 @@ _HEDGE_WORDS = (
 )
 
 # "the settings page", "the Save button", "the events table": a specific thing named in prose.
+_NAMED_OBJECT_NOUNS = (
+    "page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
+    "|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
+    "|template|component|hook|query|command|subcommand|function|method|class"
+)
 _NAMED_OBJECT_RE = LazyPattern(
     r"(?<![\w-])(?!(?:the|a|an|all|every|each|this|that|these|those|our|my|your|some|any|new|old|its)\b)"
-    r"[a-z][\w-]* (?:page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
-    r"|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
-    r"|template|component|hook|query|command|subcommand|function|method|class)\b",
-    needs=(*(f" {noun}" for noun in _NAMED_OBJECT_NOUNS), " subcommand"),  # after a word
+    rf"[a-z][\w-]* (?:{_NAMED_OBJECT_NOUNS})\b",
+    # every match ends in a noun after a space: the gate finds it from the text's spaces
+    gates=(rf" (?:{_NAMED_OBJECT_NOUNS})\b",),
 )
 # Observed vs wanted behaviour: "returns 500 instead of 400", "expected X but got Y".
 _EXPECTED_ACTUAL_RE = lazy_words(
