@@ -306,6 +306,8 @@ _HEDGE_RE = lazy_words(
     needs=_HEDGE_WORDS,
 )
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
+JOINED_WORD_RE = LazyPattern(r"[^\W_]+(?:['’-][^\W_]+)*")
+_APOSTROPHE_PAIR_RE = LazyPattern(r"'[a-z0-9]+'")
 # Verbs that open a unit of work; verification and constraint verbs are not here.
 _CHANGE_VERBS_TEXT = """
     fix add implement create build remove delete drop upgrade bump update migrate rename
@@ -351,6 +353,30 @@ def words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
 
+@per_text
+def joined_words(text: str) -> tuple[str, ...]:
+    """Words with the apostrophes and hyphens inside them ("don't", "re-run") kept in one."""
+    return tuple(JOINED_WORD_RE.findall(text))
+
+
+def _lowered_words(text: str, low: str) -> list[str]:
+    """`words(low)` for `low = text.lower()`, split from `joined_words(text)` (the turn
+    reader has read them) when `text` is ASCII: the same words without another scan.
+
+    `words` joins two letter runs across one apostrophe and never across a hyphen, so
+    ASCII joined words split at their hyphens are its words, unless a piece holds two
+    apostrophes ("rock'n'roll", which it pairs differently): then it scans.
+    """
+    if not text.isascii():
+        return words(low)
+    joined = "-".join(joined_words(text)).lower()
+    if not joined:
+        return []
+    if "'" in joined and _APOSTROPHE_PAIR_RE.search(joined):
+        return words(low)
+    return joined.split("-")
+
+
 def find_paths(text: str) -> list[str]:
     """File paths and file names (lower-cased); "and/or" needs an extension or depth to count."""
     text = text.lower()
@@ -373,7 +399,7 @@ def extract(text: str) -> Signals:
     The patterns read with `findall` have no capturing groups: it returns whole matches.
     """
     low = text.lower()
-    lowered = words(low)
+    lowered = _lowered_words(text, low)
     has_digit = _DIGIT_RE.search(text) is not None
     backtick = "`" in text
     found = Signals(

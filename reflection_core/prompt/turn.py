@@ -15,7 +15,7 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.prompt import continuation, phrases
-from reflection_core.prompt.signals import LazyPattern, per_text
+from reflection_core.prompt.signals import JOINED_WORD_RE, LazyPattern, joined_words, per_text
 from reflection_core.records import NamedTuple
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
@@ -28,7 +28,6 @@ _TRANSCRIPT_LABEL = LazyPattern(r"^\s*(?:Human|Assistant):\s*", re.MULTILINE)
 _ATTACHMENT = LazyPattern(r"\[(?:image|pasted text|file)\b[^\]]*\]|(?<![\w@])@[\w./\\~\"-]+", re.I)
 _LETTER_OR_DIGIT = LazyPattern(r"[^\W_]")
 _LATIN_WORD = LazyPattern(r"[A-Za-z][A-Za-z'’-]*")
-_WORD = LazyPattern(r"[^\W_]+(?:['’-][^\W_]+)*")
 _NO_SPACE_SCRIPT = LazyPattern(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ASKS_BACK = LazyPattern(
     r"\?|？|\b(?:want me to|would you like|shall i|should i|let me know|tell me|do you want"
@@ -135,9 +134,7 @@ def _without_filler(text: str) -> str:
     return _FILLER.sub("", low) if low.startswith(_FILLER_OPENERS) else low
 
 
-@per_text
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(text))
+_words = joined_words
 
 
 def opens_with(text: str, table: tuple[str, ...]) -> bool:
@@ -212,7 +209,7 @@ def is_answer(text: str) -> bool:
 def word_count(text: str) -> int:
     """Words, counting two characters of a script written without spaces as one word."""
     cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
-    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _words(text)
+    spaced = JOINED_WORD_RE.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _words(text)
     return len(spaced) + (cjk + 1) // 2
 
 

@@ -561,3 +561,20 @@ def test_latin_share_of_ascii_text_is_all_or_nothing_and_other_text_is_counted(t
     from reflection_core.prompt import turn
 
     assert turn.latin_share(text) == share
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Don't re-run the E2E tests in CI/CD -- just x-y-z",
+        "it's rock'n'roll: O'Neil's x2 v1.8.0_rc",
+        "a'b'c-d'e f''g h'-i",
+        "",
+        "  ...  ",
+        "Café au lait, naïve résumé",
+        "l’app d’aujourd’hui",
+    ],
+)
+def test_lowered_words_split_from_the_joined_words_equal_a_scan(text):
+    low = text.lower()
+    assert signals._lowered_words(text, low) == signals.words(low)
