@@ -48,7 +48,8 @@ def _score_jsonl(path: str, cfg: Any) -> None:
 
     settings = Settings.from_config(cfg)  # read once for the whole batch
     # json.dumps(item, ensure_ascii=False) builds an encoder per call; one serves the batch.
-    encode = json.JSONEncoder(ensure_ascii=False).encode
+    # The results are fresh trees of dicts and lists: no cycle to look for.
+    encode = json.JSONEncoder(ensure_ascii=False, check_circular=False).encode
     stream = sys.stdin.buffer if path == "-" else open(path, "rb")  # noqa: SIM115
     out = sys.stdout
     try:
