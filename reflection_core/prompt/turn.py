@@ -152,6 +152,16 @@ def opens_with(text: str, table: tuple[str, ...]) -> bool:
 # The tables' phrases an ASCII text can hold: a phrase in another script is never in one.
 _ASCII_REFERENTS = tuple(phrase for phrase in phrases.MISSING_REFERENT if phrase.isascii())
 _ASCII_INVITATIONS = tuple(phrase for phrase in phrases.INVITED_QUESTIONS if phrase.isascii())
+# A word each ASCII phrase above holds (a test checks every phrase): a text holding none of
+# them skips the table.
+_REFERENT_WORDS = (
+    *("file", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier"),
+    *("ci-joint", "archivo", "arquivo", "datei", "anhang"),
+)
+_INVITATION_WORDS = (
+    *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
+    *("dubbi", "pytania"),
+)
 
 
 def _contains(text: str, table: tuple[str, ...]) -> bool:
@@ -235,7 +245,12 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
         return None
     if prev_assistant and (find_paths(prev_assistant) or "http" in prev_assistant):
         return None  # the conversation names a file it may mean
-    found = _first_in(low, _ASCII_REFERENTS if low.isascii() else phrases.MISSING_REFERENT)
+    if not low.isascii():
+        found = _first_in(low, phrases.MISSING_REFERENT)
+    elif _contains(low, _REFERENT_WORDS):
+        found = _first_in(low, _ASCII_REFERENTS)
+    else:
+        found = None
     if found is not None:
         start = low.index(found)
         if find_paths(text) or "http" in low or _pasted_beside(text, start):
@@ -357,7 +372,11 @@ def is_interjection(text: str) -> bool:
 def invites_questions(text: str) -> bool:
     """The user asks to be asked: "ask clarifying questions if needed", not "don't ask me"."""
     low = _normalized(text)
-    for phrase in _ASCII_INVITATIONS if low.isascii() else phrases.INVITED_QUESTIONS:
+    if low.isascii():
+        table = _ASCII_INVITATIONS if _contains(low, _INVITATION_WORDS) else ()
+    else:
+        table = phrases.INVITED_QUESTIONS
+    for phrase in table:
         at = low.find(phrase)
         if at >= 0 and _stands_alone(low, at, phrase) and not _turned_down(low[:at]):
             return True

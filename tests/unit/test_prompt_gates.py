@@ -578,3 +578,29 @@ def test_latin_share_of_ascii_text_is_all_or_nothing_and_other_text_is_counted(t
 def test_lowered_words_split_from_the_joined_words_equal_a_scan(text):
     low = text.lower()
     assert signals._lowered_words(text, low) == signals.words(low)
+
+
+def test_every_ascii_referent_phrase_holds_a_word_of_its_gate():
+    from reflection_core.prompt import phrases, turn
+
+    ascii_phrases = [p for p in phrases.MISSING_REFERENT if p.isascii()]
+    assert ascii_phrases == list(turn._ASCII_REFERENTS)
+    for phrase in ascii_phrases:
+        assert any(word in phrase for word in turn._REFERENT_WORDS), phrase
+
+
+def test_every_ascii_invitation_holds_a_word_of_its_gate():
+    from reflection_core.prompt import phrases, turn
+
+    ascii_phrases = [p for p in phrases.INVITED_QUESTIONS if p.isascii()]
+    assert ascii_phrases == list(turn._ASCII_INVITATIONS)
+    for phrase in ascii_phrases:
+        assert any(word in phrase for word in turn._INVITATION_WORDS), phrase
+
+
+def test_phrases_in_other_scripts_are_still_read_in_non_ascii_text():
+    from reflection_core.prompt import turn
+
+    assert turn.invites_questions("有问题可以问我")
+    assert turn.invites_questions("Ask me clarifying questions — merci")
+    assert turn.missing_referent("fix the bug in этот файл", False, None) == "этот файл"
