@@ -47,7 +47,8 @@ class Dimensions(NamedTuple):
 
 
 def _clamp(value: float) -> int:
-    return int(max(1, min(5, round(value))))
+    rounded = round(value)
+    return 1 if rounded < 1 else 5 if rounded > 5 else int(rounded)
 
 
 def _context(sig: Signals, smells: set[str]) -> int:
