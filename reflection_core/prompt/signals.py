@@ -251,6 +251,11 @@ _RESTRICTION_RE = LazyPattern(
     r"|not the|preserve|avoid|as a fallback|for now|one commit each|no (?:new|breaking|code|tag"
     r"|behaviou?r|changes?)|unchanged|use|using)\b",
     0,  # run on lower-cased text
+    needs=(
+        *("don", "do not", "never", "must not", "mustn", "without", "only", "keep", "leave"),
+        *("instead of", "rather than", "not the", "preserve", "avoid", "as a fallback"),
+        *("for now", "one commit each", "no ", "unchanged", "use", "using"),
+    ),
 )
 # What a text must contain for the pattern to match at all: a substring test skips the scan.
 _EXPECTED_ACTUAL_WORDS = ("expected", "instead", "actual", "but", "rather than", "->", "=>", "→")

@@ -203,7 +203,8 @@ def is_chat(text: str) -> bool:
 
 def asks_back(prev_assistant: str) -> bool:
     """Does the end of the agent's message ask the user something or offer to do something?"""
-    return _ASKS_BACK.search(prev_assistant[-600:]) is not None
+    tail = prev_assistant[-600:]
+    return "?" in tail or "？" in tail or _ASKS_BACK.search(tail) is not None  # marks: no scan
 
 
 def is_answer(text: str) -> bool:

@@ -50,6 +50,35 @@ GATED_SIGNALS = [
     (signals._FILE_RE, "edit config.yaml"),
     (signals._FILE_RE, "see app.test.tsx"),
     *(
+        (signals._RESTRICTION_RE, text)
+        for text in (
+            "don't touch it",
+            "do not log",
+            "never retry",
+            "it must not block",
+            "you mustn't",
+            "without a cache",
+            "only the parser",
+            "keep the api",
+            "leave the rest",
+            "raise instead of return",
+            "patch rather than rewrite",
+            "not the tests",
+            "preserve order",
+            "avoid locks",
+            "as a fallback",
+            "skip it for now",
+            "one commit each",
+            "no new deps",
+            "no breaking change",
+            "no behavior change",
+            "no changes elsewhere",
+            "the api stays unchanged",
+            "use sqlite",
+            "using sqlite",
+        )
+    ),
+    *(
         (signals._CRITERION_RE, text)
         for text in (
             "add a test",
@@ -107,6 +136,7 @@ def test_signal_gate_lets_every_matching_form_through(pattern, text):
         (signals._HASH_RE, "fix issue 1234 in the cafe"),
         (signals._FILE_RE, "fix it. then ship."),
         (signals._CRITERION_RE, "make the header sticky"),
+        (signals._RESTRICTION_RE, "make the header sticky"),
     ],
 )
 def test_signal_gate_skips_a_text_without_what_a_match_holds(pattern, text):
@@ -604,3 +634,20 @@ def test_phrases_in_other_scripts_are_still_read_in_non_ascii_text():
     assert turn.invites_questions("有问题可以问我")
     assert turn.invites_questions("Ask me clarifying questions — merci")
     assert turn.missing_referent("fix the bug in этот файл", False, None) == "этот файл"
+
+
+@pytest.mark.parametrize(
+    ("tail", "asks"),
+    [
+        ("Shall I go on?", True),
+        ("Want me to push it", True),
+        ("要我继续吗？", True),
+        ("Done: the tests pass.", False),
+        ("What next? Done.", True),
+    ],
+)
+def test_asking_back_is_read_from_a_question_mark_or_the_pattern(tail, asks):
+    from reflection_core.prompt import turn
+
+    assert turn.asks_back(tail) is asks
+    assert (turn._ASKS_BACK.search(tail) is not None) is asks
