@@ -208,9 +208,10 @@ def _closes_before_space(text: str) -> bool:
 
 def _conjoined_tasks(prompt: str) -> list[str]:
     """Tasks joined by "and also"/"while you're at it", or three or more action verbs."""
+    pieces = _CREEP.split(prompt)  # one piece (no joiner) makes fewer than two segments
     segments = [
         s
-        for s in _CREEP.split(prompt)
+        for s in (pieces if len(pieces) >= 2 else ())
         if s and len(_WORD.findall(s)) >= 2 and not _TEST_ONLY.match(_without_filler(s))
     ]
     if len(segments) >= 2:

@@ -35,6 +35,12 @@ _ASKS_BACK = LazyPattern(
     r"|tu veux|quieres|prefieres"
     r"|deseja|quer que)\b|要我|需要我|是否|원하시면|할까요|しますか",
     re.IGNORECASE,
+    # ASCII text holds one of these (the other phrases are in other scripts); "?" is read first
+    needs=(
+        *("?", "want me to", "would you like", "shall i", "should i", "let me know", "tell me"),
+        *("do you want", "y/n", "please confirm", "choose", "pick one", "soll ich", "willst du"),
+        *("voulez-vous", "veux-tu", "tu veux", "quieres", "prefieres", "deseja", "quer que"),
+    ),
 )
 _HERE_IS_MY_FILE = LazyPattern(
     r"\bhere(?:'s| is| are)\s+(?:my|the|a|an|our)\b[^\n.?!]{0,40}?"

@@ -651,3 +651,35 @@ def test_asking_back_is_read_from_a_question_mark_or_the_pattern(tail, asks):
 
     assert turn.asks_back(tail) is asks
     assert (turn._ASKS_BACK.search(tail) is not None) is asks
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Want me to push it.",
+        "Would you like a PR.",
+        "Shall I go on.",
+        "Should I merge.",
+        "Let me know.",
+        "Tell me which.",
+        "Do you want both.",
+        "Proceed (y/n)",
+        "Please confirm.",
+        "Choose one.",
+        "Pick one.",
+        "Soll ich weitermachen.",
+        "Willst du das.",
+        "Voulez-vous continuer.",
+        "Veux-tu continuer.",
+        "Tu veux que je continue.",
+        "Quieres que siga.",
+        "Prefieres la opción B.",
+        "Deseja continuar.",
+        "Quer que eu continue.",
+    ],
+)
+def test_asking_back_gate_lets_every_ascii_phrase_through(text):
+    from reflection_core.prompt import turn
+
+    assert turn._ASKS_BACK.pattern.search(text) is not None  # the compiled pattern, no gate
+    assert turn._ASKS_BACK.search(text) is not None
