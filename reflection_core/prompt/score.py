@@ -167,6 +167,8 @@ def _one_piece(items: list[str]) -> bool:
 
 def encodable(text: str) -> str:
     """Lone surrogates (from JSON escapes like "\\ud800") replaced, so the result can be printed."""
+    if text.isascii():  # no surrogate: checked without encoding a copy
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
