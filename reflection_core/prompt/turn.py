@@ -327,8 +327,9 @@ def is_command(text: str) -> bool:
 
 def is_shell_command(text: str) -> bool:
     """One line opening with a program's name: "git status", "claude doctor", "npm test"."""
-    words = text.strip().split()
-    if not words or "\n" in text.strip() or len(words) > 12:
+    line = text.strip()
+    words = line.split(maxsplit=12)  # a 13th item means more than twelve words
+    if not words or "\n" in line or len(words) > 12:
         return False
     return words[0].lower() in _SHELL_PROGRAMS
 
