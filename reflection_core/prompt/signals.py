@@ -36,10 +36,15 @@ class LazyPattern:
     lower-casing and the engine's case folding agree). `gates` are patterns for the
     matches no substring names ("a capital letter before a digit"): every match holds one
     of `needs` or matches one of `gates`. A gate opens with a literal or a character class,
-    so the engine finds its candidates with its fast first-character scan.
+    so the engine finds its candidates with its fast first-character scan. `digit_gates`
+    are gates whose every match opens with a digit: they are searched from the text's
+    first digit (`first_digit`, read once per text), not from its start.
     """
 
-    __slots__ = ("_compiled", "_flags", "_folds", "_gated", "_gates", "_needs", "_source", "_words")
+    __slots__ = (
+        *("_compiled", "_digit_gates", "_flags", "_folds", "_gated", "_gates", "_needs"),
+        *("_source", "_words"),
+    )
 
     def __init__(
         self,
@@ -49,13 +54,15 @@ class LazyPattern:
         words: bool = False,
         needs: tuple[str, ...] = (),
         gates: tuple[str, ...] = (),
+        digit_gates: tuple[str, ...] = (),
     ) -> None:
         self._source = source
         self._flags = flags
         self._words = words
         self._needs = needs
         self._gates = tuple(LazyPattern(gate) for gate in gates)
-        self._gated = bool(needs or gates)
+        self._digit_gates = tuple(LazyPattern(gate) for gate in digit_gates)
+        self._gated = bool(needs or gates or digit_gates)
         # Read once here: `flags & re.IGNORECASE` is a slow enum operation per call.
         self._folds = bool(int(flags) & _IGNORECASE)
         self._compiled: re.Pattern[str] | None = None
@@ -69,9 +76,13 @@ class LazyPattern:
         for part in self._needs:
             if part in text:
                 return False
-        for gate in self._gates:  # noqa: SIM110 - a generator costs more per call
+        for gate in self._gates:
             if gate.search(text) is not None:
                 return False
+        if self._digit_gates and (at := first_digit(text)) >= 0:
+            for gate in self._digit_gates:  # a loop: no generator per call
+                if gate.pattern.search(text, at) is not None:
+                    return False
         return True
 
     @property
@@ -109,10 +120,15 @@ class LazyPattern:
 
 
 def lazy_words(
-    source: str, flags: int = 0, *, needs: tuple[str, ...] = (), gates: tuple[str, ...] = ()
+    source: str,
+    flags: int = 0,
+    *,
+    needs: tuple[str, ...] = (),
+    gates: tuple[str, ...] = (),
+    digit_gates: tuple[str, ...] = (),
 ) -> LazyPattern:
     """A LazyPattern compiled with `compile_words`."""
-    return LazyPattern(source, flags, words=True, needs=needs, gates=gates)
+    return LazyPattern(source, flags, words=True, needs=needs, gates=gates, digit_gates=digit_gates)
 
 
 def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -202,7 +218,8 @@ _IDENT_RE = lazy_words(
     r"|\bv?\d+\.\d+\.(?:\d+|x)\b"  # versions 1.8.0, 1.34.x
     r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/",  # HTTP route
     needs=("_", "()", "--", "GET", "POST", "PUT", "PATCH", "DELETE"),
-    gates=(r"[A-Z][a-z0-9]+[A-Z]", r"\d\.\d"),  # CamelCase, versions
+    gates=(r"[A-Z][a-z0-9]+[A-Z]",),  # CamelCase
+    digit_gates=(r"\d\.\d",),  # versions
 )
 _ERROR_RE = LazyPattern(
     r"\b\w*(?:Error|Exception|Warning)\b|\bTraceback\b|\bpanic:|\bsegfault\b|\bstack ?trace\b"
@@ -212,15 +229,16 @@ _ERROR_RE = LazyPattern(
         *("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack", "exit"),
         *("return", "got ", "give", "throw"),
     ),
-    # every other match holds "line 3", a capital before a digit (E0425) or "500s"/"404 error"
-    gates=(r"line \d", r"[A-Z]\d", r"[45]\d\d(?:s| error)"),
+    # every other match holds "line 3", a digit after a capital (E0425) or "500s"/"404 error"
+    gates=(r"line \d",),
+    digit_gates=(r"\d(?<=[A-Z]\d)", r"[45]\d\d(?:s| error)"),
 )
 _METRIC_RE = lazy_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
     r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bo\([^()\n]{1,20}\)"
     r"|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",  # lower-cased text; EXPLAIN apart
     needs=("p5", "p7", "p9", "o(", "index scan", "flame", "benchmark"),
-    gates=(r"\d\s?[%fghkmpqrstx]",),  # a number before a unit's first letter
+    digit_gates=(r"\d\s?[%fghkmpqrstx]",),  # a number before a unit's first letter
 )
 # `(?<![\w.])\d+...` with the digit first and the look-behind after it (the same numbers):
 # a pattern opening with a digit class lets the engine skip to digits instead of trying
@@ -228,7 +246,8 @@ _METRIC_RE = lazy_words(
 _NUMBER_RE = LazyPattern(r"\d(?<![\w.]\d)\d*(?:[.,]\d+)*\b")
 # A hash holds a digit next to a letter a-f somewhere; the gate looks at each digit.
 _HASH_RE = LazyPattern(
-    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b", gates=(r"\d(?:(?<=[a-f]\d)|[a-f])",)
+    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
+    digit_gates=(r"\d(?:(?<=[a-f]\d)|[a-f])",),
 )
 _QUOTED_RE = LazyPattern(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
 _CRITERION_RE = lazy_words(
@@ -354,6 +373,13 @@ class Signals(NamedTuple):
         )
 
 
+@per_text
+def first_digit(text: str) -> int:
+    """Where `text`'s first digit is (-1: none): a scan for numbers starts there."""
+    found = _DIGIT_RE.search(text)
+    return found.start() if found is not None else -1
+
+
 def words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
 
@@ -405,7 +431,8 @@ def extract(text: str) -> Signals:
     """
     low = text.lower()
     lowered = _lowered_words(text, low)
-    has_digit = _DIGIT_RE.search(text) is not None
+    digit_at = first_digit(text)
+    has_digit = digit_at >= 0
     backtick = "`" in text
     found = Signals(
         words=len(lowered),
@@ -417,7 +444,7 @@ def extract(text: str) -> Signals:
         metrics=tuple(_METRIC_RE.findall(low)) + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
         else (),
-        numbers=len(_NUMBER_RE.findall(text)) if has_digit else 0,
+        numbers=len(_NUMBER_RE.pattern.findall(text, digit_at)) if has_digit else 0,
         hashes=len(_HASH_RE.findall(text)) if has_digit else 0,
         quoted=len(_QUOTED_RE.findall(text)) if ('"' in text or "“" in text) else 0,
         criteria=tuple(_CRITERION_RE.findall(low)),

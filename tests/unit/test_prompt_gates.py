@@ -683,3 +683,14 @@ def test_asking_back_gate_lets_every_ascii_phrase_through(text):
 
     assert turn._ASKS_BACK.pattern.search(text) is not None  # the compiled pattern, no gate
     assert turn._ASKS_BACK.search(text) is not None
+
+
+@pytest.mark.parametrize(
+    "text", ["ship v2 and 3.5, x9 and 10,000 rows (#12)", "E0425 at line 3", "no digits here", "٣"]
+)
+def test_numbers_counted_from_the_first_digit_equal_a_whole_scan(text):
+    import re
+
+    plain = re.compile(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
+    assert signals.extract(text).numbers == len(plain.findall(text))
+    assert signals.first_digit(text) == next((m.start() for m in re.finditer(r"\d", text)), -1)
