@@ -76,6 +76,10 @@ def _plain_check_tests(args: Sequence[str]) -> bool:
     return list(args[:2]) == ["check", "tests"] and set(args[2:]) <= _PLAIN_CHECK_TESTS_FLAGS
 
 
+def _readable_file(path: str) -> bool:
+    return path == "-" or (os.path.isfile(path) and os.access(path, os.R_OK))
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     wants_help = "--help" in args[2:] or "-h" in args[2:]  # click prints it; no hook runs
@@ -91,6 +95,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return check_tests(
             ci="--ci" in flags, staged="--staged" in flags, rev=None, as_json="--json" in flags
         )
+    if len(args) == 3 and args[:2] == ["score", "--jsonl"] and _readable_file(args[2]):
+        # A batch spends its time scoring: no click import (an unreadable path goes to
+        # click, which names the error).
+        from reflection_core.cli.score_batch import run_plain
+
+        return run_plain(args[2])
     from reflection_core.cli.main import cli
 
     try:

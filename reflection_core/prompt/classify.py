@@ -134,9 +134,8 @@ _WORD = LazyPattern(r"[A-Za-z']+")
 def _area_scores(text: str) -> dict[str, int]:
     """Hits per area in lower-cased `text`: one dict lookup per token, substring phrases."""
     scores = dict.fromkeys(("frontend", "devops", "testing", "backend", "architectural"), 0)
-    for area in map(_AREA_WORDS.get, _TOKEN.findall(text)):
-        if area:
-            scores[area] += 1
+    for area in filter(None, map(_AREA_WORDS.get, _TOKEN.findall(text))):
+        scores[area] += 1
     for area, phrases in _AREA_PHRASES.items():
         for phrase in phrases:
             if phrase in text:

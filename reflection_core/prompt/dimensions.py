@@ -47,7 +47,8 @@ class Dimensions(NamedTuple):
 
 
 def _clamp(value: float) -> int:
-    return int(max(1, min(5, round(value))))
+    rounded = round(value)
+    return 1 if rounded < 1 else 5 if rounded > 5 else int(rounded)
 
 
 def _context(sig: Signals, smells: set[str]) -> int:
@@ -60,11 +61,11 @@ def _context(sig: Signals, smells: set[str]) -> int:
     return _clamp(value)
 
 
-def _clarity(text: str, sig: Signals, smells: set[str]) -> int:
+def _clarity(sig: Signals, smells: set[str], requested: bool, targeted: bool) -> int:
     """An action, a named target, a done-criterion; hedges and open alternatives subtract."""
     value = 1.0
-    value += 1 if (sig.verbs or _REQUEST.search(text)) else 0
-    value += 1 if (sig.anchors >= 0.75 or _TARGET_VALUE.search(text) or sig.named_objects) else 0
+    value += 1 if requested else 0
+    value += 1 if (targeted or sig.named_objects) else 0
     value += 1 if (sig.criteria or sig.restrictions or sig.anchors >= 3) else 0
     value += 1 if (sig.expected_actual or sig.examples or sig.anchors >= 1.5) else 0
     value -= 1 if sig.hedges else 0
@@ -81,10 +82,10 @@ def _restrictions(sig: Signals, smells: set[str]) -> int:
     return _clamp(value)
 
 
-def _verifiability(text: str, sig: Signals, smells: set[str]) -> int:
+def _verifiability(sig: Signals, smells: set[str], requested: bool, targeted: bool) -> int:
     """Tests, behaviour criteria, a metric, a repro, a worked example: each kind counts once."""
     value = 1.0
-    if (sig.verbs or _REQUEST.search(text)) and (sig.anchors >= 0.75 or _TARGET_VALUE.search(text)):
+    if requested and targeted:
         value += 1  # a named change in a named place can be observed
     kinds = {
         "tests": any(
@@ -117,10 +118,13 @@ def _scope(sig: Signals, scope: Scope, smells: set[str]) -> int:
 def rate(text: str, sig: Signals, scope: Scope, smell_ids: set[str]) -> Dimensions:
     """Pure: the five 1-5 ratings."""
     text = text.lower()
+    # An action asked for and a target named: clarity and verifiability both read them.
+    requested = bool(sig.verbs) or _REQUEST.search(text) is not None
+    targeted = sig.anchors >= 0.75 or _TARGET_VALUE.search(text) is not None
     return Dimensions(
-        clarity=_clarity(text, sig, smell_ids),
+        clarity=_clarity(sig, smell_ids, requested, targeted),
         context=_context(sig, smell_ids),
         restrictions=_restrictions(sig, smell_ids),
-        verifiability=_verifiability(text, sig, smell_ids),
+        verifiability=_verifiability(sig, smell_ids, requested, targeted),
         scope=_scope(sig, scope, smell_ids),
     )

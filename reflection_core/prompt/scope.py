@@ -40,6 +40,12 @@ _CREEP = lazy_words(
     r"\band also\b|\bwhile you'?re at it\b|\bon top of that\b|\band (?:then )?(?:can|could) you\b"
     r"|(?:^|[.!?]\s+)(?:and|also|plus)\b|,\s*(?:also|plus)\s|\badditionally\b|\bas well as\b",
     re.IGNORECASE | re.MULTILINE,
+    needs=(
+        *("and also", "and can", "and could", "and then", "also", "plus", "while you"),
+        *("on top of that", "additionally", "as well as"),
+    ),
+    # "and" opening the text, a line or a sentence; a gate per mark finds its literal fast
+    gates=(r"^and", r"\nand", r"\.\s+and", r"!\s+and", r"\?\s+and"),
 )
 # The lookahead names every split's first character: the engine skips other positions
 # without trying each alternative there (about three times faster, same splits).
@@ -143,6 +149,8 @@ def asks_for_action(text: str) -> bool:
 
 def _list_tasks(text: str) -> list[str]:
     """Items of an embedded list, unless they are requirements of one task named before it."""
+    if "\n" not in text:
+        return []  # a list line opens the text or follows a newline: one line holds one item
     items = [m.group(1) for m in _LIST_LINE.finditer(text)]
     if len(items) < 2:
         return []
@@ -200,9 +208,10 @@ def _closes_before_space(text: str) -> bool:
 
 def _conjoined_tasks(prompt: str) -> list[str]:
     """Tasks joined by "and also"/"while you're at it", or three or more action verbs."""
+    pieces = _CREEP.split(prompt)  # one piece (no joiner) makes fewer than two segments
     segments = [
         s
-        for s in _CREEP.split(prompt)
+        for s in (pieces if len(pieces) >= 2 else ())
         if s and len(_WORD.findall(s)) >= 2 and not _TEST_ONLY.match(_without_filler(s))
     ]
     if len(segments) >= 2:

@@ -167,6 +167,8 @@ def _one_piece(items: list[str]) -> bool:
 
 def encodable(text: str) -> str:
     """Lone surrogates (from JSON escapes like "\\ud800") replaced, so the result can be printed."""
+    if text.isascii():  # no surrogate: checked without encoding a copy
+        return text
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
@@ -204,7 +206,7 @@ def score_prompt(
     bonus = live_context.applies(len(read.text.split()), prev_assistant)
     if cont.is_continuation or read.kind in turn.REPLY_KINDS:
         result = _continuation(read, cont, prev_assistant, bonus)
-        return _gated(result)._replace(truncated=truncated)
+        return _truncated(_gated(result), truncated)
     invited = read.kind in ("task", "question") and turn.invites_questions(read.text)
     if read.quiet and not invited:
         note = _QUIET_NOTES[read.kind]
@@ -214,7 +216,12 @@ def score_prompt(
     if invited:
         read = read._replace(kind="task")
     result = _scored_task(read, prev_assistant, settings, bonus, invited)
-    return _gated(result)._replace(truncated=truncated)
+    return _truncated(_gated(result), truncated)
+
+
+def _truncated(result: PromptScore, truncated: bool) -> PromptScore:
+    """Marks a result scored on the cut prompt (results are built unmarked: no copy otherwise)."""
+    return result._replace(truncated=True) if truncated else result
 
 
 def _gated(result: PromptScore) -> PromptScore:

@@ -31,20 +31,38 @@ class LazyPattern:
     Compiling is most of the prompt hook's import time; continuation and menu
     patterns are only needed for short prompts or when a previous message exists.
     `needs`, when given, holds substrings one of which every match contains: `search`,
-    `finditer` and `findall` skip the scan of a text holding none of them (lower-case
+    `finditer`, `findall` and `split` skip the scan of a text holding none of them (lower-case
     words for an IGNORECASE pattern, which is then gated on ASCII text only, where
-    lower-casing and the engine's case folding agree).
+    lower-casing and the engine's case folding agree). `gates` are patterns for the
+    matches no substring names ("a capital letter before a digit"): every match holds one
+    of `needs` or matches one of `gates`. A gate opens with a literal or a character class,
+    so the engine finds its candidates with its fast first-character scan. `digit_gates`
+    are gates whose every match opens with a digit: they are searched from the text's
+    first digit (`first_digit`, read once per text), not from its start.
     """
 
-    __slots__ = ("_compiled", "_flags", "_folds", "_needs", "_source", "_words")
+    __slots__ = (
+        *("_compiled", "_digit_gates", "_flags", "_folds", "_gated", "_gates", "_needs"),
+        *("_source", "_words"),
+    )
 
     def __init__(
-        self, source: str, flags: int = 0, *, words: bool = False, needs: tuple[str, ...] = ()
+        self,
+        source: str,
+        flags: int = 0,
+        *,
+        words: bool = False,
+        needs: tuple[str, ...] = (),
+        gates: tuple[str, ...] = (),
+        digit_gates: tuple[str, ...] = (),
     ) -> None:
         self._source = source
         self._flags = flags
         self._words = words
         self._needs = needs
+        self._gates = tuple(LazyPattern(gate) for gate in gates)
+        self._digit_gates = tuple(LazyPattern(gate) for gate in digit_gates)
+        self._gated = bool(needs or gates or digit_gates)
         # Read once here: `flags & re.IGNORECASE` is a slow enum operation per call.
         self._folds = bool(int(flags) & _IGNORECASE)
         self._compiled: re.Pattern[str] | None = None
@@ -55,9 +73,16 @@ class LazyPattern:
             if not text.isascii():
                 return False
             text = text.lower()
-        for part in self._needs:  # noqa: SIM110 - a generator costs more per call
+        for part in self._needs:
             if part in text:
                 return False
+        for gate in self._gates:
+            if gate.search(text) is not None:
+                return False
+        if self._digit_gates and (at := first_digit(text)) >= 0:
+            for gate in self._digit_gates:  # a loop: no generator per call
+                if gate.pattern.search(text, at) is not None:
+                    return False
         return True
 
     @property
@@ -68,7 +93,7 @@ class LazyPattern:
         return self._compiled
 
     def search(self, text: str) -> re.Match[str] | None:
-        if self._needs and self._absent(text):
+        if self._gated and self._absent(text):
             return None
         return (self._compiled or self.pattern).search(text)
 
@@ -76,25 +101,34 @@ class LazyPattern:
         return (self._compiled or self.pattern).match(text)
 
     def finditer(self, text: str) -> Iterator[re.Match[str]]:
-        if self._needs and self._absent(text):
+        if self._gated and self._absent(text):
             return iter(())
         return (self._compiled or self.pattern).finditer(text)
 
     def findall(self, text: str) -> list[Any]:
-        if self._needs and self._absent(text):
+        if self._gated and self._absent(text):
             return []
         return (self._compiled or self.pattern).findall(text)
 
     def split(self, text: str) -> list[str]:
+        if self._gated and self._absent(text):
+            return [text]
         return (self._compiled or self.pattern).split(text)
 
     def sub(self, replacement: str, text: str) -> str:
         return (self._compiled or self.pattern).sub(replacement, text)
 
 
-def lazy_words(source: str, flags: int = 0, *, needs: tuple[str, ...] = ()) -> LazyPattern:
+def lazy_words(
+    source: str,
+    flags: int = 0,
+    *,
+    needs: tuple[str, ...] = (),
+    gates: tuple[str, ...] = (),
+    digit_gates: tuple[str, ...] = (),
+) -> LazyPattern:
     """A LazyPattern compiled with `compile_words`."""
-    return LazyPattern(source, flags, words=True, needs=needs)
+    return LazyPattern(source, flags, words=True, needs=needs, gates=gates, digit_gates=digit_gates)
 
 
 def compile_words(source: str, flags: int = 0) -> re.Pattern[str]:
@@ -152,7 +186,10 @@ _FILE_EXT = (
 )
 _PATH_RE = LazyPattern(r"(?<![\w@.~-])[\w.~-]*(?:/[\w.-]+)+/?")
 # Path patterns run on lower-cased text: only their count matters.
-_FILE_RE = LazyPattern(rf"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b")
+# A file name ends in one of the extensions: the gate finds that ending from each ".".
+_FILE_RE = LazyPattern(
+    rf"(?<![\w/.-])[\w-]+(?:\.[\w-]+)*\.(?:{_FILE_EXT})\b", gates=(rf"\.(?:{_FILE_EXT})\b",)
+)
 _EXT_RE = LazyPattern(rf"\.(?:{_FILE_EXT})$")
 _NAMED_FILE_WORDS = (
     "dockerfile",
@@ -179,20 +216,39 @@ _IDENT_RE = lazy_words(
     r"|\b\w+\(\)"  # call()
     r"|(?<!\w)--[a-z][\w-]*"  # --flag
     r"|\bv?\d+\.\d+\.(?:\d+|x)\b"  # versions 1.8.0, 1.34.x
-    r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/"  # HTTP route
+    r"|\b(?:GET|POST|PUT|PATCH|DELETE)\s+/",  # HTTP route
+    needs=("_", "()", "--", "GET", "POST", "PUT", "PATCH", "DELETE"),
+    gates=(r"[A-Z][a-z0-9]+[A-Z]",),  # CamelCase
+    digit_gates=(r"\d\.\d",),  # versions
 )
 _ERROR_RE = LazyPattern(
     r"\b\w*(?:Error|Exception|Warning)\b|\bTraceback\b|\bpanic:|\bsegfault\b|\bstack ?trace\b"
     r"|\bexit(?:s|ed)? (?:with )?(?:code|status) \d+|\bline \d+|\b[A-Z]{1,3}\d{3,4}\b"
-    r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b"
+    r"|\b(?:returns?|got|gives?|throws?) (?:a |an )?[45]\d\d\b|\b[45]\d\d(?:s| errors?)\b",
+    needs=(
+        *("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack", "exit"),
+        *("return", "got ", "give", "throw"),
+    ),
+    # every other match holds "line 3", a digit after a capital (E0425) or "500s"/"404 error"
+    gates=(r"line \d",),
+    digit_gates=(r"\d(?<=[A-Z]\d)", r"[45]\d\d(?:s| error)"),
 )
 _METRIC_RE = lazy_words(
     r"\d(?:[\d,.]*\d)?\s?(?:ms|milliseconds?|s|secs?|seconds?|minutes?|mins?|hours?|%|percent"
     r"|kb|mb|gb|tb|x|rps|qps|req/s|fps)\b|\bp(?:50|75|90|95|99)\b|\bo\([^()\n]{1,20}\)"
     r"|\bindex scan\b|\bflame ?graph\b|\bbenchmark\b",  # lower-cased text; EXPLAIN apart
+    needs=("p5", "p7", "p9", "o(", "index scan", "flame", "benchmark"),
+    digit_gates=(r"\d\s?[%fghkmpqrstx]",),  # a number before a unit's first letter
 )
-_NUMBER_RE = LazyPattern(r"(?<![\w.])\d+(?:[.,]\d+)*\b")
-_HASH_RE = LazyPattern(r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b")
+# `(?<![\w.])\d+...` with the digit first and the look-behind after it (the same numbers):
+# a pattern opening with a digit class lets the engine skip to digits instead of trying
+# the look-behind at every position.
+_NUMBER_RE = LazyPattern(r"\d(?<![\w.]\d)\d*(?:[.,]\d+)*\b")
+# A hash holds a digit next to a letter a-f somewhere; the gate looks at each digit.
+_HASH_RE = LazyPattern(
+    r"\b(?=[0-9a-f]*\d)(?=[0-9a-f]*[a-f])[0-9a-f]{7,40}\b",
+    digit_gates=(r"\d(?:(?<=[a-f]\d)|[a-f])",),
+)
 _QUOTED_RE = LazyPattern(r"\"[^\"\n]{2,200}\"|“[^”\n]{2,200}”")
 _CRITERION_RE = lazy_words(
     r"\btests?\b|\bpytest\b|\bjest\b|\bspec\b|\bxfail\b|\bassert"
@@ -202,50 +258,25 @@ _CRITERION_RE = lazy_words(
     r"|\b(?:under|below|at most|at least|less than) \d|\binstead of\b|\bexample\b|\bexit with\b"
     r"|\bfindings\b|\bfile:line\b|\branked by\b",
     0,  # run on lower-cased text
+    needs=(
+        *("test", "jest", "spec", "xfail", "assert", "must ", "should ", "will ", "expect"),
+        *("->", "=>", "so that", "until", "goal is", "done when", "identical", "unchanged"),
+        *("no behavio", "still pass", "zero", "under ", "below ", "at most ", "at least "),
+        *("less than ", "instead of", "example", "exit with", "findings", "file:line", "ranked by"),
+    ),
 )
 _RESTRICTION_RE = LazyPattern(
     r"\b(?:don'?t|do not|never|must not|mustn'?t|without|only|keep|leave|instead of|rather than"
     r"|not the|preserve|avoid|as a fallback|for now|one commit each|no (?:new|breaking|code|tag"
     r"|behaviou?r|changes?)|unchanged|use|using)\b",
     0,  # run on lower-cased text
+    needs=(
+        *("don", "do not", "never", "must not", "mustn", "without", "only", "keep", "leave"),
+        *("instead of", "rather than", "not the", "preserve", "avoid", "as a fallback"),
+        *("for now", "one commit each", "no ", "unchanged", "use", "using"),
+    ),
 )
 # What a text must contain for the pattern to match at all: a substring test skips the scan.
-_ERROR_WORDS = ("Error", "Exception", "Warning", "Traceback", "panic:", "segfault", "stack")
-_NAMED_OBJECT_NOUNS = (
-    "page",
-    "button",
-    "table",
-    "column",
-    "field",
-    "endpoint",
-    "screen",
-    "form",
-    "modal",
-    "dialog",
-    "job",
-    "queue",
-    "topic",
-    "bucket",
-    "index",
-    "flag",
-    "setting",
-    "view",
-    "tab",
-    "menu",
-    "route",
-    "handler",
-    "webhook",
-    "header",
-    "cookie",
-    "template",
-    "component",
-    "hook",
-    "query",
-    "command",
-    "function",
-    "method",
-    "class",
-)
 _EXPECTED_ACTUAL_WORDS = ("expected", "instead", "actual", "but", "rather than", "->", "=>", "→")
 _EXAMPLE_WORDS = (">>>", "e.g.", "for example", "for instance", "example:", "given", "such as")
 _HEDGE_WORDS = (
@@ -264,12 +295,16 @@ _HEDGE_WORDS = (
 )
 
 # "the settings page", "the Save button", "the events table": a specific thing named in prose.
+_NAMED_OBJECT_NOUNS = (
+    "page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
+    "|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
+    "|template|component|hook|query|command|subcommand|function|method|class"
+)
 _NAMED_OBJECT_RE = LazyPattern(
     r"(?<![\w-])(?!(?:the|a|an|all|every|each|this|that|these|those|our|my|your|some|any|new|old|its)\b)"
-    r"[a-z][\w-]* (?:page|button|table|column|field|endpoint|screen|form|modal|dialog|job|queue"
-    r"|topic|bucket|index|flag|setting|view|tab|menu|route|handler|webhook|header|cookie"
-    r"|template|component|hook|query|command|subcommand|function|method|class)\b",
-    needs=_NAMED_OBJECT_NOUNS,
+    rf"[a-z][\w-]* (?:{_NAMED_OBJECT_NOUNS})\b",
+    # every match ends in a noun after a space: the gate finds it from the text's spaces
+    gates=(rf" (?:{_NAMED_OBJECT_NOUNS})\b",),
 )
 # Observed vs wanted behaviour: "returns 500 instead of 400", "expected X but got Y".
 _EXPECTED_ACTUAL_RE = lazy_words(
@@ -295,6 +330,8 @@ _HEDGE_RE = lazy_words(
     needs=_HEDGE_WORDS,
 )
 _WORD_RE = LazyPattern(r"[^\W_]+(?:['’][^\W_]+)?")
+JOINED_WORD_RE = LazyPattern(r"[^\W_]+(?:['’-][^\W_]+)*")
+_APOSTROPHE_PAIR_RE = LazyPattern(r"'[a-z0-9]+'")
 # Verbs that open a unit of work; verification and constraint verbs are not here.
 _CHANGE_VERBS_TEXT = """
     fix add implement create build remove delete drop upgrade bump update migrate rename
@@ -336,8 +373,39 @@ class Signals(NamedTuple):
         )
 
 
+@per_text
+def first_digit(text: str) -> int:
+    """Where `text`'s first digit is (-1: none): a scan for numbers starts there."""
+    found = _DIGIT_RE.search(text)
+    return found.start() if found is not None else -1
+
+
 def words(text: str) -> list[str]:
     return _WORD_RE.findall(text)
+
+
+@per_text
+def joined_words(text: str) -> tuple[str, ...]:
+    """Words with the apostrophes and hyphens inside them ("don't", "re-run") kept in one."""
+    return tuple(JOINED_WORD_RE.findall(text))
+
+
+def _lowered_words(text: str, low: str) -> list[str]:
+    """`words(low)` for `low = text.lower()`, split from `joined_words(text)` (the turn
+    reader has read them) when `text` is ASCII: the same words without another scan.
+
+    `words` joins two letter runs across one apostrophe and never across a hyphen, so
+    ASCII joined words split at their hyphens are its words, unless a piece holds two
+    apostrophes ("rock'n'roll", which it pairs differently): then it scans.
+    """
+    if not text.isascii():
+        return words(low)
+    joined = "-".join(joined_words(text)).lower()
+    if not joined:
+        return []
+    if "'" in joined and _APOSTROPHE_PAIR_RE.search(joined):
+        return words(low)
+    return joined.split("-")
 
 
 def find_paths(text: str) -> list[str]:
@@ -356,36 +424,32 @@ def find_paths(text: str) -> list[str]:
     return found
 
 
-def _holds(text: str, needed: tuple[str, ...]) -> bool:
-    return any(part in text for part in needed)
-
-
 def extract(text: str) -> Signals:
     """All signals of `text`; cheap character checks skip patterns that cannot match.
 
     The patterns read with `findall` have no capturing groups: it returns whole matches.
     """
     low = text.lower()
-    lowered = words(low)
-    has_digit = _DIGIT_RE.search(text) is not None
+    lowered = _lowered_words(text, low)
+    digit_at = first_digit(text)
+    has_digit = digit_at >= 0
     backtick = "`" in text
-    errors = has_digit or _holds(text, _ERROR_WORDS)
     found = Signals(
         words=len(lowered),
         paths=tuple(dict.fromkeys(find_paths(text))),
         code_spans=len(_CODE_SPAN_RE.findall(text)) if backtick else 0,
         fences=len(_FENCE_RE.findall(text)) // 2 if backtick else 0,
         identifiers=tuple(dict.fromkeys(_IDENT_RE.findall(text))),
-        errors=tuple(_ERROR_RE.findall(text)) if errors else (),
+        errors=tuple(_ERROR_RE.findall(text)),
         metrics=tuple(_METRIC_RE.findall(low)) + (("EXPLAIN",) if "EXPLAIN" in text else ())
         if has_digit or _METRIC_WORDS & set(lowered)
         else (),
-        numbers=len(_NUMBER_RE.findall(text)) if has_digit else 0,
+        numbers=len(_NUMBER_RE.pattern.findall(text, digit_at)) if has_digit else 0,
         hashes=len(_HASH_RE.findall(text)) if has_digit else 0,
         quoted=len(_QUOTED_RE.findall(text)) if ('"' in text or "“" in text) else 0,
         criteria=tuple(_CRITERION_RE.findall(low)),
         restrictions=tuple(_RESTRICTION_RE.findall(low)),
-        verbs=tuple(dict.fromkeys(w for w in lowered if w in CHANGE_VERBS)),
+        verbs=tuple(dict.fromkeys(filter(CHANGE_VERBS.__contains__, lowered))),
         named_objects=len(_NAMED_OBJECT_RE.findall(low)),
         expected_actual=_EXPECTED_ACTUAL_RE.search(low) is not None,
         examples=len(_EXAMPLE_RE.findall(low)),

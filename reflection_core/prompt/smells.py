@@ -292,8 +292,8 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     if implicit:
         found["implicit_context"] = implicit
 
-    vague = _VAGUE_VERB.search(low) or _VAGUE_GOAL.search(low)
-    if vague and not (sig.metrics or _CONCRETE_GOAL.search(low)):
+    vague = not sig.metrics and (_VAGUE_VERB.search(low) or _VAGUE_GOAL.search(low))
+    if vague and not _CONCRETE_GOAL.search(low):
         found["vague_improvement"] = _sentence_around(shown, vague.start(), vague.end(), 40).strip()
 
     def bounded(match: re.Match[str]) -> bool:
@@ -303,12 +303,11 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     if total:
         found["total_system"] = total
 
-    bug = _BUG.search(low)
-    if bug and not sig.has_repro and sig.anchors < 2.5:
+    # A bug or a slowness is looked for only where no repro, anchors or metric answer it.
+    if not sig.has_repro and sig.anchors < 2.5 and (bug := _BUG.search(low)):
         found["bug_without_repro"] = _sentence_around(shown, bug.start(), bug.end(), 60).strip()
 
-    perf = _PERF.search(low)
-    if perf and not sig.metrics:
+    if not sig.metrics and (perf := _PERF.search(low)):
         found["performance_without_metric"] = shown[perf.start() : perf.end()]
 
     smells = []

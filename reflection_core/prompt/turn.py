@@ -15,7 +15,7 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.prompt import continuation, phrases
-from reflection_core.prompt.signals import LazyPattern, per_text
+from reflection_core.prompt.signals import JOINED_WORD_RE, LazyPattern, joined_words, per_text
 from reflection_core.records import NamedTuple
 
 # Text the host adds around the user's words (IDE context, reminders): not the user's request.
@@ -28,7 +28,6 @@ _TRANSCRIPT_LABEL = LazyPattern(r"^\s*(?:Human|Assistant):\s*", re.MULTILINE)
 _ATTACHMENT = LazyPattern(r"\[(?:image|pasted text|file)\b[^\]]*\]|(?<![\w@])@[\w./\\~\"-]+", re.I)
 _LETTER_OR_DIGIT = LazyPattern(r"[^\W_]")
 _LATIN_WORD = LazyPattern(r"[A-Za-z][A-Za-z'’-]*")
-_WORD = LazyPattern(r"[^\W_]+(?:['’-][^\W_]+)*")
 _NO_SPACE_SCRIPT = LazyPattern(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af]")
 _ASKS_BACK = LazyPattern(
     r"\?|？|\b(?:want me to|would you like|shall i|should i|let me know|tell me|do you want"
@@ -36,6 +35,12 @@ _ASKS_BACK = LazyPattern(
     r"|tu veux|quieres|prefieres"
     r"|deseja|quer que)\b|要我|需要我|是否|원하시면|할까요|しますか",
     re.IGNORECASE,
+    # ASCII text holds one of these (the other phrases are in other scripts); "?" is read first
+    needs=(
+        *("?", "want me to", "would you like", "shall i", "should i", "let me know", "tell me"),
+        *("do you want", "y/n", "please confirm", "choose", "pick one", "soll ich", "willst du"),
+        *("voulez-vous", "veux-tu", "tu veux", "quieres", "prefieres", "deseja", "quer que"),
+    ),
 )
 _HERE_IS_MY_FILE = LazyPattern(
     r"\bhere(?:'s| is| are)\s+(?:my|the|a|an|our)\b[^\n.?!]{0,40}?"
@@ -135,9 +140,7 @@ def _without_filler(text: str) -> str:
     return _FILLER.sub("", low) if low.startswith(_FILLER_OPENERS) else low
 
 
-@per_text
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(_WORD.findall(text))
+_words = joined_words
 
 
 def opens_with(text: str, table: tuple[str, ...]) -> bool:
@@ -150,6 +153,21 @@ def opens_with(text: str, table: tuple[str, ...]) -> bool:
             if not rest or not rest[0].isalnum() or _NO_SPACE_SCRIPT.match(phrase[-1]):
                 return True
     return False
+
+
+# The tables' phrases an ASCII text can hold: a phrase in another script is never in one.
+_ASCII_REFERENTS = tuple(phrase for phrase in phrases.MISSING_REFERENT if phrase.isascii())
+_ASCII_INVITATIONS = tuple(phrase for phrase in phrases.INVITED_QUESTIONS if phrase.isascii())
+# A word each ASCII phrase above holds (a test checks every phrase): a text holding none of
+# them skips the table.
+_REFERENT_WORDS = (
+    *("file", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier"),
+    *("ci-joint", "archivo", "arquivo", "datei", "anhang"),
+)
+_INVITATION_WORDS = (
+    *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
+    *("dubbi", "pytania"),
+)
 
 
 def _contains(text: str, table: tuple[str, ...]) -> bool:
@@ -191,7 +209,8 @@ def is_chat(text: str) -> bool:
 
 def asks_back(prev_assistant: str) -> bool:
     """Does the end of the agent's message ask the user something or offer to do something?"""
-    return _ASKS_BACK.search(prev_assistant[-600:]) is not None
+    tail = prev_assistant[-600:]
+    return "?" in tail or "？" in tail or _ASKS_BACK.search(tail) is not None  # marks: no scan
 
 
 def is_answer(text: str) -> bool:
@@ -207,7 +226,7 @@ def is_answer(text: str) -> bool:
 def word_count(text: str) -> int:
     """Words, counting two characters of a script written without spaces as one word."""
     cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
-    spaced = _WORD.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _words(text)
+    spaced = JOINED_WORD_RE.findall(_NO_SPACE_SCRIPT.sub(" ", text)) if cjk else _words(text)
     return len(spaced) + (cjk + 1) // 2
 
 
@@ -217,7 +236,9 @@ def latin_share(text: str) -> float:
     words = _words(text)
     if not words:
         return 0.0
-    cjk = 0 if text.isascii() else len(_NO_SPACE_SCRIPT.findall(text))
+    if text.isascii():  # every word is ASCII: all Latin if one is (latin / latin), else none
+        return 1.0 if _LATIN_WORD.search(text) else 0.0
+    cjk = len(_NO_SPACE_SCRIPT.findall(text))
     latin = len(_LATIN_WORD.findall(text))
     return latin / max(1, latin + cjk // 2 + sum(1 for w in words if not w.isascii()))
 
@@ -231,7 +252,12 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
         return None
     if prev_assistant and (find_paths(prev_assistant) or "http" in prev_assistant):
         return None  # the conversation names a file it may mean
-    found = _first_in(low, phrases.MISSING_REFERENT)
+    if not low.isascii():
+        found = _first_in(low, phrases.MISSING_REFERENT)
+    elif _contains(low, _REFERENT_WORDS):
+        found = _first_in(low, _ASCII_REFERENTS)
+    else:
+        found = None
     if found is not None:
         start = low.index(found)
         if find_paths(text) or "http" in low or _pasted_beside(text, start):
@@ -301,8 +327,9 @@ def is_command(text: str) -> bool:
 
 def is_shell_command(text: str) -> bool:
     """One line opening with a program's name: "git status", "claude doctor", "npm test"."""
-    words = text.strip().split()
-    if not words or "\n" in text.strip() or len(words) > 12:
+    line = text.strip()
+    words = line.split(maxsplit=12)  # a 13th item means more than twelve words
+    if not words or "\n" in line or len(words) > 12:
         return False
     return words[0].lower() in _SHELL_PROGRAMS
 
@@ -353,7 +380,11 @@ def is_interjection(text: str) -> bool:
 def invites_questions(text: str) -> bool:
     """The user asks to be asked: "ask clarifying questions if needed", not "don't ask me"."""
     low = _normalized(text)
-    for phrase in phrases.INVITED_QUESTIONS:
+    if low.isascii():
+        table = _ASCII_INVITATIONS if _contains(low, _INVITATION_WORDS) else ()
+    else:
+        table = phrases.INVITED_QUESTIONS
+    for phrase in table:
         at = low.find(phrase)
         if at >= 0 and _stands_alone(low, at, phrase) and not _turned_down(low[:at]):
             return True

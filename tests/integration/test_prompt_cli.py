@@ -81,6 +81,32 @@ def test_score_jsonl_reads_stdin_with_dash(tmp_path: Path) -> None:
 def test_score_jsonl_missing_file_is_a_usage_error(tmp_path: Path) -> None:
     proc = _cli("score", "--jsonl", str(tmp_path / "nope.jsonl"), cwd=tmp_path)
     assert proc.returncode == 2
+    assert b"does not exist" in proc.stderr  # click names it
+
+
+def test_score_jsonl_batch_runs_without_importing_click(tmp_path: Path) -> None:
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text('{"prompt": "fix the login form"}\n', encoding="utf-8")
+    probe = (
+        "import sys; from reflection_core.entry import main; "
+        f"code = main(['score', '--jsonl', {str(batch)!r}]); "
+        "print('click' in sys.modules, code, file=sys.stderr)"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, cwd=tmp_path, timeout=60
+    )
+    assert proc.stderr.decode().split() == ["False", "0"]
+    assert json.loads(proc.stdout)["action"]
+
+
+def test_score_jsonl_with_a_bad_config_is_a_usage_error(tmp_path: Path) -> None:
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".reflection.yaml").write_text("prompt:\n  max_chars: many\n")
+    batch = tmp_path / "batch.jsonl"
+    batch.write_text('{"prompt": "fix the login form"}\n', encoding="utf-8")
+    proc = _cli("score", "--jsonl", str(batch), cwd=tmp_path)
+    assert proc.returncode == 2
+    assert proc.stderr.decode().startswith("reflection: configuration error:")
 
 
 def test_stats_with_no_history_says_so_and_creates_nothing(isolated_state: Path) -> None:
