@@ -46,22 +46,28 @@ def _finished_task(repo: Path, tmp_path: Path) -> Path:
     return write_jsonl(build_records(spec), tmp_path / "t.jsonl")
 
 
+def _stop_payload(repo: Path, tmp_path: Path) -> str:
+    """The Stop hook's input for a finished task in `repo`, as Claude Code sends it."""
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": str(_finished_task(repo, tmp_path)),
+        "cwd": str(repo),
+        "hook_event_name": "Stop",
+        "stop_hook_active": False,
+    }
+    return json.dumps(payload)
+
+
 def test_the_stop_hook_process_imports_no_heavy_module(git_repo: Path, tmp_path: Path) -> None:
-    path = _finished_task(git_repo, tmp_path)
     probe = (
         "import sys, json; from reflection_core.entry import main\n"
         "sys.argv = ['reflection', 'hook', 'stop']\n"
         "code = main()\n"
         f"sys.stderr.write(json.dumps([m for m in {_HEAVY!r} if m in sys.modules]))\n"
     )
-    payload = {
-        "session_id": "s-1",
-        "transcript_path": str(path),
-        "cwd": str(git_repo),
-        "hook_event_name": "Stop",
-        "stop_hook_active": False,
-    }
-    run = run_probe(probe, git_repo, tmp_path / "state", json.dumps(payload), check=True)
+    run = run_probe(
+        probe, git_repo, tmp_path / "state", _stop_payload(git_repo, tmp_path), check=True
+    )
     assert json.loads(run.stderr.strip().splitlines()[-1]) == []
 
 
@@ -78,14 +84,7 @@ def test_a_stop_opens_the_state_database_once(
         return real_connect(database, *args, **kwargs)
 
     monkeypatch.setattr(engine, "connect", counting_connect)
-    payload = {
-        "session_id": "s-1",
-        "transcript_path": str(_finished_task(git_repo, tmp_path)),
-        "cwd": str(git_repo),
-        "hook_event_name": "Stop",
-        "stop_hook_active": False,
-    }
-    hook_dispatch.answer("stop", json.dumps(payload).encode())
+    hook_dispatch.answer("stop", _stop_payload(git_repo, tmp_path).encode())
     assert len(opened) == 1
     stored = real_connect(opened[0]).execute("SELECT status FROM stop_outcomes").fetchall()
     assert stored == [("complete",)]
@@ -101,14 +100,7 @@ def test_the_stop_hook_process_keeps_the_collector_but_runs_it_seldom(
         "sys.argv = ['reflection', 'hook', 'stop']\n"
         "run()\n"
     )
-    payload = {
-        "session_id": "s-1",
-        "transcript_path": str(_finished_task(git_repo, tmp_path)),
-        "cwd": str(git_repo),
-        "hook_event_name": "Stop",
-        "stop_hook_active": False,
-    }
-    run = run_probe(probe, git_repo, tmp_path / "state", json.dumps(payload))
+    run = run_probe(probe, git_repo, tmp_path / "state", _stop_payload(git_repo, tmp_path))
     enabled, (young, *_) = json.loads(run.stderr.strip().splitlines()[-1])
     assert run.returncode == 0
     assert enabled is True
