@@ -35,12 +35,11 @@ PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
 # first prompt of a session does not do; it shares the hook's one SQLite connection.
 PROMPT_AFTER_STOP_RATIO = Target("prompt hook after a stop (grades it) CPU / python -c pass", 3.0)
 # Met: 3,850-4,110 prompts per CPU second in 8 local runs, interleaved with the main before
-# the patterns' gates and the click-free batch (2,820-3,300 in the same runs: 1.20-1.42x). An
-# absolute rate moves with the machine's speed: two clean-clone CI runs of that main measured
-# 3,073 and 2,723. The regression bound stays low enough that a slow machine does not fail CI.
-SCORE_JSONL_RATE = Target(
-    "score --jsonl prompts per CPU second", 3000.0, higher_is_better=True, ci_bound=1500.0
-)
+# the patterns' gates and the click-free batch (2,820-3,300 in the same runs: 1.20-1.42x);
+# 3,174 in a clean-clone CI run on a slow hour. An absolute rate moves with the machine's
+# speed (two CI runs of that earlier main measured 3,073 and 2,723), so CI fails only on a
+# gross miss, below 2,000.
+SCORE_JSONL_RATE = Target("score --jsonl prompts per CPU second", 3000.0, higher_is_better=True)
 # Met from a regular install: 4.22-4.56x in twelve runs at load 2.1-6.5, other benchmarks
 # loading both cores (46-67 ms vs 11-16 ms of CPU); 4.77-5.59x for the code before in
 # runs taken between them (before the stop hook dropped the sqlite3 package and datetime,
