@@ -75,6 +75,7 @@ _WRAPPER_VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "bunx": frozenset({"-p", "--package"}),
     "pnpx": frozenset(),
 }
+
 _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     # program: (subcommands that run a command, options taking a value)
     "uv": (
@@ -99,6 +100,7 @@ _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "npx": (frozenset({""}), frozenset({"-p", "--package"})),
     "coverage": (frozenset({"run"}), frozenset({"--rcfile", "--source", "--omit", "--include"})),
     "dotenv": (frozenset({"run", "--"}), frozenset({"-f", "--file"})),
+    "pipx": (frozenset({"run"}), frozenset({"--spec", "--python"})),
 }
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _PYTHONS = lazy(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
@@ -152,6 +154,10 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
                     words = [words[0].split(":", 1)[1], *words[1:]]
                 continue
             return words, inner
+        inside = _environment_command(prog, words[1:])
+        if inside is not None:
+            words = inside
+            continue
         if prog in _SHELLS:
             script = _shell_script(words[1:])
             if script is None:
@@ -160,6 +166,17 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             return [], inner
         return words, inner
     return words, inner
+
+
+def _environment_command(prog: str, args: list[str]) -> list[str] | None:
+    """The command an environment runs: `nix develop -c CMD`, `nix shell PKGS --command
+    CMD`, `direnv exec DIR CMD`; None for anything else."""
+    if prog == "nix" and args[:1] in (["develop"], ["shell"]):
+        marker = next((i for i, a in enumerate(args) if a in ("-c", "--command")), None)
+        return args[marker + 1 :] if marker is not None else None
+    if prog == "direnv" and args[:1] == ["exec"] and len(args) > 2:
+        return args[2:]
+    return None
 
 
 _SHELL_VALUE_OPTIONS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
@@ -246,6 +263,25 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("darwin-rebuild", "build", "build"),
     ("terraform", "validate", "lint"),
     ("tofu", "validate", "lint"),
+    ("helm", "lint", "lint"),
+    ("helm", "template", "build"),
+    # Test runners and builds of ecosystems whose tool takes a subcommand.
+    ("flutter", "test", "test"),
+    ("flutter", "analyze", "lint"),
+    ("flutter", "build", "build"),
+    ("dart", "test", "test"),
+    ("dart", "analyze", "lint"),
+    ("dart", "compile", "build"),
+    ("stack", "test", "test"),
+    ("stack", "build", "build"),
+    ("cabal", "test", "test"),
+    ("cabal", "build", "build"),
+    ("sbt", "test", "test"),
+    ("sbt", "compile", "build"),
+    ("lein", "test", "test"),
+    ("php", "artisan test", "test"),
+    ("R", "CMD check", "test"),
+    ("xcodebuild", "test", "test"),
 )
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
@@ -299,7 +335,9 @@ def _positional(args: list[str], value_options: frozenset[str] = frozenset()) ->
 
 
 def _looks_like_test_path(arg: str) -> bool:
-    return "::" in arg or bool(re.search(r"\.(py|ts|tsx|js|jsx|mjs|rb|ex|exs|php)(:\d+)?$", arg))
+    return "::" in arg or bool(
+        re.search(r"\.(py|ts|tsx|js|jsx|mjs|rb|ex|exs|php|dart)(:\d+)?$", arg)
+    )
 
 
 _PYTEST_VALUE_OPTIONS = frozenset(
@@ -360,10 +398,17 @@ def _run_source(path: str, facts: _Facts) -> None:
         facts.kinds.add("run")
 
 
+# Options a script runner takes before the script's name, each with a value: the package
+# or folder it runs in (`pnpm -C web test`, `yarn --cwd web test`, `npm --prefix web test`).
+_SCRIPT_RUNNER_VALUE_OPTIONS = frozenset(
+    {"--filter", "-F", "--prefix", "-w", "--workspace", "-C", "--dir", "--cwd"}
+)
+
+
 def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
     """npm/pnpm/yarn/bun/composer/just/task scripts: `npm test`, `yarn build`, `just lint`."""
     args = [a for a in args if a not in ("--silent", "-s", "--if-present", "-r", "--recursive")]
-    while len(args) >= 2 and args[0] in ("--filter", "-F", "--prefix", "-w", "--workspace"):
+    while len(args) >= 2 and args[0] in _SCRIPT_RUNNER_VALUE_OPTIONS:
         args = args[2:]
     if prog == "yarn" and args[:1] == ["workspace"] and len(args) >= 3:
         args = args[2:]
@@ -632,7 +677,31 @@ def _subcommand_kind(prog: str, args: list[str]) -> str | None:
     )
 
 
+def _subcommand_check(prog: str, args: list[str], kind: str, facts: _Facts) -> None:
+    """A SUBCOMMAND_CHECKS entry: a test subcommand names its runner (`flutter test`)."""
+    if kind != "test":
+        facts.kinds.add(kind)
+        return
+    sub = next(s for p, s, k in SUBCOMMAND_CHECKS if p == prog and k == kind)
+    facts.test(f"{prog} {sub}", any(_looks_like_test_path(a) for a in args[len(sub.split()) :]))
+
+
+def _odoo(args: list[str], facts: _Facts) -> None:
+    """Odoo's server: installing or upgrading a module (`-u`, `-i`) loads its models and
+    views, the check a module change has; `--test-enable` also runs its tests."""
+    loads = any(
+        a in ("-u", "-i", "--update", "--init") or a.startswith(("--update=", "--init="))
+        for a in args
+    )
+    if loads and "--test-enable" in args:
+        facts.test("odoo --test-enable", True)
+    elif loads:
+        facts.kinds.add("build")
+
+
 def _builds(prog: str, args: list[str]) -> bool:
+    if prog == "xcodebuild" and "test" in args:
+        return False  # `xcodebuild test` is a test run (SUBCOMMAND_CHECKS)
     if prog in _BUILD_PROGRAMS:
         return True
     if prog in COMPILERS:  # a compiler given something to compile, not `gcc --version`
@@ -810,7 +879,9 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
     elif _builds(prog, args):
         facts.kinds.add("build")
     elif subcommand_kind := _subcommand_kind(prog, args):
-        facts.kinds.add(subcommand_kind)
+        _subcommand_check(prog, args, subcommand_kind, facts)
+    elif prog in ("odoo", "odoo-bin"):
+        _odoo(args, facts)
     elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
         facts.modify()
     elif prog == "dd" and any(a.startswith("of=") for a in args):

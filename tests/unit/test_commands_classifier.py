@@ -452,6 +452,24 @@ _SUBCOMMAND_LINES = [
     ("darwin-rebuild build --flake .", "build"),
     ("terraform validate", "lint"),
     ("tofu validate", "lint"),
+    ("helm lint charts/app", "lint"),
+    ("helm template charts/app", "build"),
+    ("flutter test", "test"),
+    ("flutter analyze", "lint"),
+    ("flutter build apk", "build"),
+    ("dart test", "test"),
+    ("dart analyze", "lint"),
+    ("dart compile exe bin/main.dart", "build"),
+    ("stack test", "test"),
+    ("stack build", "build"),
+    ("cabal test", "test"),
+    ("cabal build", "build"),
+    ("sbt test", "test"),
+    ("sbt compile", "build"),
+    ("lein test", "test"),
+    ("php artisan test", "test"),
+    ("R CMD check .", "test"),
+    ("xcodebuild test -scheme App", "test"),
 ]
 
 
@@ -546,3 +564,40 @@ def test_a_program_named_as_a_test_suite_is_a_test_run(command: str, is_test: bo
     info = classify_command(command)
     assert ("test" in info.kinds) == is_test
     assert info.partial == is_test
+
+
+@pytest.mark.parametrize(
+    ("command", "runner"),
+    [
+        ("pnpm -C web test", "pnpm test"),
+        ("yarn --cwd web test", "yarn test"),
+        ("pnpm --dir web test", "pnpm test"),
+        ("nix develop -c pytest", "pytest"),
+        ("nix develop .#ci --command cargo test", "cargo test"),
+        ("direnv exec . python -m pytest", "pytest"),
+        ("pipx run pytest", "pytest"),
+        ("flutter test", "flutter test"),
+    ],
+)
+def test_a_test_run_inside_an_environment_or_folder_option_is_a_full_run(
+    command: str, runner: str
+) -> None:
+    info = classify_command(command)
+    assert "test" in info.kinds and info.test_runner == runner and not info.partial
+
+
+@pytest.mark.parametrize(
+    ("command", "kinds"),
+    [
+        ("odoo -d db -u sale_extra --stop-after-init", {"build"}),
+        ("docker exec web odoo -d db --update=sale_extra --stop-after-init", {"build"}),
+        ("odoo-bin -d db -i sale_extra --test-enable --stop-after-init", {"test"}),
+        ("odoo shell -d db", set()),
+        ("nix develop", set()),
+        ("xcodebuild -scheme App build", {"build"}),
+    ],
+)
+def test_a_module_upgrade_loads_it_and_entering_an_environment_checks_nothing(
+    command: str, kinds: set[str]
+) -> None:
+    assert classify_command(command).kinds == kinds
