@@ -140,8 +140,8 @@ def selections(tokens: Sequence[str]) -> set[tuple[str, str]]:
 def narrowing_notes(
     config: pytest.Config,
     repo_root: Path,
+    unseen: set[Path],
     suite_tokens: Sequence[str] = (),
-    unseen: set[Path] | None = None,
 ) -> list[str]:
     """Why this run does not cover the whole suite; empty when it does.
 
@@ -150,7 +150,7 @@ def narrowing_notes(
     Path arguments count as the full suite when they cover the configured testpaths
     (or the rootdir), or when every test file the repo has (`test_*.py`, `*_test.py`)
     lies under one of them (`pytest tests` in a project without testpaths).
-    `unseen` is `unfingerprinted` of the run's shaping files when already known.
+    `unseen` is `unfingerprinted` of the run's shaping files.
     """
     tokens = [str(a) for a in config.invocation_params.args]
     tokens += shlex.split(os.environ.get("PYTEST_ADDOPTS", ""))
@@ -163,8 +163,6 @@ def narrowing_notes(
             notes.append(f"collection overridden with -o {value}")
     # What pytest parsed, wherever it came from (a backstop for forms not read above).
     # An ini file's addopts define the suite only when the fingerprint holds that file.
-    if unseen is None:
-        unseen = unfingerprinted(repo_root, shaping_files(config))
     ini_unseen = config.inipath is not None and Path(config.inipath) in unseen
     ini_tokens = set() if ini_unseen else set(config.getini("addopts") or [])
     for dest, flag in _SELECTING_DESTS.items():
@@ -205,35 +203,45 @@ def shaping_files(config: pytest.Config) -> list[Path]:
     return [f.resolve() for f in files]
 
 
-def unfingerprinted(repo_root: Path, files: Sequence[Path]) -> set[Path]:
-    """Those of `files` the tree fingerprint leaves out: outside the repository, or
-    git-ignored (.gitignore, .git/info/exclude, the global excludes) and untracked."""
-    return UnseenCheck(repo_root, files).result()
+def unfingerprinted(repo_root: Path, files: Sequence[Path], tree: str) -> set[Path]:
+    """Those of `files` the tree fingerprint `tree` leaves out: outside the repository, or
+    not in the tree (git-ignored and untracked, or left out by the fingerprint's excludes).
+
+    Git lists them from the tree (`ls-tree` reads the few tree objects on their paths),
+    not from the index: no 4 MB index read and no scan for untracked files, and the answer
+    is what the stamp holds, the fingerprint's own excludes included."""
+    from reflection_core.guards import gitcmd
+
+    root = repo_root.resolve()
+    inside = [f for f in files if root in f.parents]
+    unseen = {f for f in files if root not in f.parents}
+    if inside:
+        rels = [f":(literal){f.relative_to(root)}" for f in inside]
+        out = gitcmd.run(root, ["ls-tree", "-z", "--name-only", "--full-tree", tree, "--", *rels])
+        seen = {root / rel for rel in out.split("\0") if rel}
+        unseen.update(f for f in inside if f not in seen)
+    return unseen
 
 
-class UnseenCheck:
-    """`unfingerprinted`, with git started now and its answer collected by `result()`:
-    the recorder asks once collection is done, so the test run hides the git process."""
+class _ShapingCheck(threading.Thread):
+    """`unfingerprinted` of the shaping files known when collection ends, asked of git
+    once the fingerprint is known, beside the tests; None when that failed (the recorder
+    then asks again)."""
 
-    def __init__(self, repo_root: Path, files: Sequence[Path], *, background: bool = False):
-        from reflection_core.guards import gitcmd
+    def __init__(self, root: Path, files: list[Path], fingerprint: _Fingerprint) -> None:
+        super().__init__(name="reflection-shaping-files", daemon=True)
+        self.root, self.files, self.fingerprint = root, files, fingerprint
+        self.unseen: set[Path] | None = None
 
-        self.root = repo_root.resolve()
-        self.files = list(files)
-        self.inside = [f for f in self.files if self.root in f.parents]
-        self.listing: gitcmd.Running | None = None
-        if self.inside:
-            rels = [f":(literal){f.relative_to(self.root)}" for f in self.inside]
-            args = ["ls-files", "-z", "-c", "-o", "--exclude-standard", "--", *rels]
-            self.listing = gitcmd.start(self.root, args, background=background)
+    def run(self) -> None:
+        try:
+            self.unseen = unfingerprinted(self.root, self.files, self.fingerprint.result())
+        except BaseException:
+            self.unseen = None
 
-    def result(self) -> set[Path]:
-        unseen = {f for f in self.files if f not in self.inside}
-        if self.listing is not None:
-            out = self.listing.wait()
-            seen = {(self.root / rel).resolve() for rel in out.split("\0") if rel}
-            unseen.update(f for f in self.inside if f not in seen)
-        return unseen
+    def result(self) -> set[Path] | None:
+        self.join()
+        return self.unseen
 
 
 def _unseen_notes(config: pytest.Config, repo_root: Path, unseen: set[Path]) -> list[str]:
@@ -346,7 +354,7 @@ class _LedgerRecorder:
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
-        self.unseen_check: UnseenCheck | None = None
+        self.shaping_check: _ShapingCheck | None = None
 
     @classmethod
     def for_config(cls, config: pytest.Config) -> _LedgerRecorder | None:
@@ -374,9 +382,11 @@ class _LedgerRecorder:
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         try:
-            self.unseen_check = UnseenCheck(self.root, shaping_files(self.config), background=True)
+            check = _ShapingCheck(self.root, shaping_files(self.config), self.fingerprint)
+            check.start()
         except Exception:  # asked again when the run is recorded
-            self.unseen_check = None
+            return
+        self.shaping_check = check
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
@@ -406,10 +416,13 @@ class _LedgerRecorder:
     def _record(self, session: pytest.Session, exitstatus: int) -> None:
         from reflection_core.guards.ledger import record_run
 
-        check, unseen = self.unseen_check, None
-        if check is not None and check.files == shaping_files(self.config):
+        tree = self.fingerprint.result()
+        files, check, unseen = shaping_files(self.config), self.shaping_check, None
+        if check is not None and check.files == files:
             unseen = check.result()
-        notes = narrowing_notes(self.config, self.root, self.suite_tokens, unseen)
+        if unseen is None:
+            unseen = unfingerprinted(self.root, files, tree)
+        notes = narrowing_notes(self.config, self.root, unseen, self.suite_tokens)
         if self.stopped_early(session):
             notes.append("stopped before every collected test ran")
         if self.deselected and not any(
@@ -431,7 +444,7 @@ class _LedgerRecorder:
             counts=self.counts,
             partial=bool(notes),
             source="pytest",
-            tree=self.fingerprint.result(),
+            tree=tree,
             tool_versions={"pytest": pytest.__version__},
             argv=["pytest", *args],
             notes=notes,

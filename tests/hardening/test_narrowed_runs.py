@@ -97,6 +97,17 @@ def test_a_git_ignored_file_that_narrows_the_run_does_not_unlock_the_commit(
     assert "partial run" in result.stderr and why in result.stderr
 
 
+def test_a_conftest_the_fingerprint_excludes_does_not_unlock_the_commit(tmp_path: Path) -> None:
+    """Not git-ignored, but left out by `tests.fingerprint_exclude`: the stamp's tree does
+    not hold it, so the run it narrowed is partial."""
+    config = "tests:\n  fingerprint_exclude: [conftest.py]\n"
+    repo = project(tmp_path, {".reflection.yaml": config})
+    (repo / "conftest.py").write_text(DROP_THE_FAILURE)
+    result = change_and_commit(repo)
+    assert result.returncode != 0
+    assert "partial run" in result.stderr and "shaped by conftest.py" in result.stderr
+
+
 def test_a_tracked_conftest_that_deselects_makes_the_run_partial(tmp_path: Path) -> None:
     deselect = (
         "def pytest_collection_modifyitems(config, items):\n"
