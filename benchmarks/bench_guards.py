@@ -74,6 +74,9 @@ def median_time(fn: Callable[[], object], rounds: int) -> float:
 def make_repo(path: Path, files: int) -> Path:
     path.mkdir(parents=True)
     git(path, "init", "-q", "-b", "main")
+    # The first commit of many files starts git's automatic gc; detached, it ran in the
+    # background for seconds and could take the free core from the pairs measured next.
+    git(path, "config", "gc.autoDetach", "false")
     (path / ".gitignore").write_text("__pycache__/\n.pytest_cache/\n")
     per_dir = 100
     for n in range(files):
