@@ -666,23 +666,24 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
         _dispatch(_program(inner[0]), inner[1:], heredoc, facts)
 
 
-def _subcommand_kind(prog: str, args: list[str]) -> str | None:
+def _subcommand_entry(prog: str, args: list[str]) -> tuple[str, str] | None:
+    """The (subcommand, kind) of the SUBCOMMAND_CHECKS entry `prog args` matches."""
     return next(
         (
-            k
-            for p, sub, k in SUBCOMMAND_CHECKS
+            (sub, kind)
+            for p, sub, kind in SUBCOMMAND_CHECKS
             if p == prog and args[: len(sub.split())] == sub.split()
         ),
         None,
     )
 
 
-def _subcommand_check(prog: str, args: list[str], kind: str, facts: _Facts) -> None:
+def _subcommand_check(prog: str, args: list[str], entry: tuple[str, str], facts: _Facts) -> None:
     """A SUBCOMMAND_CHECKS entry: a test subcommand names its runner (`flutter test`)."""
+    sub, kind = entry
     if kind != "test":
         facts.kinds.add(kind)
         return
-    sub = next(s for p, s, k in SUBCOMMAND_CHECKS if p == prog and k == kind)
     facts.test(f"{prog} {sub}", any(_looks_like_test_path(a) for a in args[len(sub.split()) :]))
 
 
@@ -878,8 +879,8 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.kinds.add("lint")
     elif _builds(prog, args):
         facts.kinds.add("build")
-    elif subcommand_kind := _subcommand_kind(prog, args):
-        _subcommand_check(prog, args, subcommand_kind, facts)
+    elif entry := _subcommand_entry(prog, args):
+        _subcommand_check(prog, args, entry, facts)
     elif prog in ("odoo", "odoo-bin"):
         _odoo(args, facts)
     elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
