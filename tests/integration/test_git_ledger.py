@@ -152,6 +152,23 @@ def test_the_plugin_can_be_switched_off(project: Path, how: str) -> None:
     assert ledger.read(project) == []
 
 
+def test_the_recorders_modules_load_without_pytests_assertion_rewriting(project: Path) -> None:
+    # An installed package is marked for rewriting as the plugin's distribution; an
+    # editable one is not, so the conftest marks it the same way here.
+    (project / "tests" / "conftest.py").write_text(
+        "import pytest\n\npytest.register_assert_rewrite('reflection_core')\n"
+    )
+    (project / "tests" / "test_loader.py").write_text(
+        "import sys\n\n"
+        "def test_config_loaded_as_any_module():\n"
+        "    loader = sys.modules['reflection_core.config'].__loader__\n"
+        "    assert type(loader).__name__ != 'AssertionRewritingHook'\n"
+    )
+    assert run_pytest(project, "-W", "ignore::pytest.PytestAssertRewriteWarning") == 0
+    (stamp,) = ledger.read(project)
+    assert stamp.passed and stamp.counts["passed"] == 3
+
+
 @pytest.mark.parametrize("option", ["--collect-only", "--setup-plan", "--fixtures"])
 def test_runs_that_run_no_tests_record_nothing(project: Path, option: str) -> None:
     assert run_pytest(project, option) == 0
