@@ -53,8 +53,23 @@ class Stamp:
     argv: list[str] = field(default_factory=list)  # how the runner was invoked
     notes: list[str] = field(default_factory=list)  # why a run is partial, recorded by the runner
     mac: str = ""
-    # Set when read: the signature checks out with this user's key. Not serialized.
-    verified: bool = field(default=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self._verified: bool | None = False  # None: not checked yet against `_key`
+        self._key: bytes | None = None
+
+    @property
+    def verified(self) -> bool:
+        """The signature checks out with this user's key. Not a recorded field. A stamp
+        read from the ledger is checked when first asked: a check reads a few of the
+        thousands of stamps a ledger holds, and signing each again was half of a read."""
+        if self._verified is None:
+            self._verified = verify(self, self._key)
+        return self._verified
+
+    @verified.setter
+    def verified(self, value: bool) -> None:
+        self._verified = value
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Stamp):
@@ -62,13 +77,11 @@ class Stamp:
         return self.payload() == other.payload()
 
     def payload(self) -> dict[str, Any]:
-        """The recorded fields (`verified` is not one), containers copied: built by hand, as
-        every stamp of a ledger read is signed again to be verified (`asdict` was half of
-        reading a 5,000-stamp ledger)."""
+        """The recorded fields, containers copied: built by hand, as a stamp is signed
+        again to be verified (`asdict` was half of reading a 5,000-stamp ledger)."""
         return {
             name: _copied(getattr(self, name))
             for name in type(self)._record_fields  # type: ignore[attr-defined]
-            if name != "verified"
         }
 
     def to_json(self) -> str:
@@ -246,7 +259,7 @@ def parse_lines(raw: bytes, source: str = "ledger") -> tuple[list[Stamp], list[s
             if not isinstance(data, dict):
                 raise ValueError("not a JSON object")
             stamp = Stamp.from_dict(data)
-            stamp.verified = verify(stamp, key)
+            stamp._verified, stamp._key = None, key  # checked when asked (Stamp.verified)
             stamps.append(stamp)
         except (ValueError, TypeError) as exc:
             warnings.append(f"{source}:{number}: skipped a corrupt line ({exc})")

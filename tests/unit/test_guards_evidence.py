@@ -24,10 +24,12 @@ def stamp(**fields: object) -> Stamp:
         "passed": True,
         "source": "pytest",
         "counts": {"passed": 3, "failed": 0, "errors": 0, "skipped": 0},
-        "verified": True,
     }
     base.update(fields)
-    return Stamp(**base)  # type: ignore[arg-type]
+    verified = bool(base.pop("verified", True))
+    made = Stamp(**base)  # type: ignore[arg-type]
+    made.verified = verified
+    return made
 
 
 def test_python_m_pytest_and_pytest_are_the_same_program() -> None:
@@ -124,6 +126,26 @@ def test_signed_stamps_verify_and_edited_ones_do_not(
     assert first.verified and not second.verified
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "other-user"))
     assert not any(s.verified for s in ledger.read(git_repo))  # another user's key
+
+
+def test_a_ledger_read_checks_the_signatures_of_the_stamps_asked_about_only(
+    git_repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    for n in range(20):
+        ledger.append(git_repo, Stamp(tree=f"{n:040x}", command="pytest", exit_code=0, passed=True))
+    signed: list[str] = []
+    real_signature = ledger.signature
+
+    def counted_signature(stamp: Stamp, key: bytes) -> str:
+        signed.append(stamp.tree)
+        return real_signature(stamp, key)
+
+    monkeypatch.setattr(ledger, "signature", counted_signature)
+    stamps = ledger.read(git_repo)
+    assert signed == []
+    assert stamps[-1].verified and stamps[-1].verified  # checked once, then remembered
+    assert signed == [stamps[-1].tree]
 
 
 def test_selections_read_every_spelling_of_a_narrowing_option() -> None:

@@ -23,7 +23,7 @@ PARTIAL_OK = SuiteRules("python -m pytest", allow_partial=True)
 
 
 def stamp(tree: str, exit_code: int = 0, partial: bool = False, command: str = "pytest") -> Stamp:
-    return Stamp(
+    made = Stamp(
         tree=tree,
         command=command,
         exit_code=exit_code,
@@ -31,8 +31,9 @@ def stamp(tree: str, exit_code: int = 0, partial: bool = False, command: str = "
         partial=partial,
         timestamp="2026-01-01T00:00:00Z",
         source="pytest",
-        verified=True,
     )
+    made.verified = True
+    return made
 
 
 def test_a_full_passing_run_on_the_exact_tree_passes() -> None:
