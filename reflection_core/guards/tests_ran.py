@@ -218,7 +218,7 @@ def _nearest_pass(
     else None and the passing run whose tree differs in the fewest paths (it names them)."""
     best: _Near | None = None
     for stamp in reversed(stamps):
-        if rules.outcome(stamp) != "pass" or stamp.tree not in diffs:
+        if stamp.tree not in diffs or rules.outcome(stamp) != "pass":
             continue
         changed = diffs[stamp.tree]
         if not any(not ignorable(p, ignore) for p in changed):
@@ -271,7 +271,8 @@ def diff_pairs(trees: Sequence[str], view: LedgerView) -> list[tuple[str, str]]:
     """The (candidate tree, tree) pairs whose changed paths decide the evidence for `trees`.
 
     Trees whose own suite runs decide them need no comparison with other trees."""
-    decided = {s.tree for s in view.stamps if view.rules.outcome(s) != "none"}
+    wanted = set(trees)  # the tree is compared first: the outcome checks the signature
+    decided = {s.tree for s in view.stamps if s.tree in wanted and view.rules.outcome(s) != "none"}
     return [(c, t) for t in trees if t not in decided for c in view.candidates if c != t]
 
 
