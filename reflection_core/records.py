@@ -100,25 +100,32 @@ else:
         return cls
 
     def _init(self: Any, *args: Any, **kwargs: Any) -> None:
-        fields = type(self)._record_fields
-        if len(args) > len(fields):
-            raise TypeError(f"{type(self).__name__}() takes {len(fields)} arguments")
-        values = dict(zip(fields, args, strict=False))
-        for name, value in kwargs.items():
-            if name not in fields or name in values:
-                raise TypeError(f"{type(self).__name__}() got an unexpected argument {name!r}")
-            values[name] = value
+        """Sets every field from the arguments or its default, straight into the instance's
+        dict (also for a frozen record): the Stop path builds one per event of a task."""
+        cls = type(self)
+        fields = cls._record_fields
+        if args:
+            if len(args) > len(fields):
+                raise TypeError(f"{cls.__name__}() takes {len(fields)} arguments")
+            for name, value in zip(fields, args, strict=False):
+                if name in kwargs:
+                    raise TypeError(f"{cls.__name__}() got an unexpected argument {name!r}")
+                kwargs[name] = value
+        own = self.__dict__
+        given = 0
         for name, spec in fields.items():
-            if name in values:
-                continue
-            if spec.default_factory is not None:
-                values[name] = spec.default_factory()
+            if name in kwargs:
+                own[name] = kwargs[name]
+                given += 1
+            elif spec.default_factory is not None:
+                own[name] = spec.default_factory()
             elif spec is _MISSING or spec.default is _MISSING:
-                raise TypeError(f"{type(self).__name__}() is missing the argument {name!r}")
+                raise TypeError(f"{cls.__name__}() is missing the argument {name!r}")
             else:
-                values[name] = spec.default
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+                own[name] = spec.default
+        if given < len(kwargs):
+            unknown = next(name for name in kwargs if name not in fields)
+            raise TypeError(f"{cls.__name__}() got an unexpected argument {unknown!r}")
         if hasattr(self, "__post_init__"):
             self.__post_init__()
 

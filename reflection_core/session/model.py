@@ -11,7 +11,9 @@ from reflection_core.records import field, record
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from typing import Any, Literal
+    from typing import Any, Literal, TypeVar
+
+    _E = TypeVar("_E")
 
 if TYPE_CHECKING:
     ToolKind = Literal["edit", "write", "read", "search", "shell", "todo", "agent", "web", "other"]
@@ -95,8 +97,21 @@ class Session:
 
     @property
     def tool_calls(self) -> list[ToolCall]:
-        return [e for e in self.events if isinstance(e, ToolCall)]
+        """The events that are tool calls: read, never changed, by the callers."""
+        return self._of_kind(ToolCall)
 
     @property
     def assistant_texts(self) -> list[AssistantText]:
-        return [e for e in self.events if isinstance(e, AssistantText)]
+        """The events that are assistant texts: read, never changed, by the callers."""
+        return self._of_kind(AssistantText)
+
+    def _of_kind(self, kind: type[_E]) -> list[_E]:
+        """The events of one kind, filtered once for each state of `events`: the Stop path
+        asks dozens of times, over tens of thousands of events in a long task. The cache
+        holds the list it filtered, so a new list is never taken for the old one."""
+        cache = self.__dict__.setdefault("_events_by_kind", {})
+        seen = cache.get(kind)
+        if seen is None or seen[0] is not self.events or seen[1] != len(self.events):
+            seen = (self.events, len(self.events), [e for e in self.events if isinstance(e, kind)])
+            cache[kind] = seen
+        return seen[2]

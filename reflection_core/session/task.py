@@ -9,7 +9,6 @@ when they are decisive (source files changed); words decide when nothing changed
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
@@ -201,17 +200,32 @@ def reverted_paths(session: Session, base: str | None = None) -> set[str]:
 
 def is_dependency_manifest(path: str) -> bool:
     """`requirements.txt` and friends: a `.txt` file that changes what the code runs on."""
-    posix = PurePosixPath(path)
-    name = posix.name.lower()
+    name, parent = name_and_parent(path)
+    name = name.lower()
     return name.endswith(".txt") and (
-        name.startswith(("requirements", "constraints")) or posix.parent.name == "requirements"
+        name.startswith(("requirements", "constraints")) or parent == "requirements"
     )
 
 
 def is_doc_path(path: str) -> bool:
     if is_dependency_manifest(path):
         return False
-    return path_matches(path, DOC_GLOBS) or PurePosixPath(path).suffix.lower() in {".md", ".rst"}
+    name = name_and_parent(path)[0]
+    return path_matches(path, DOC_GLOBS) or suffix(name).lower() in {".md", ".rst"}
+
+
+def name_and_parent(path: str) -> tuple[str, str]:
+    """The last component of a POSIX path and the one before it, as `PurePosixPath` names
+    them, without building one: the Stop path asks for every edit of a task, and pathlib
+    was a tenth of a 50 MB task's cost."""
+    parts = [part for part in path.split("/") if part and part != "."]
+    return (parts[-1] if parts else "", parts[-2] if len(parts) > 1 else "")
+
+
+def suffix(name: str) -> str:
+    """A file name's suffix as `PurePosixPath.suffix` reads it ("" for ".bashrc")."""
+    dot = name.rfind(".")
+    return name[dot:] if 0 < dot < len(name) - 1 else ""
 
 
 def unnamed_changes(session: Session) -> bool:

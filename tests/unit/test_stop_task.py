@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
+
 import pytest
 
 from reflection_core import config
 from reflection_core.session.task import (
     build_task_context,
     is_plan_only,
+    name_and_parent,
     required_gates,
+    suffix,
     task_id,
 )
 from tests.unit.sessionbuild import SessionBuilder
@@ -100,3 +104,27 @@ def test_task_id_changes_with_the_prompt_and_its_time() -> None:
     again.task_started_at = "2026-03-02T10:00:00Z"
     assert len({task_id(first), task_id(second), task_id(again)}) == 3
     assert task_id(first) == task_id(SessionBuilder("Fix A").build())
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "README.md",
+        "docs/guide.rst",
+        "/abs/requirements/base.txt",
+        "a//b/./c.tar.gz",
+        "src/.bashrc",
+        "dir/",
+        "/",
+        "",
+        ".",
+        "x/..",
+        "notes.",
+        "..md",
+        "a/b/../requirements.txt",
+    ],
+)
+def test_path_names_and_suffixes_are_read_as_pathlib_reads_them(path: str) -> None:
+    posix = PurePosixPath(path)
+    assert name_and_parent(path) == (posix.name, posix.parent.name)
+    assert suffix(posix.name) == posix.suffix
