@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import shlex
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from reflection_core import config
@@ -271,15 +271,14 @@ def diff_pairs(trees: Sequence[str], view: LedgerView) -> list[tuple[str, str]]:
     """The (candidate tree, tree) pairs whose changed paths decide the evidence for `trees`.
 
     Trees whose own suite runs decide them need no comparison with other trees."""
-    wanted = set(trees)  # the tree is compared first: the outcome checks the signature
-    decided = {s.tree for s in view.stamps if s.tree in wanted and view.rules.outcome(s) != "none"}
+    decided = {s.tree for s in view.stamps.on_trees(trees) if view.rules.outcome(s) != "none"}
     return [(c, t) for t in trees if t not in decided for c in view.candidates if c != t]
 
 
-def candidate_trees(stamps: Sequence[Stamp], rules: SuiteRules) -> list[str]:
+def candidate_trees(newest_first: Iterable[Stamp], rules: SuiteRules) -> list[str]:
     """Distinct trees with a full passing suite run, newest first, at most MAX_CANDIDATE_TREES."""
     seen: list[str] = []
-    for stamp in reversed(stamps):
+    for stamp in newest_first:
         if stamp.tree not in seen and rules.outcome(stamp) == "pass":
             seen.append(stamp.tree)
             if len(seen) >= MAX_CANDIDATE_TREES:
@@ -292,7 +291,7 @@ class LedgerView(NamedTuple):
 
     enabled: bool
     hint: str | None
-    stamps: list[Stamp]
+    stamps: ledger.Stamps  # parsed as the questions need them
     rules: SuiteRules
     candidates: list[str]
 
@@ -303,9 +302,9 @@ def read_ledger(root: Path, cfg: config.Config) -> LedgerView:
     hint = command_hint(project_command)
     rules = SuiteRules(project_command, cfg.get("tests.allow_partial"))
     if not cfg.get("tests.ledger"):
-        return LedgerView(False, hint, [], rules, [])
-    stamps = ledger.read(root)
-    return LedgerView(True, hint, stamps, rules, candidate_trees(stamps, rules))
+        return LedgerView(False, hint, ledger.Stamps(b"", ""), rules, [])
+    stamps = ledger.read_lazily(root)
+    return LedgerView(True, hint, stamps, rules, candidate_trees(stamps.newest_first(), rules))
 
 
 def evidence_for_trees(
@@ -325,7 +324,7 @@ def evidence_for_trees(
     if not view.enabled:
         note = "tests.ledger is false: test evidence is not recorded or checked"
         return [TreeEvidence(t, True, reason=note, command_hint=view.hint) for t in trees]
-    stamps, rules = view.stamps, view.rules
+    stamps, rules = view.stamps.on_trees([*trees, *view.candidates]), view.rules
     if diffs is None:
         diffs = diff_candidates(root, diff_pairs(trees, view))
     ignore = ignorable_globs(cfg)

@@ -63,6 +63,47 @@ def test_corrupt_lines_are_skipped_with_a_warning(
     assert "ledger.jsonl:2:" in err
 
 
+def test_a_lazy_read_parses_only_the_lines_on_the_trees_asked_about(
+    git_repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for n in range(30):
+        ledger.append(git_repo, make_stamp(n))
+    decoy = Stamp(tree="f" * 40, command=f"echo {5:040x}", exit_code=1, passed=False)
+    ledger.append(git_repo, decoy)  # names tree 5 in its command, runs on another tree
+    ledger.append(git_repo, make_stamp(5))
+    parsed: list[bytes] = []
+    real_parse_line = ledger.parse_line
+
+    def counted_parse_line(line: bytes, key: bytes | None) -> Stamp:
+        parsed.append(line)
+        return real_parse_line(line, key)
+
+    monkeypatch.setattr(ledger, "parse_line", counted_parse_line)
+    stamps = ledger.read_lazily(git_repo)
+    found = stamps.on_trees([f"{5:040x}", f"{7:040x}", "e" * 40])
+    assert [(s.tree, s.command) for s in found] == [
+        (f"{5:040x}", "pytest #5"),
+        (f"{7:040x}", "pytest #7"),
+        (f"{5:040x}", "pytest #5"),
+    ]
+    assert len(parsed) == 4 and all(s.verified for s in found)
+    assert [s.command for s in stamps.newest_first()][:2] == ["pytest #5", decoy.command]
+
+
+def test_a_lazy_read_reports_the_corrupt_lines_it_reaches(
+    git_repo: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = ledger.ledger_path(git_repo)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(b"{broken\n\n")
+    assert not ledger.read_lazily(git_repo)
+    assert "ledger.jsonl:1: skipped a corrupt line" in capsys.readouterr().err
+    ledger.append(git_repo, make_stamp(1))
+    stamps = ledger.read_lazily(git_repo)
+    assert stamps and [s.command for s in stamps.newest_first()] == ["pytest #1"]
+    assert stamps.on_trees([f"{1:040x}"])[0].command == "pytest #1"
+
+
 def test_a_truncated_last_line_is_survived(git_repo: Path) -> None:
     ledger.append(git_repo, make_stamp(1))
     path = ledger.ledger_path(git_repo)
