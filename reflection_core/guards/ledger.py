@@ -5,7 +5,8 @@ on and how it ended. The ledger lives inside the git dir
 (`git rev-parse --git-path reflection/ledger.jsonl`), never in the work tree.
 Appends are single locked O_APPEND writes, so concurrent test runs lose nothing;
 when the file grows past `tests.max_entries` lines it is rewritten, under the
-same lock, keeping the newest half. A corrupt line is skipped with a warning.
+same lock, keeping the newest half. A corrupt line is skipped with a warning. A check
+parses only the lines it needs (`Stamps`): a full ledger holds thousands of runs.
 
 Every stamp is signed: an HMAC-SHA256 over its JSON with a per-user key kept
 outside every repository (`$XDG_CONFIG_HOME/reflection/ledger.key`, mode 0600).
