@@ -1,7 +1,8 @@
 """Prompt hook speed, measured side by side in one run (never a timed test).
 
 Prints:
-  1. `reflection hook user-prompt-submit` end to end (installed console script, realistic
+  1. `reflection hook user-prompt-submit` end to end as agents run it (`python -m
+     reflection_core`, what the launcher `reflection init` writes execs; a realistic
      payload with a transcript to tail) vs bare `python -c pass`, interleaved; the CPU
      ratio (user + system) has the target, the wall-clock ratio is printed beside it.
      The same after a stop: the prompt that grades the stop before it (a verdict with no
@@ -47,6 +48,11 @@ PROMPT = (
 def _console_script() -> str:
     found = shutil.which("reflection", path=str(Path(sys.executable).parent))
     return found or "reflection"
+
+
+# What agents run on every prompt: the launcher `reflection init` writes (.reflection-hook)
+# execs the interpreter it recorded with `-m reflection_core`, not the console script.
+HOOK_CMD = [sys.executable, "-m", "reflection_core", "hook", "user-prompt-submit"]
 
 
 def _transcript(directory: Path) -> Path:
@@ -100,7 +106,7 @@ def bench_hook(gate: Gate, runs: int, workdir: Path, env: dict[str, str]) -> Non
             "prompt": PROMPT,
         }
     ).encode()
-    hook_cmd = [_console_script(), "hook", "user-prompt-submit"]
+    hook_cmd = HOOK_CMD
     bare_cmd = [sys.executable, "-c", "pass"]
     for warm in (hook_cmd, bare_cmd):  # bytecode, config cache and OS file cache
         _time(warm, payload if warm is hook_cmd else b"", env)
@@ -158,7 +164,7 @@ def bench_hook_after_stop(gate: Gate, runs: int, workdir: Path, env: dict[str, s
             "prompt": "That still fails: the total is off by a cent. Fix it and run the tests.",
         }
     ).encode()
-    hook_cmd = [_console_script(), "hook", "user-prompt-submit"]
+    hook_cmd = HOOK_CMD
     bare_cmd = [sys.executable, "-c", "pass"]
     state_dir = Path(env["REFLECTION_STATE_DIR"])
     _stop_to_grade(repo, state_dir, "bench-after")

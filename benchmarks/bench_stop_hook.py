@@ -1,8 +1,10 @@
 """The Stop hook's own cost: a short session against bare Python, and one huge task.
 
 Prints, measured in one run:
-  1. `reflection hook stop` on a 20-record Claude Code transcript (prompt, reads, an edit,
-     a failing then passing test run, the final message) against `python -c pass`,
+  1. `reflection hook stop`, as agents run it (`python -m reflection_core`, what the
+     launcher `reflection init` writes execs), on a 20-record Claude Code transcript
+     (prompt, reads, an edit, a failing then passing test run, the final message) against
+     `python -c pass`,
      as CPU time (user + system) of each child, in adjacent pairs that take turns going
      first; the ratio is the median over the pairs (target in targets.py).
   2. `reflection hook stop` on a transcript whose current task alone is about 50 MB
@@ -26,13 +28,17 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_stop import FINAL_MESSAGE, SESSION_ID, _Records, console_script
+from bench_stop import FINAL_MESSAGE, SESSION_ID, _Records
 from targets import (
     STOP_BIG_TASK_CPU,
     STOP_BIG_TASK_RSS,
     STOP_HOOK_RATIO,
     Gate,
 )
+
+# What agents run on every stop: the launcher `reflection init` writes (.reflection-hook)
+# execs the interpreter it recorded with `-m reflection_core`, not the console script.
+HOOK_CMD = [sys.executable, "-m", "reflection_core", "hook", "stop"]
 
 # Runs one command in a fresh child and prints its CPU seconds and peak RSS (MB).
 _WRAPPER = """
@@ -121,7 +127,7 @@ def bench_short(gate: Gate, work: Path, repo: Path, env: dict[str, str], runs: i
     transcript = work / "short.jsonl"
     transcript.write_text(short_session(_Records(str(repo))), encoding="utf-8")
     records = len(transcript.read_text(encoding="utf-8").splitlines())
-    hook_cmd, bare_cmd = [console_script(), "hook", "stop"], [sys.executable, "-c", "pass"]
+    hook_cmd, bare_cmd = HOOK_CMD, [sys.executable, "-c", "pass"]
     payload = _payload(transcript, repo)
     _run(hook_cmd, payload, _fresh_state(env, work), repo)  # warm bytecode and file caches
     hook, bare = [], []
@@ -152,7 +158,7 @@ def bench_huge_task(
     text = huge_task(_Records(str(repo)), int(size_mb * 1024 * 1024))
     transcript.write_text(text, encoding="utf-8")
     print(f"\none task of {transcript.stat().st_size / 1024 / 1024:.1f} MB")
-    hook_cmd = [console_script(), "hook", "stop"]
+    hook_cmd = HOOK_CMD
     found = [
         _run(hook_cmd, _payload(transcript, repo), _fresh_state(env, work), repo)
         for _ in range(runs)

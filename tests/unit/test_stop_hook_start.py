@@ -105,3 +105,25 @@ def test_the_stop_hook_process_keeps_the_collector_but_runs_it_seldom(
     assert run.returncode == 0
     assert enabled is True
     assert young >= 10_000
+
+
+@pytest.mark.parametrize(
+    ("event", "collector"), [("stop", [True, 20_000]), ("user-prompt-submit", [False, 700])]
+)
+def test_python_m_reflection_core_runs_a_hook_as_the_console_script_does(
+    git_repo: Path, tmp_path: Path, event: str, collector: list[object]
+) -> None:
+    # What the launcher `reflection init` writes runs: `python -m reflection_core hook ...`.
+    probe = (
+        "import atexit, gc, json, runpy, sys\n"
+        "atexit.register(lambda: print(json.dumps([gc.isenabled(), gc.get_threshold()[0]]),"
+        " file=sys.stderr))\n"
+        f"sys.argv = ['reflection_core', 'hook', {event!r}]\n"
+        "runpy.run_module('reflection_core', run_name='__main__', alter_sys=True)\n"
+    )
+    payload = _stop_payload(git_repo, tmp_path)
+    if event == "user-prompt-submit":
+        payload = json.dumps({**json.loads(payload), "prompt": "thanks"})
+    run = run_probe(probe, git_repo, tmp_path / "state", payload)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stderr.strip().splitlines()[-1]) == collector
