@@ -15,7 +15,6 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
-    from typing import Any
 
     from reflection_core.guards.fingerprint import PendingTree
     from reflection_core.guards.tests_ran import LedgerView
@@ -32,7 +31,7 @@ _NOTHING_RECORDED = (
 def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> int:
     """The exit code of `reflection check tests`, its messages printed."""
     from reflection_core import paths
-    from reflection_core.guards import fingerprint
+    from reflection_core.guards import fingerprint, gitcmd
 
     found = paths.repo_root_dir()
     if found is None:
@@ -54,14 +53,14 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         return _say(f"reflection: configuration error: {exc}", err=True, code=2)
     if scan is not None:
         exclude = cfg.get("tests.fingerprint_exclude")
-        tree_of, what = _in_thread(scan.result, exclude), "the working tree"
+        tree_of, what = gitcmd.in_thread(scan.result, exclude), "the working tree"
     elif rev or ci:
         target = rev or "HEAD"
-        tree_of, what = _in_thread(fingerprint.commit_tree, root, target), f"commit {target}"
+        tree_of, what = gitcmd.in_thread(fingerprint.commit_tree, root, target), f"commit {target}"
     else:
-        tree_of, what = _in_thread(fingerprint.staged_tree, root), "the staged tree"
+        tree_of, what = gitcmd.in_thread(fingerprint.staged_tree, root), "the staged tree"
     # Imported and read while git computes the tree: on a second core that costs no time.
-    from reflection_core.guards import gitcmd, ledger, tests_ran
+    from reflection_core.guards import ledger, tests_ran
 
     view = tests_ran.read_ledger(root, cfg)
     diffs_for = _diffs_beside_the_scan(root, scan, view)
@@ -108,34 +107,6 @@ def _diffs_beside_the_scan(
         return tests_ran.parse_diff_tree_stdin(early.wait(check=False))
 
     return diffs_for
-
-
-def _in_thread(compute: Callable[..., str], *args: Any) -> Callable[[], str]:
-    """Start `compute(*args)` (git processes) in a thread; the returned call waits for it.
-
-    Git works in its own process, so while it scans a large tree this process can
-    import and read what the check needs next.
-    """
-    import threading
-
-    outcome: list[Any] = []
-
-    def work() -> None:
-        try:
-            outcome.append(compute(*args))
-        except BaseException as exc:  # handed to the caller, who handles or raises it
-            outcome.append(exc)
-
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
-
-    def wait() -> str:
-        worker.join()
-        if isinstance(outcome[0], BaseException):
-            raise outcome[0]
-        return str(outcome[0])
-
-    return wait
 
 
 def _fail(message: str, ci: bool) -> int:

@@ -32,8 +32,8 @@ def split(command: str) -> list[str]:
 
 @functools.lru_cache(maxsize=256)
 def _split(command: str) -> tuple[str, ...]:
-    """Split once per distinct command: a ledger check asks about the project's test
-    command once per stamp (5,000 stamps in a full ledger), and shlex is slow Python."""
+    """Split once per distinct command: a check asks about the project's test command
+    once per stamp it judges, and shlex is slow Python."""
     try:
         return tuple(shlex.split(command))
     except ValueError:

@@ -78,15 +78,8 @@ def excludes_file_text(user_file: Path | None, exclude: Sequence[str]) -> str:
     return f"{user_text}\n# reflection fingerprint excludes\n{ours}\n"
 
 
-def real_index_path(root: Root) -> Path:
-    """The index git would use here: GIT_INDEX_FILE (set inside hooks) or `<git dir>/index`."""
-    from pathlib import Path
-
-    return Path(_real_index_file(root))
-
-
 def _real_index_file(root: Root) -> str:
-    """`real_index_path` as a string, without pathlib."""
+    """The index git would use here: GIT_INDEX_FILE (set inside hooks) or `<git dir>/index`."""
     override = os.environ.get("GIT_INDEX_FILE")
     if override:
         return os.path.join(root, override)  # an absolute override stays as it is
@@ -128,7 +121,7 @@ def temporary_index_tree(root: Root, excludes: str, background: bool = False) ->
     with tempfile.TemporaryDirectory(prefix="reflection-index-") as tmp:
         temp_index = Path(tmp) / "index"
         with contextlib.suppress(FileNotFoundError):
-            _copy_index(real_index_path(root), temp_index)
+            _copy_index(_real_index_file(root), temp_index)
         excludes_file = Path(tmp) / "excludes"
         excludes_file.write_text(excludes, encoding="utf-8", errors="surrogateescape")
         _add_all(root, temp_index, excludes_file, background).wait()

@@ -14,7 +14,11 @@ from collections.abc import Mapping, Sequence
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     import subprocess
+    from collections.abc import Callable
     from pathlib import Path
+    from typing import Any, TypeVar
+
+    T = TypeVar("T")
 
 ZERO_IDS = frozenset({"0" * 40, "0" * 64})
 
@@ -188,6 +192,35 @@ class Spawned:
     def _reaped(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)
         os.close(self.stderr_fd)
+
+
+def in_thread(compute: Callable[..., T], *args: Any) -> Callable[[], T]:
+    """Start `compute(*args)` (work that runs git processes) in a daemon thread; the
+    returned call waits for it and gives its result or raises its exception.
+
+    Git works in its own process, so while it scans a large tree this process can
+    import and read what it needs next, or run the tests the scan fingerprints.
+    """
+    import threading
+
+    outcome: list[Any] = []
+
+    def work() -> None:
+        try:
+            outcome.append(compute(*args))
+        except BaseException as exc:  # handed to the caller, who handles or raises it
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, daemon=True)
+    worker.start()
+
+    def wait() -> T:
+        worker.join()
+        if isinstance(outcome[0], BaseException):
+            raise outcome[0]
+        return outcome[0]
+
+    return wait
 
 
 def _threads(background: bool) -> list[str]:

@@ -24,12 +24,12 @@ the project's definition of its suite and do not count against it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import sys
-import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -244,27 +244,6 @@ def unfingerprinted(repo_root: Path, files: Sequence[Path], tree: str) -> set[Pa
     return unseen
 
 
-class _ShapingCheck(threading.Thread):
-    """`unfingerprinted` of the shaping files known when collection ends, asked of git
-    once the fingerprint is known, beside the tests; None when that failed (the recorder
-    then asks again)."""
-
-    def __init__(self, root: Path, files: list[Path], fingerprint: _Fingerprint) -> None:
-        super().__init__(name="reflection-shaping-files", daemon=True)
-        self.root, self.files, self.fingerprint = root, files, fingerprint
-        self.unseen: set[Path] | None = None
-
-    def run(self) -> None:
-        try:
-            self.unseen = unfingerprinted(self.root, self.files, self.fingerprint.result())
-        except BaseException:
-            self.unseen = None
-
-    def result(self) -> set[Path] | None:
-        self.join()
-        return self.unseen
-
-
 def _unseen_notes(config: pytest.Config, repo_root: Path, unseen: set[Path]) -> list[str]:
     """A file the fingerprint cannot show shaped the run: a conftest.py (it can skip,
     deselect or patch anything), or an ini file that sets what is collected."""
@@ -326,34 +305,16 @@ def _test_files(repo_root: Path, under: list[Path], patterns: Sequence[str]) -> 
     return [f for f in files if any(u == f or u in f.parents for u in under)]
 
 
-class _Fingerprint(threading.Thread):
-    """The working tree's fingerprint, computed while the tests run."""
+def _scanned_tree(root: Path, exclude: list[str]) -> str:
+    """The working tree's fingerprint, taken while the tests run: a file they create and
+    delete between git's scan and its read fails the scan, so it is tried again (the tree
+    before the tests changed it), three times in all."""
+    from reflection_core.guards.fingerprint import worktree_tree
 
-    def __init__(self, root: Path, exclude: list[str]) -> None:
-        super().__init__(name="reflection-fingerprint", daemon=True)
-        self.root, self.exclude = root, exclude
-        self.tree: str | None = None
-        self.error: BaseException | None = None
-
-    def run(self) -> None:
-        from reflection_core.guards.fingerprint import worktree_tree
-
-        # The tests run meanwhile: a file they create and delete between git's scan and
-        # its read fails the scan, so try again (the tree before the tests changed it).
-        for _ in range(3):
-            try:
-                self.tree = worktree_tree(self.root, self.exclude, background=True)
-                self.error = None
-                return
-            except BaseException as exc:  # reported when the run is recorded
-                self.error = exc
-
-    def result(self) -> str:
-        self.join()
-        if self.error is not None:
-            raise self.error
-        assert self.tree is not None
-        return self.tree
+    for _ in range(2):
+        with contextlib.suppress(Exception):
+            return worktree_tree(root, exclude, background=True)
+    return worktree_tree(root, exclude, background=True)  # its error is reported when recording
 
 
 class _LedgerRecorder:
@@ -363,7 +324,7 @@ class _LedgerRecorder:
         self,
         config: pytest.Config,
         root: Path,
-        fingerprint: _Fingerprint,
+        fingerprint: Callable[[], str],
         max_entries: int,
         suite_tokens: tuple[str, ...],
     ) -> None:
@@ -375,7 +336,9 @@ class _LedgerRecorder:
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
-        self.shaping_check: _ShapingCheck | None = None
+        # The shaping files known when collection ended, and which of them the fingerprint
+        # leaves out, asked of git beside the tests once the fingerprint is known.
+        self.shaping_check: tuple[list[Path], Callable[[], set[Path]]] | None = None
 
     @classmethod
     def for_config(cls, config: pytest.Config) -> _LedgerRecorder | None:
@@ -390,8 +353,9 @@ class _LedgerRecorder:
         cfg = config_mod.load(root)
         if not cfg.get("tests.pytest_plugin") or not cfg.get("tests.ledger"):
             return None
-        fingerprint = _Fingerprint(root, list(cfg.get("tests.fingerprint_exclude")))
-        fingerprint.start()
+        from reflection_core.guards.gitcmd import in_thread
+
+        fingerprint = in_thread(_scanned_tree, root, list(cfg.get("tests.fingerprint_exclude")))
         configured = cfg.get("tests.command")
         suite_tokens: tuple[str, ...] = ()
         if configured:
@@ -402,12 +366,14 @@ class _LedgerRecorder:
         return cls(config, root, fingerprint, cfg.get("tests.max_entries"), suite_tokens)
 
     def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from reflection_core.guards.gitcmd import in_thread
+
         try:
-            check = _ShapingCheck(self.root, shaping_files(self.config), self.fingerprint)
-            check.start()
+            files = shaping_files(self.config)
         except Exception:  # asked again when the run is recorded
             return
-        self.shaping_check = check
+        root, fingerprint = self.root, self.fingerprint
+        self.shaping_check = (files, in_thread(lambda: unfingerprinted(root, files, fingerprint())))
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
@@ -439,10 +405,11 @@ class _LedgerRecorder:
     def _record(self, session: pytest.Session, exitstatus: int) -> None:
         from reflection_core.guards.ledger import record_run
 
-        tree = self.fingerprint.result()
+        tree = self.fingerprint()
         files, check, unseen = shaping_files(self.config), self.shaping_check, None
-        if check is not None and check.files == files:
-            unseen = check.result()
+        if check is not None and check[0] == files:
+            with contextlib.suppress(Exception):  # asked again below
+                unseen = check[1]()
         if unseen is None:
             unseen = unfingerprinted(self.root, files, tree)
         notes = narrowing_notes(self.config, self.root, unseen, self.suite_tokens)
