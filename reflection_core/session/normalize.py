@@ -487,12 +487,26 @@ def _in_task(session: Session, builder: _Builder, record: dict[str, Any], role: 
         session.compaction_summary = message_text(_content(record)).strip()
 
 
+def holds_message(in_file: str, from_hook: str) -> bool:
+    """Does the file's last text hold the final message the host handed the hook? The
+    host may write a message as several text blocks, so the last one ending it will do;
+    whitespace does not count. The host can run the Stop hook before its writer has
+    caught up, and then everything from a few tool calls back may still be missing."""
+    written, said = " ".join(in_file.split()), " ".join(from_hook.split())
+    return bool(written) and (said.endswith(written) or said[-MESSAGE_TAIL:] in written)
+
+
+# How much of the end of the host's message must be in the file for it to count as written.
+MESSAGE_TAIL = 120
+
+
 def _finish_last_message(session: Session, from_hook: str | None) -> None:
     """The hook's `last_assistant_message` wins: the file may not hold it yet."""
     texts = session.assistant_texts
     in_file = texts[-1].text if texts else ""
     if from_hook and from_hook.strip():
         session.last_assistant_message = from_hook
+        session.final_message_written = holds_message(in_file, from_hook)
         if from_hook.strip() != in_file.strip():
             session.events.append(AssistantText(index=len(session.events), text=from_hook))
     else:

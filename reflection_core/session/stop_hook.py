@@ -243,14 +243,16 @@ def _open_session(event: StopRequested, max_task_bytes: int) -> Session | str:
 
 
 # The host can call the Stop hook before its transcript writer has caught up: a tool call
-# the agent already answered shows no result yet. Re-read a few times, briefly, before
-# judging (a failed command read as "no result" would let a false "done" through).
+# the agent already answered shows no result yet, or the final message the host hands the
+# hook is not written yet, and with it maybe the last tool calls. Re-read a few times,
+# briefly, before judging (a failed command read as "no result" would let a false "done"
+# through; a missing test run would push on work that was checked).
 _SETTLE_READS = 8
 _SETTLE_PAUSE_S = 0.1
 
 
 def _settled_session(event: StopRequested, max_task_bytes: int) -> Session:
-    """The session once no foreground tool call is waiting for its result (bounded)."""
+    """The session once the transcript has caught up with the host (bounded)."""
     import time
 
     for attempt in range(_SETTLE_READS):
@@ -261,7 +263,7 @@ def _settled_session(event: StopRequested, max_task_bytes: int) -> Session:
         )
         if event.transcript is None or event.transcript.records is not None:
             return session  # handed inline: nothing to wait for
-        if not _awaits_result(session) or attempt == _SETTLE_READS - 1:
+        if not _behind_the_host(session) or attempt == _SETTLE_READS - 1:
             return session
         time.sleep(_SETTLE_PAUSE_S)
     return session
@@ -283,8 +285,11 @@ def _transcript_written(event: StopRequested) -> str | None:
     return problem
 
 
-def _awaits_result(session: Session) -> bool:
-    """A foreground tool call the transcript shows no result for yet."""
+def _behind_the_host(session: Session) -> bool:
+    """The transcript does not hold the host's final message yet, or shows a foreground
+    tool call with no result yet."""
+    if not session.final_message_written:
+        return True
     return any(call.ok is None and not call.background for call in session.tool_calls)
 
 

@@ -476,6 +476,32 @@ def test_a_failure_the_transcript_writes_after_the_hook_started_is_still_seen(
     assert "install" in out["reason"].lower()
 
 
+def test_a_test_run_written_after_the_hook_started_is_seen_before_the_stop_is_judged(
+    tmp_path: Path,
+) -> None:
+    """The host can call the Stop hook before it has written the final message, and with it
+    the last tool calls: the hook waits until the file holds the message the host handed
+    it, so a passing test run a moment late is not taken for no test run at all."""
+    repo = project(tmp_path)
+    final = "Fixed the parser; the tests pass (1 passed)."
+    spec = {"task": "Fix the parser bug", "cwd": str(repo), "branch": "feature/x"}
+    records = build_records({**spec, "steps": TESTED, "final": final})
+    lagging = records[:-3]  # the test run, its result and the final message not written yet
+    assert "1 passed in" not in json.dumps(lagging) and final not in json.dumps(lagging)
+    path = write_jsonl(lagging, repo.parent / "lag.jsonl")
+    payload = stop_payload(repo, path, "s-late-run", last_assistant_message=final)
+
+    def catch_up() -> None:
+        time.sleep(0.3)
+        write_jsonl(records, path)
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(catch_up)
+        code, out, _ = hook("stop", payload)
+    assert code == 0 and (out is None or out.get("decision") != "block"), out
+    assert read_verdict(repo, "s-late-run")["status"] == "complete"
+
+
 def test_a_transcript_the_host_creates_after_the_hook_started_is_judged(tmp_path: Path) -> None:
     """On a session's first turn the Stop hook can start before the host's writer has
     created the transcript file: the hook waits briefly for it instead of skipping."""

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from reflection_core.session.model import AssistantText, ToolCall
 from reflection_core.session.normalize import (
     cap_output,
+    holds_message,
     prompt_text,
     record_role,
     session_from_records,
@@ -266,6 +267,32 @@ def test_hook_message_is_appended_when_the_file_lags() -> None:
     assert isinstance(session.events[-1], AssistantText)
     assert [t.text for t in session.assistant_texts] == ["older", "newest"]
     assert session.last_assistant_message == "newest"
+    assert not session.final_message_written
+
+
+def test_a_file_that_holds_the_hook_message_has_caught_up() -> None:
+    session = session_from_records(
+        [user("Task"), blocks("m1", text("Done.\n\nAll 3 tests pass."))],
+        last_assistant_message="Done.\nAll 3 tests pass.",
+    )
+    assert session.final_message_written
+
+
+# (the file's last text, the message the host handed the hook, written?)
+MESSAGE_IN_FILE = [
+    ("Fixed it; 3 passed.", "Fixed it; 3 passed.", True),
+    ("Fixed it;\n\n3 passed.", "Fixed it; 3 passed.", True),  # whitespace does not count
+    ("3 passed.", "Fixed it.\n\n3 passed.", True),  # the message's last text block
+    ("I will run the tests now.", "Fixed it; 3 passed.", False),  # an older text
+    ("", "Fixed it; 3 passed.", False),  # no text written yet
+]
+
+
+@pytest.mark.parametrize(("in_file", "from_hook", "written"), MESSAGE_IN_FILE)
+def test_holds_message_tells_a_file_that_caught_up_from_one_that_lags(
+    in_file: str, from_hook: str, written: bool
+) -> None:
+    assert holds_message(in_file, from_hook) is written
 
 
 def test_event_indexes_follow_event_order() -> None:
