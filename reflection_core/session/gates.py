@@ -24,8 +24,11 @@ from reflection_core.session.evidence import (
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
+# Node's test runner ends with "# pass 12 / # fail 0" (TAP) or "ℹ pass 12 / ℹ fail 0" (spec).
 _FAILED_IN_OUTPUT = lazy(
-    r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b", re.M
+    r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b|"
+    r"^[#\u2139] fail [1-9]",
+    re.M,
 )
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
@@ -41,7 +44,9 @@ _RAN_SOME = lazy(
     re.I | re.M,
 )
 _PASSED_IN_OUTPUT = lazy(
-    r"\b[1-9]\d* (passed|passing)\b|^OK\b|^ok\s|\bPASS\b|\bTests?:\s+\d+ passed", re.M
+    r"\b[1-9]\d* (passed|passing)\b|^OK\b|^ok\s|\bPASS\b|\bTests?:\s+\d+ passed|"
+    r"^[#\u2139] pass [1-9]",
+    re.M,
 )
 _FLAKY = lazy(
     r"\b(flaky|flake|intermittent\w*|unrelated (to (my|the|these) changes?)?|pre-?existing|"

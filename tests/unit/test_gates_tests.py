@@ -119,6 +119,26 @@ def test_masked_exit_code_without_a_pass_summary_is_not_a_pass() -> None:
     assert not gate(s).satisfied
 
 
+# Node's test runner summary behind a pipe: (output, passed?)
+NODE_SUMMARIES = [
+    ("# tests 101\n# pass 101\n# fail 0", True),  # TAP reporter
+    ("\u2139 tests 12\n\u2139 pass 12\n\u2139 fail 0", True),  # spec reporter
+    ("# tests 101\n# pass 99\n# fail 2", False),
+    ("\u2139 tests 12\n\u2139 pass 11\n\u2139 fail 1", False),
+]
+
+
+@pytest.mark.parametrize(("output", "passed"), NODE_SUMMARIES)
+def test_node_test_runner_summaries_are_read_behind_a_pipe(output: str, passed: bool) -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.js")
+        .bash('npm test 2>&1 | grep -E "^# (pass|fail)"', output=output)
+        .build()
+    )
+    assert gate(s).satisfied is passed
+
+
 def test_run_with_no_tests_collected_is_not_a_pass() -> None:
     s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest", output="no tests ran").build()
     assert not gate(s).satisfied
