@@ -98,6 +98,7 @@ _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "yarn": (frozenset({"exec", "dlx"}), frozenset({"--cwd"})),
     "npm": (frozenset({"exec", "x"}), frozenset({"--prefix", "-w", "--workspace"})),
     "npx": (frozenset({""}), frozenset({"-p", "--package"})),
+    "bun": (frozenset({"x"}), frozenset()),
     "coverage": (frozenset({"run"}), frozenset({"--rcfile", "--source", "--omit", "--include"})),
     "dotenv": (frozenset({"run", "--"}), frozenset({"-f", "--file"})),
     "pipx": (frozenset({"run"}), frozenset({"--spec", "--python"})),
@@ -295,6 +296,9 @@ SEARCH_PROGRAMS = frozenset(
 _MODIFY_PROGRAMS = frozenset({"rm", "touch", "ln", "chmod", "truncate", "unlink", "rmdir", "shred"})
 _JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
+# Package managers that run a binary of the project's own dependencies by name when no
+# script has that name (`pnpm vitest`, `yarn jest`, `yarn run jest`); npm needs `npx`.
+_RUNS_PROJECT_BINARIES = frozenset({"pnpm", "yarn", "bun"})
 _TEST_SCRIPT = lazy(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
 _TEST_FILE_SCRIPT = lazy(r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$")
 _WRITE_IN_CODE = lazy(
@@ -427,7 +431,9 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
             facts.modify("package.json")
         return
     kind = _script_kind(head)
-    if kind == "test":
+    if kind is None and prog in _RUNS_PROJECT_BINARIES and head in _JS_TEST_RUNNERS:
+        _js_runner(head, rest, facts)  # `pnpm vitest run`, `yarn jest`: the project's binary
+    elif kind == "test":
         facts.test(f"{prog} {head}", _filters_tests(rest))
     elif kind == "modify":
         facts.modify()

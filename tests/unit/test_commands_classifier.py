@@ -42,6 +42,10 @@ FULL_TEST_RUNS = [
     ("npx vitest run", "vitest"),
     ("npx jest", "jest"),
     ("npx mocha", "mocha"),
+    ("pnpm vitest run", "vitest"),  # a package manager runs the project's own binary
+    ("yarn jest", "jest"),
+    ("yarn run jest", "jest"),
+    ("bun x vitest", "vitest"),
     ("go test ./...", "go test"),
     ("cargo test", "cargo test"),
     ("cargo nextest run", "cargo nextest"),
@@ -95,6 +99,7 @@ PARTIAL_TEST_RUNS = [
     "cargo test login",
     "npx jest src/auth.test.ts",
     "npx vitest run src/a.test.ts",
+    "pnpm vitest run src/a.test.ts",
     "npx jest -t 'logs in'",
     "npm test -- src/auth.test.ts",
     "./gradlew test --tests AuthTest",
@@ -150,6 +155,8 @@ NOT_TEST_RUNS = [
     "go test -list .",
     "mvn package -DskipTests",
     "vim tests/test_auth.py",
+    "yarn add -D jest",
+    "pnpm dev",
 ]
 
 
