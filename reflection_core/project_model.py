@@ -153,6 +153,19 @@ ELIXIR = Ecosystem(
     test_globs=("*_test.exs",),
     extensions=(".ex", ".exs"),
 )
+ZIG = Ecosystem(
+    "zig",
+    ("build.zig",),
+    (("test", "zig build test"), ("build", "zig build"), ("run", "zig build run")),
+    extensions=(".zig",),
+)
+OCAML = Ecosystem(
+    "ocaml",
+    ("dune-project",),
+    (("test", "dune test"), ("build", "dune build")),
+    test_globs=("test/*.ml",),
+    extensions=(".ml", ".mli"),
+)
 # Ecosystems whose commands depend on what their files say: the rows name the markers,
 # test file shapes and narrower-run templates; the readers below add the commands.
 PYTHON = Ecosystem(
@@ -207,7 +220,7 @@ JUST = Ecosystem("just", ("justfile", "Justfile", ".justfile"))
 
 ECOSYSTEMS = (
     PYTHON, NODE, GO, RUST, MAKE, JUST, GRADLE, MAVEN, CMAKE, DENO, DOTNET, SWIFT, ELIXIR,
-    RUBY, PHP,
+    ZIG, OCAML, RUBY, PHP,
 )  # fmt: skip
 
 # Python tools a config file names: (purpose, command, any of these in the config text).
@@ -534,7 +547,10 @@ def model_from_files(files: RepoFiles) -> ProjectModel:
         lambda: _task_runner(JUST, "just", files, found),
         lambda: _jvm(files, found),
         lambda: _cmake(files, found),
-        *[lambda e=e: _table_commands(e, files, found) for e in (DENO, DOTNET, SWIFT, ELIXIR)],
+        *[
+            lambda e=e: _table_commands(e, files, found)
+            for e in (DENO, DOTNET, SWIFT, ELIXIR, ZIG, OCAML)
+        ],
         lambda: _ruby(files, found),
         lambda: _php(files, found),
         lambda: _bare_python(files, found),
@@ -614,6 +630,11 @@ SESSION_COMMANDS: tuple[tuple[tuple[str, ...], str, str], ...] = (
     (("swift", "build"), "swift", "build"),
     (("mix", "test"), "elixir", "test"),
     (("deno", "test"), "deno", "test"),
+    (("zig", "build", "test"), "zig", "test"),
+    (("zig", "build"), "zig", "build"),
+    (("dune", "test"), "ocaml", "test"),
+    (("dune", "runtest"), "ocaml", "test"),
+    (("dune", "build"), "ocaml", "build"),
     (("rspec",), "ruby", "test"),
     (("rake", "test"), "ruby", "test"),
     (("phpunit",), "php", "test"),

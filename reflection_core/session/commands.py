@@ -729,8 +729,11 @@ def _ruff(args: list[str], facts: _Facts) -> None:
 
 
 def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
-    """`dotnet test`, `swift build`, `mix test`, `deno check`, `bazel test`, `hatch test`, ..."""
+    """`dotnet test`, `swift build`, `mix test`, `deno check`, `bazel test`, `hatch test`,
+    `zig build test`, `dune runtest`, ..."""
     sub, rest = (args[0], args[1:]) if args else ("", [])
+    if (prog, sub, rest[:1]) == ("zig", "build", ["test"]) or (prog, sub) == ("dune", "runtest"):
+        sub, rest = "test", rest[1:] if prog == "zig" else rest  # the build's test step
     if sub == "test":
         filtered = any(
             a in ("--filter", "-k", "--test_filter") or a.startswith("--filter=") for a in rest
@@ -816,7 +819,7 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
         ),
     ),
     (
-        ("dotnet", "swift", "mix", "deno", "zig", "bazel", "bazelisk", "hatch"),
+        ("dotnet", "swift", "mix", "deno", "zig", "bazel", "bazelisk", "hatch", "dune"),
         lambda prog, args, heredoc, facts: _toolchain(prog, args, facts),
     ),
     (("git",), lambda prog, args, heredoc, facts: _git(args, facts)),
