@@ -13,7 +13,7 @@ import re
 
 from reflection_core.globs import matching_branch_rule
 from reflection_core.lazyre import lazy
-from reflection_core.records import field, record, replace
+from reflection_core.records import NamedTuple, field, record, replace
 from reflection_core.session.evidence import (
     checkable,
     ignored_by_tests,
@@ -24,12 +24,116 @@ from reflection_core.session.evidence import (
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
-# Node's test runner ends with "# pass 12 / # fail 0" (TAP) or "ℹ pass 12 / ℹ fail 0" (spec).
-_FAILED_IN_OUTPUT = lazy(
-    r"\b[1-9]\d* (failed|failing|errors?)\b|^FAILED\b|\bTests?:\s+[1-9]\d* failed|^FAIL\b|"
-    r"^[#\u2139] fail [1-9]",
-    re.M,
+
+class RunSummary(NamedTuple):
+    """How a family of test runners sums up a run: a pass and a failure as they print
+    them (the tests check each pattern against its example)."""
+
+    runners: str
+    passed: str  # pattern of a line that says the run passed
+    failed: str  # pattern of a line that says tests failed
+    pass_example: str
+    fail_example: str
+
+
+# One family a line. Output showing a failure wins over a zero exit code; a pass line is
+# what counts when the command line hides the exit code (`| tail`, `|| true`).
+RUN_SUMMARIES: tuple[RunSummary, ...] = (
+    RunSummary(
+        "pytest, cargo, jest, vitest, mocha, playwright, deno",
+        r"\b[1-9]\d* (?:passed|passing)\b",
+        r"\b[1-9]\d* (?:failed|failing|errors?)\b",
+        "==== 12 passed in 0.41s ====",
+        "==== 2 failed, 10 passed in 0.52s ====",
+    ),
+    RunSummary(
+        "unittest, phpunit",
+        r"^OK\b",
+        r"^FAILED\b",
+        "OK (12 tests, 30 assertions)",
+        "FAILED (failures=1)",
+    ),
+    RunSummary(
+        "go test, jest files",
+        r"^ok\s|\bPASS\b",
+        r"^FAIL\b",
+        "ok  \texample.com/pkg\t0.12s",
+        "FAIL\texample.com/pkg\t0.14s",
+    ),
+    RunSummary(
+        "jest summary",
+        r"\bTests?:\s+\d+ passed",
+        r"\bTests?:\s+[1-9]\d* failed",
+        "Tests:       12 passed, 12 total",
+        "Tests:       1 failed, 11 passed, 12 total",
+    ),
+    RunSummary(
+        "node --test (TAP, spec)",
+        r"^[#\u2139] pass [1-9]",
+        r"^[#\u2139] fail [1-9]",
+        "# pass 101",
+        "# fail 2",
+    ),
+    RunSummary(
+        "rspec, minitest, mix, XCTest",
+        r"\b[1-9]\d* (?:examples?|tests?|runs), (?:\d+ assertions, )?0 failures\b"
+        r"|\bExecuted [1-9]\d* tests?, with 0 failures\b",
+        r"\b[1-9]\d* failures?\b",
+        "12 examples, 0 failures",
+        "12 examples, 2 failures",
+    ),
+    RunSummary(
+        "swift testing, zig",
+        r"\b[1-9]\d* tests? passed\b",
+        r"\b[1-9]\d* tests? failed\b",
+        "All 12 tests passed.",
+        "Test run with 12 tests failed after 0.2 seconds with 1 issue.",
+    ),
+    RunSummary(
+        "dotnet test",
+        r"^\s*Passed!\s",
+        r"^\s*Failed!\s",
+        "Passed!  - Failed:     0, Passed:    12, Skipped:     0, Total:    12",
+        "Failed!  - Failed:     2, Passed:    10, Skipped:     0, Total:    12",
+    ),
+    RunSummary(
+        "maven, phpunit counts",
+        r"\bTests run: [1-9]\d*, Failures: 0, Errors: 0\b",
+        r"\b(?:Failures|Errors): [1-9]",
+        "Tests run: 12, Failures: 0, Errors: 0, Skipped: 0",
+        "Tests run: 12, Failures: 2, Errors: 0, Skipped: 0",
+    ),
+    RunSummary(
+        "gradle, maven",
+        r"^(?:\[INFO\] )?BUILD SUCCESS(?:FUL)?\b",
+        r"^(?:\[INFO\] |\[ERROR\] )?BUILD FAIL(?:ED|URE)\b",
+        "BUILD SUCCESSFUL in 4s",
+        "BUILD FAILED in 3s",
+    ),
+    RunSummary(
+        "ctest",
+        r"\b100% tests passed\b",
+        r"\b[1-9]\d* tests? failed out of\b",
+        "100% tests passed, 0 tests failed out of 12",
+        "83% tests passed, 2 tests failed out of 12",
+    ),
+    RunSummary(
+        "bun test",
+        r"^\s*[1-9]\d* pass$",
+        r"^\s*[1-9]\d* fail$",
+        " 12 pass",
+        " 2 fail",
+    ),
+    RunSummary(
+        "dart, flutter",
+        r"\bAll tests passed!",
+        r"\bSome tests failed\.",
+        "00:02 +12: All tests passed!",
+        "00:02 +10 -2: Some tests failed.",
+    ),
 )
+_FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.M)
+_PASSED_IN_OUTPUT = lazy("|".join(f"(?:{s.passed})" for s in RUN_SUMMARIES), re.M)
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
     r"\bno tests? (files? )?(were )?found\b|\b0 passing\b|\bTests:\s+0 total\b|"
@@ -42,11 +146,6 @@ _RAN_SOME = lazy(
     r"\b[1-9]\d* (passed|passing)\b|\bRan [1-9]\d* tests?\b|\bTests:\s+[1-9]\d* passed|"
     r"^ok\s+\S+\s+(\(cached\)|[\d.]+s)",  # go test: one `ok <pkg> <time>` per tested package
     re.I | re.M,
-)
-_PASSED_IN_OUTPUT = lazy(
-    r"\b[1-9]\d* (passed|passing)\b|^OK\b|^ok\s|\bPASS\b|\bTests?:\s+\d+ passed|"
-    r"^[#\u2139] pass [1-9]",
-    re.M,
 )
 _FLAKY = lazy(
     r"\b(flaky|flake|intermittent\w*|unrelated (to (my|the|these) changes?)?|pre-?existing|"

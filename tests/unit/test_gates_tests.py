@@ -119,6 +119,25 @@ def test_masked_exit_code_without_a_pass_summary_is_not_a_pass() -> None:
     assert not gate(s).satisfied
 
 
+@pytest.mark.parametrize("summary", gates.RUN_SUMMARIES, ids=lambda s: s.runners)
+def test_each_runners_pass_line_passes_a_run_whose_exit_code_a_pipe_hides(
+    summary: gates.RunSummary,
+) -> None:
+    command = "run-the-tests 2>&1 | tail -5"
+    s = SessionBuilder("Fix it").edit("src/a.py").bash(command, output=summary.pass_example)
+    call = s.build().tool_calls[-1]
+    assert call.command is not None and call.command.exit_masked
+    assert gates.run_passed(call) is True
+
+
+@pytest.mark.parametrize("summary", gates.RUN_SUMMARIES, ids=lambda s: s.runners)
+def test_each_runners_failure_line_fails_a_run_even_with_a_zero_exit_code(
+    summary: gates.RunSummary,
+) -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest", output=summary.fail_example)
+    assert gates.run_passed(s.build().tool_calls[-1]) is False
+
+
 # Node's test runner summary behind a pipe: (output, passed?)
 NODE_SUMMARIES = [
     ("# tests 101\n# pass 101\n# fail 0", True),  # TAP reporter
