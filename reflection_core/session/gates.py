@@ -132,7 +132,21 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +10 -2: Some tests failed.",
     ),
 )
+# A compiler's or type checker's error line, one family a line: (compilers, pattern,
+# example). A build or type check piped into `head` or `tail` exits 0 whatever it found.
+COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
+    ("tsc", r"\berror TS\d+:", "src/a.ts(3,5): error TS2304: Cannot find name 'x'."),
+    ("rustc, cargo", r"^error(?:\[E\d+\])?: ", "error[E0308]: mismatched types"),
+    (
+        "gcc, clang, javac, mypy",
+        r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error: ",
+        "src/main.c:12:3: error: 'x' undeclared (first use in this function)",
+    ),
+)
 _FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.M)
+# Only where a compiler runs: a program run may print "error: ..." and still have worked.
+_COMPILER_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in COMPILER_ERRORS), re.M)
+_COMPILING = frozenset({"test", "build", "typecheck", "lint"})
 _PASSED_IN_OUTPUT = lazy("|".join(f"(?:{s.passed})" for s in RUN_SUMMARIES), re.M)
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
@@ -244,6 +258,14 @@ def ran_nothing(call: ToolCall) -> bool:
     return bool(_NOTHING_RAN.search(call.output)) and not _RAN_SOME.search(call.output)
 
 
+def _failure_in_output(call: ToolCall) -> bool:
+    """A runner's failure summary, or a compiler's error line in a check that compiles."""
+    if _FAILED_IN_OUTPUT.search(call.output):
+        return True
+    kinds = call.command.kinds if call.command is not None else frozenset()
+    return bool(kinds & _COMPILING) and bool(_COMPILER_ERROR.search(call.output))
+
+
 def run_passed(call: ToolCall) -> bool | None:
     """Did this run pass? Output showing failures wins over an exit code a pipe masked.
 
@@ -252,7 +274,7 @@ def run_passed(call: ToolCall) -> bool | None:
     """
     if call.ok is None:
         return None
-    if call.ok and (_FAILED_IN_OUTPUT.search(call.output) or ran_nothing(call)):
+    if call.ok and (_failure_in_output(call) or ran_nothing(call)):
         return False
     if call.ok and call.command is not None and call.command.exit_masked:
         return bool(_PASSED_IN_OUTPUT.search(call.output))

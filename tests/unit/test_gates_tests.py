@@ -138,6 +138,36 @@ def test_each_runners_failure_line_fails_a_run_even_with_a_zero_exit_code(
     assert gates.run_passed(s.build().tool_calls[-1]) is False
 
 
+@pytest.mark.parametrize(("compilers", "pattern", "example"), gates.COMPILER_ERRORS)
+def test_each_compilers_error_line_fails_a_check_a_pipe_let_exit_zero(
+    compilers: str, pattern: str, example: str
+) -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.ts")
+        .bash("npx tsc --noEmit 2>&1 | head -30", output=example)
+    )
+    assert gates.run_passed(s.build().tool_calls[-1]) is False
+
+
+def test_errors_a_passing_test_run_logs_do_not_fail_it() -> None:
+    logged = (
+        "  console.error\n    Error: boom\n      at Object.<anonymous> (src/a.test.ts:5:11)\n"
+        "    main_test.go:12: error: expected in this test\n"
+        "Tests:       12 passed, 12 total"
+    )
+    s = SessionBuilder("Fix it").edit("src/a.ts").bash("npx jest 2>&1 | tail -40", output=logged)
+    assert gates.run_passed(s.build().tool_calls[-1]) is True
+
+
+def test_a_program_run_that_prints_an_error_line_is_not_read_as_a_compile_failure() -> None:
+    printed = "error: no config file found, using the defaults\nserved 3 requests"
+    s = SessionBuilder("Fix it").edit("src/app.py").bash("python src/app.py", output=printed)
+    call = s.build().tool_calls[-1]
+    assert call.command is not None and call.command.kinds == {"run"}
+    assert gates.run_passed(call) is True
+
+
 # Node's test runner summary behind a pipe: (output, passed?)
 NODE_SUMMARIES = [
     ("# tests 101\n# pass 101\n# fail 0", True),  # TAP reporter
