@@ -147,6 +147,23 @@ _FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.
 # Only where a compiler runs: a program run may print "error: ..." and still have worked.
 _COMPILER_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in COMPILER_ERRORS), re.M)
 _COMPILING = frozenset({"test", "build", "typecheck", "lint"})
+# An uncaught error's trace, where the program or the build itself ran (a test run's output
+# may show errors its tests expected; a program may print "Error: ..." and carry on):
+# (runtime, pattern, example).
+CRASHES: tuple[tuple[str, str, str], ...] = (
+    (
+        "python",
+        r"^Traceback \(most recent call last\):|^  File \"[^\"]+\", line \d+",
+        '  File "check.py", line 12',
+    ),
+    (
+        "node",
+        r"^\w*Error: [^\n]*\n\s+at \S|^node:internal/",
+        "TypeError: Cannot read properties of undefined\n    at fetchPkgInfo (x.js:3:9)",
+    ),
+    ("go", r"^panic: ", "panic: runtime error: index out of range [3] with length 3"),
+)
+_CRASH = lazy("|".join(f"(?:{p})" for _, p, _ in CRASHES), re.M)
 _PASSED_IN_OUTPUT = lazy("|".join(f"(?:{s.passed})" for s in RUN_SUMMARIES), re.M)
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
@@ -263,6 +280,8 @@ def _failure_in_output(call: ToolCall) -> bool:
     if _FAILED_IN_OUTPUT.search(call.output):
         return True
     kinds = call.command.kinds if call.command is not None else frozenset()
+    if kinds & {"run", "build"} and "test" not in kinds and _CRASH.search(call.output):
+        return True
     return bool(kinds & _COMPILING) and bool(_COMPILER_ERROR.search(call.output))
 
 

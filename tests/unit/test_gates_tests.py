@@ -168,6 +168,20 @@ def test_a_program_run_that_prints_an_error_line_is_not_read_as_a_compile_failur
     assert gates.run_passed(call) is True
 
 
+@pytest.mark.parametrize(("runtime", "pattern", "example"), gates.CRASHES)
+def test_each_runtimes_crash_fails_a_program_run_a_pipe_let_exit_zero(
+    runtime: str, pattern: str, example: str
+) -> None:
+    s = SessionBuilder("Fix it").edit("src/app.py").bash("python src/app.py | tail", output=example)
+    assert gates.run_passed(s.build().tool_calls[-1]) is False
+
+
+def test_a_test_run_that_shows_a_trace_its_tests_expected_still_passes() -> None:
+    shown = '  File "app.py", line 3, in parse\nValueError: bad input\n==== 12 passed in 0.3s ===='
+    s = SessionBuilder("Fix it").edit("src/app.py").bash("pytest -s | tail -20", output=shown)
+    assert gates.run_passed(s.build().tool_calls[-1]) is True
+
+
 # Node's test runner summary behind a pipe: (output, passed?)
 NODE_SUMMARIES = [
     ("# tests 101\n# pass 101\n# fail 0", True),  # TAP reporter
