@@ -451,6 +451,21 @@ def test_an_unwritable_verdict_dir_still_pushes_the_agent_and_says_so(tmp_path: 
     assert "could not write the verdict" in out["systemMessage"]
 
 
+def hook_while_written_late(
+    payload: dict[str, Any], path: Path, records: list[dict[str, Any]]
+) -> tuple[int, dict[str, Any] | None, str]:
+    """The Stop hook, while the host's writer puts the whole transcript at `path` 0.3 s
+    after the hook started (what it finds before that is up to the caller)."""
+
+    def write_late() -> None:
+        time.sleep(0.3)
+        write_jsonl(records, path)
+
+    with ThreadPoolExecutor(1) as pool:
+        pool.submit(write_late)
+        return hook("stop", payload)
+
+
 def test_a_failure_the_transcript_writes_after_the_hook_started_is_still_seen(
     tmp_path: Path,
 ) -> None:
@@ -464,14 +479,7 @@ def test_a_failure_the_transcript_writes_after_the_hook_started_is_still_seen(
     assert len(lagging) == len(records) - 1  # only the command's result is held back
     path = write_jsonl(lagging, repo.parent / "lag.jsonl")
     payload = {"session_id": "s-lag", "transcript_path": str(path), "cwd": str(repo)}
-
-    def catch_up() -> None:
-        time.sleep(0.3)
-        write_jsonl(records, path)  # the whole transcript, result included
-
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(catch_up)
-        code, out, _ = hook("stop", payload)
+    code, out, _ = hook_while_written_late(payload, path, records)
     assert code == 0 and out is not None and out.get("decision") == "block", out
     assert "install" in out["reason"].lower()
 
@@ -490,14 +498,7 @@ def test_a_test_run_written_after_the_hook_started_is_seen_before_the_stop_is_ju
     assert "1 passed in" not in json.dumps(lagging) and final not in json.dumps(lagging)
     path = write_jsonl(lagging, repo.parent / "lag.jsonl")
     payload = stop_payload(repo, path, "s-late-run", last_assistant_message=final)
-
-    def catch_up() -> None:
-        time.sleep(0.3)
-        write_jsonl(records, path)
-
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(catch_up)
-        code, out, _ = hook("stop", payload)
+    code, out, _ = hook_while_written_late(payload, path, records)
     assert code == 0 and (out is None or out.get("decision") != "block"), out
     assert read_verdict(repo, "s-late-run")["status"] == "complete"
 
@@ -511,14 +512,7 @@ def test_a_transcript_the_host_creates_after_the_hook_started_is_judged(tmp_path
     records = build_records({**spec, "steps": steps, "final": "All done: it is installed."})
     path = repo.parent / "late.jsonl"
     payload = {"session_id": "s-late", "transcript_path": str(path), "cwd": str(repo)}
-
-    def create_late() -> None:
-        time.sleep(0.3)
-        write_jsonl(records, path)
-
-    with ThreadPoolExecutor(1) as pool:
-        pool.submit(create_late)
-        code, out, _ = hook("stop", payload)
+    code, out, _ = hook_while_written_late(payload, path, records)
     assert code == 0 and out is not None and out.get("decision") == "block", out
 
 
