@@ -20,7 +20,6 @@ from reflection_core.session.model import AssistantText, Event, Session, ToolCal
 from reflection_core.session.normalize import (
     EARLIER_PROMPTS_KEPT,
     cap_output,
-    holds_message,
     is_hook_feedback,
     prompt_text,
 )
@@ -286,7 +285,6 @@ def session_from_rollout_records(
     in_file = texts[-1].text if texts else ""
     if last_assistant_message and last_assistant_message.strip():
         session.last_assistant_message = last_assistant_message
-        session.final_message_written = holds_message(in_file, last_assistant_message)
         if last_assistant_message.strip() != in_file.strip():
             session.events.append(
                 AssistantText(index=len(session.events), text=last_assistant_message)

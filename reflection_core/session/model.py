@@ -86,7 +86,7 @@ class Session:
     task_started_at: str | None = None
     events: list[Event] = field(default_factory=list)  # tool calls and assistant texts, in order
     last_assistant_message: str = ""  # hook input wins over the (possibly lagging) file
-    final_message_written: bool = True  # False: the file does not hold the hook's message yet
+    final_message_written: bool = True  # False: Claude Code's file lacks the hook's message
     hook_feedback: list[str] = field(default_factory=list)  # Stop-hook feedback seen this task
     compacted: bool = False  # a compact_boundary was seen
     compaction_summary: str = ""
