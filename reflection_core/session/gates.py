@@ -168,7 +168,7 @@ _PASSED_IN_OUTPUT = lazy("|".join(f"(?:{s.passed})" for s in RUN_SUMMARIES), re.
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
     r"\bno tests? (files? )?(were )?found\b|\b0 passing\b|\bTests:\s+0 total\b|"
-    r"\b0 tests? (ran|run|executed)\b",
+    r"\b0 tests? (ran|run|executed)\b|\b0 examples, 0 failures\b|\bthere are no tests to run\b",
     re.I,
 )
 # A count of tests that did run: a runner that found nothing in one place ("running 0

@@ -292,6 +292,22 @@ def test_runner_that_found_no_tests_is_not_a_pass_even_with_exit_zero() -> None:
     assert "ran no tests" in result.evidence and result.severity == "MEDIUM"
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (
+            "bundle exec rspec",
+            "No examples found.\n\nFinished in 0.001 seconds\n0 examples, 0 failures",
+        ),
+        ("mix test", "There are no tests to run\nFinished in 0.02 seconds"),
+        ("bun test", "Ran 0 tests across 0 files. [12.00ms]"),
+    ],
+)
+def test_other_runners_that_ran_no_tests_do_not_pass(command: str, output: str) -> None:
+    s = SessionBuilder("Fix it").edit("lib/a.rb").bash(command, output=output)
+    assert gate(s.build()).pattern == "tests:none_ran"
+
+
 def test_pytest_exit_5_is_no_tests_ran() -> None:
     s = SessionBuilder("Fix it").edit("src/a.py").bash("pytest tests/unit", exit=5, output="")
     assert gate(s.build()).pattern == "tests:none_ran"
