@@ -147,6 +147,7 @@ _FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.
 # Only where a compiler runs: a program run may print "error: ..." and still have worked.
 _COMPILER_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in COMPILER_ERRORS), re.M)
 _COMPILING = frozenset({"test", "build", "typecheck", "lint"})
+_RUNS_THE_PROGRAM = frozenset({"run", "build"})  # a build runs the project's build code
 # An uncaught error's trace, where the program or the build itself ran (a test run's output
 # may show errors its tests expected; a program may print "Error: ..." and carry on):
 # (runtime, pattern, example).
@@ -280,7 +281,7 @@ def _failure_in_output(call: ToolCall) -> bool:
     if _FAILED_IN_OUTPUT.search(call.output):
         return True
     kinds = call.command.kinds if call.command is not None else frozenset()
-    if kinds & {"run", "build"} and "test" not in kinds and _CRASH.search(call.output):
+    if kinds & _RUNS_THE_PROGRAM and "test" not in kinds and _CRASH.search(call.output):
         return True
     return bool(kinds & _COMPILING) and bool(_COMPILER_ERROR.search(call.output))
 

@@ -487,6 +487,10 @@ def _in_task(session: Session, builder: _Builder, record: dict[str, Any], role: 
         session.compaction_summary = message_text(_content(record)).strip()
 
 
+# How much of the end of the host's message must be in the file for it to count as written.
+MESSAGE_TAIL = 120
+
+
 def holds_message(in_file: str, from_hook: str) -> bool:
     """Does the file's last text hold the final message the host handed the hook? The
     host may write a message as several text blocks, so the last one ending it will do;
@@ -494,10 +498,6 @@ def holds_message(in_file: str, from_hook: str) -> bool:
     caught up, and then everything from a few tool calls back may still be missing."""
     written, said = " ".join(in_file.split()), " ".join(from_hook.split())
     return bool(written) and (said.endswith(written) or said[-MESSAGE_TAIL:] in written)
-
-
-# How much of the end of the host's message must be in the file for it to count as written.
-MESSAGE_TAIL = 120
 
 
 def _finish_last_message(session: Session, from_hook: str | None) -> None:
