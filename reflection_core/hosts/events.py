@@ -54,17 +54,18 @@ class Transcript:
             transcript_format=self.format,
         )
 
-    def previous_assistant_message(self) -> str | None:
-        """The agent's last words before the prompt being submitted (cheap: a tail read)."""
+    def previous_assistant_turn(self) -> tuple[str | None, str]:
+        """The agent's last words before the prompt being submitted, and what its turn
+        wrote before them (cheap: a tail read; see `transcript_tail.assistant_turn`)."""
         if self.format == "gemini":
             from reflection_core.session.gemini_chat import last_model_text
 
-            return last_model_text(self.path)
+            return last_model_text(self.path), ""
         if self.records is not None:
-            return None  # handed over only at the stop
-        from reflection_core.prompt.transcript_tail import previous_assistant_message
+            return None, ""  # handed over only at the stop
+        from reflection_core.prompt.transcript_tail import previous_assistant_turn
 
-        return previous_assistant_message(self.path)
+        return previous_assistant_turn(self.path)
 
 
 @record(frozen=True, kw_only=True, repr=False, eq=False)

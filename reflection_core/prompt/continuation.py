@@ -210,11 +210,15 @@ def _reads_as_english(prev: str) -> bool:
     return len(set(_ENGLISH_WORD.findall(prev[-600:]))) >= 2
 
 
-def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -> Continuation:
+def resolve(
+    found: Continuation, prev_assistant: str | None, prompt: str = "", earlier_turn: str = ""
+) -> Continuation:
     """Pure: check the continuation's referent against the previous assistant message.
 
     "ok" or "thanks" after a report acknowledges it; only a go-ahead ("go for it")
-    after a message that proposed nothing leaves the agent guessing what to do.
+    after a message that proposed nothing leaves the agent guessing what to do. A pick
+    ("2") counts the options the whole turn offered (`earlier_turn`: its messages before
+    the last), so a list written before a tool call is not taken for no list.
     """
     text = prompt.lower()
     if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
@@ -223,6 +227,8 @@ def resolve(found: Continuation, prev_assistant: str | None, prompt: str = "") -
     offered = offered_items(prev)
     if found.kind == "selection":
         picked = [i for i in found.selected if i != "last"]
+        if earlier_turn and any(i not in offered for i in picked):
+            offered |= offered_items(earlier_turn.lower())
         missing = [i for i in picked if i not in offered]
         if missing and not offered and "?" in prev:
             return found  # a number answering a question ("how many?"), not a pick

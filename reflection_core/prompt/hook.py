@@ -32,8 +32,8 @@ def handle(event: PromptSubmitted) -> Reply:
     if is_bypassed(prompt, tuple(p for p in cfg.get("prompt.bypass_prefix") if p)):
         return SILENT
 
-    prev = event.transcript.previous_assistant_message() if event.transcript else None
-    result = score_prompt(prompt, prev, cfg)
+    prev, earlier = event.transcript.previous_assistant_turn() if event.transcript else (None, "")
+    result = score_prompt(prompt, prev, cfg, earlier_turn=earlier)
     # Replies, questions and chat leave nothing to record or to de-duplicate: no SQLite.
     recorded = result.questions or (not result.skipped and result.turn == "task")
     conn, warning = _open_history() if recorded and cfg.get("prompt.history") else (None, "")

@@ -182,10 +182,13 @@ def score_prompt(
     cfg: Config | None = None,
     *,
     settings: Settings | None = None,
+    earlier_turn: str = "",
 ) -> PromptScore:
     """Pure: evaluate `prompt`, optionally against the previous assistant message.
 
     `settings` (read from `cfg` when not given) lets a batch read the config once.
+    `earlier_turn` is what the agent's turn wrote before that message: an option the
+    user picks may have been offered there.
     """
     settings = settings or Settings.from_config(cfg)
     text = encodable(prompt if isinstance(prompt, str) else str(prompt))
@@ -200,7 +203,8 @@ def score_prompt(
     read = turn.read(text, prev_assistant)
     cont = continuation.Continuation(False)
     if read.kind in ("task", "reply", "continuation") and any(c.isalnum() for c in read.text):
-        cont = continuation.resolve(continuation.detect(read.text), prev_assistant, read.text)
+        found = continuation.detect(read.text)
+        cont = continuation.resolve(found, prev_assistant, read.text, earlier_turn)
     if read.kind == "continuation" and cont.kind != "selection":
         cont = cont._replace(unresolved=None)  # "continue" resumes; it needs no referent
     bonus = live_context.applies(len(read.text.split()), prev_assistant)

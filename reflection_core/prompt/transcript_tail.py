@@ -19,6 +19,9 @@ if TYPE_CHECKING:
 
 TAIL_BYTES = 256 * 1024
 MAX_MESSAGE_CHARS = 16 * 1024
+# The same turn's messages before its last one: where a list the user answers may stand.
+MAX_EARLIER_CHARS = 8 * 1024
+MAX_EARLIER_LINES = 400
 
 
 def read_tail(path: str | os.PathLike[str], limit: int = TAIL_BYTES) -> list[str]:
@@ -80,20 +83,22 @@ def _codex_text(record: dict[str, Any]) -> str | None:
     return "\n".join(p for p in parts if isinstance(p, str))
 
 
-def last_assistant_text(lines: list[str]) -> str | None:
-    """Pure: the text of the last assistant message that has any text."""
+def assistant_turn(lines: list[str]) -> tuple[str | None, str]:
+    """Pure: the last assistant message with text, and what the same turn wrote before it.
+
+    A turn can list options in one message, run a tool, and end on "Tell me which you
+    prefer": the user's "2" answers the turn, not its last message. The earlier text is
+    read back to the user's last prompt (a user record that is not a tool result), at
+    most MAX_EARLIER_CHARS of it; Codex rollouts give the last message only."""
     chunks: list[str] = []
     current_id: object = None
-    for line in reversed(lines):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
+    for position in range(len(lines) - 1, -1, -1):
+        record = _decoded(lines[position])
+        if record is None:
             continue
         codex = _codex_text(record)
         if codex:
-            return codex[-MAX_MESSAGE_CHARS:]
+            return codex[-MAX_MESSAGE_CHARS:], ""
         found = _claude_text(record)
         if found is None:
             if chunks and record.get("type") == "user":
@@ -105,13 +110,50 @@ def last_assistant_text(lines: list[str]) -> str | None:
         if text.strip():
             chunks.append(text)
             current_id = message_id
+    else:  # the tail holds nothing before the last message
+        position = -1
     if not chunks:
+        return None, ""
+    last = "\n".join(reversed(chunks))[-MAX_MESSAGE_CHARS:]
+    return last, _earlier_in_turn(lines[: position + 1])
+
+
+def _earlier_in_turn(lines: list[str]) -> str:
+    """The assistant text in `lines` after the user's last prompt (newest last), capped."""
+    texts: list[str] = []
+    size = 0
+    for line in reversed(lines[-MAX_EARLIER_LINES:]):
+        if '"tool_result"' in line or ('"text"' not in line and '"user"' not in line):
+            continue  # a tool's result or call: neither the user's prompt nor words
+        record = _decoded(line)
+        if record is None:
+            continue
+        if record.get("type") == "user":
+            break
+        found = _claude_text(record)
+        if found is not None and found[1].strip():
+            texts.append(found[1])
+            size += len(found[1])
+            if size >= MAX_EARLIER_CHARS:
+                break
+    return "\n".join(reversed(texts))[-MAX_EARLIER_CHARS:]
+
+
+def _decoded(line: str) -> dict[str, Any] | None:
+    try:
+        record = json.loads(line)
+    except ValueError:
         return None
-    return "\n".join(reversed(chunks))[-MAX_MESSAGE_CHARS:]
+    return record if isinstance(record, dict) else None
 
 
 def previous_assistant_message(path: object) -> str | None:
     """The last assistant text in the transcript at `path`, or None (never raises)."""
+    return previous_assistant_turn(path)[0]
+
+
+def previous_assistant_turn(path: object) -> tuple[str | None, str]:
+    """`assistant_turn` of the transcript at `path`; (None, "") when unreadable."""
     if not isinstance(path, str) or not path:
-        return None
-    return last_assistant_text(read_tail(path))
+        return None, ""
+    return assistant_turn(read_tail(path))

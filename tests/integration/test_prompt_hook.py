@@ -106,6 +106,39 @@ def test_unresolved_option_number_asks_which_option(git_repo: Path) -> None:
     assert "no 4" in out["hookSpecificOutput"]["additionalContext"]
 
 
+def test_a_pick_from_a_list_the_turn_offered_before_a_tool_call_is_not_questioned(
+    git_repo: Path,
+) -> None:
+    """Claude Code writes each message of a turn apart: the list, the tool call and its
+    result, then a last message without the list. The user's "2" answers the turn."""
+    transcript = git_repo / "session.jsonl"
+    records = [
+        {"type": "user", "message": {"role": "user", "content": "why do reports 502?"}},
+        _assistant("msg_1", {"type": "text", "text": MENU}),
+        _assistant("msg_1", {"type": "tool_use", "id": "tu_1", "name": "Bash", "input": {}}),
+        {
+            "type": "user",
+            "message": {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": "tu_1", "content": "ok"}],
+            },
+        },
+        _assistant("msg_2", {"type": "text", "text": "All three fit the config. Tell me which."}),
+    ]
+    transcript.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    proc = _run(json.dumps(_payload("2", git_repo, transcript_path=str(transcript))).encode())
+    assert proc.returncode == 0 and proc.stdout.strip() == b"", proc.stdout
+    asked = _hook(_payload("5", git_repo, transcript_path=str(transcript)))
+    assert "no 5" in asked["hookSpecificOutput"]["additionalContext"]
+
+
+def _assistant(message_id: str, block: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "type": "assistant",
+        "message": {"id": message_id, "role": "assistant", "content": [block]},
+    }
+
+
 def test_a_continuation_gets_no_answer_at_all(git_repo: Path) -> None:
     proc = _run(json.dumps(_payload("go ahead", git_repo)).encode())
     assert proc.returncode == 0 and proc.stdout.strip() == b"" and proc.stderr == b""

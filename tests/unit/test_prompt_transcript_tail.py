@@ -6,7 +6,12 @@ import json
 import os
 from pathlib import Path
 
-from reflection_core.prompt.transcript_tail import previous_assistant_message, read_tail
+from reflection_core.prompt.transcript_tail import (
+    assistant_turn,
+    previous_assistant_message,
+    previous_assistant_turn,
+    read_tail,
+)
 
 
 def _line(record: dict) -> str:
@@ -73,3 +78,69 @@ def test_a_fifo_is_not_opened(tmp_path: Path) -> None:
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
     assert previous_assistant_message(str(fifo)) is None  # returns instead of blocking
+
+
+def _result(tool_use_id: str) -> dict:
+    block = {"type": "tool_result", "tool_use_id": tool_use_id, "content": "done"}
+    return {"type": "user", "message": {"role": "user", "content": [block]}}
+
+
+def _prompt(text: str) -> dict:
+    return {"type": "user", "message": {"role": "user", "content": text}}
+
+
+def test_the_turn_text_before_the_last_message_reaches_back_to_the_users_prompt() -> None:
+    lines = [
+        _line(_assistant("m0", [{"type": "text", "text": "the turn before"}])),
+        _line(_prompt("pick a fix")),
+        _line(_assistant("m1", [{"type": "text", "text": "Options:\n1. a\n2. b"}])),
+        _line(_assistant("m1", [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}])),
+        _line(_result("t1")),
+        _line(_assistant("m2", [{"type": "text", "text": "Checked."}])),
+        _line(_assistant("m2", [{"type": "tool_use", "id": "t2", "name": "Read", "input": {}}])),
+        _line(_result("t2")),
+        _line(_assistant("m3", [{"type": "text", "text": "Tell me which."}])),
+    ]
+    assert assistant_turn(lines) == ("Tell me which.", "Options:\n1. a\n2. b\nChecked.")
+
+
+def test_a_turn_of_one_message_has_no_earlier_text(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    path.write_text(
+        _line(_prompt("hi")) + _line(_assistant("m1", [{"type": "text", "text": "1. x"}])),
+        encoding="utf-8",
+    )
+    assert previous_assistant_turn(str(path)) == ("1. x", "")
+    assert assistant_turn([_line(_assistant("m1", [{"type": "text", "text": "only"}]))]) == (
+        "only",
+        "",
+    )
+
+
+def test_the_earlier_text_of_a_long_turn_is_capped_to_its_newest_part() -> None:
+    from reflection_core.prompt.transcript_tail import MAX_EARLIER_CHARS
+
+    lines = [_line(_prompt("go"))]
+    for n in range(40):
+        lines.append(_line(_assistant(f"m{n}", [{"type": "text", "text": f"<{n}>" + "x" * 500}])))
+        lines.append(_line(_result(f"t{n}")))
+    lines.append(_line(_assistant("last", [{"type": "text", "text": "Done."}])))
+    last, earlier = assistant_turn(lines)
+    assert last == "Done."
+    assert len(earlier) <= MAX_EARLIER_CHARS
+    assert "<39>" in earlier and "<0>" not in earlier
+
+
+def test_codex_rollouts_give_the_last_message_and_no_earlier_text(tmp_path: Path) -> None:
+    item = {
+        "type": "response_item",
+        "payload": {
+            "type": "message",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": "1. x\n2. y"}],
+        },
+    }
+    path = tmp_path / "rollout.jsonl"
+    path.write_text(_line(item) + _line(item), encoding="utf-8")
+    assert previous_assistant_turn(str(path)) == ("1. x\n2. y", "")
+    assert previous_assistant_turn(None) == (None, "")

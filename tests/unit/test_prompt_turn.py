@@ -180,6 +180,12 @@ def test_a_number_picks_an_option_only_when_options_were_offered() -> None:
     assert _quiet("3", OPTIONS)
 
 
+def test_a_number_picks_an_option_the_turn_offered_before_its_last_message() -> None:
+    assert not score_prompt("3", STATUS, earlier_turn=OPTIONS).questions
+    beyond = score_prompt("9", STATUS, earlier_turn=OPTIONS)
+    assert "there is no 9" in beyond.questions[0]
+
+
 def test_a_go_ahead_on_an_irreversible_production_step_is_recorded_but_held_back() -> None:
     plan = (
         "Plan:\n1. Back up with pg_dump.\n2. Run `DROP TABLE legacy_users;` on production.\n"
