@@ -14,14 +14,13 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
-from reflection_core.session.model import CommandInfo, ToolKind
+from reflection_core.session.model import SCRATCH_DIRS, CommandInfo, ToolKind
 from reflection_core.session.shell_words import Segment, segments, tokenize
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
 
-_SCRATCH_DIRS = ("/tmp/", "/dev/", "/var/tmp/", "$TMPDIR", "${TMPDIR")
 _ASSIGNMENT = lazy(r"^[A-Za-z_][A-Za-z0-9_]*(\[[^\]]*\])?\+?=")
 
 
@@ -49,10 +48,10 @@ class _Facts:
     def modify(self, *files: str) -> None:
         """A change to the work tree; writes only to scratch dirs (/tmp, ...) are none."""
         named = [f for f in files if f and not f.startswith("-")]
-        if named and all(f.startswith(_SCRATCH_DIRS) for f in named):
+        if named and all(f.startswith(SCRATCH_DIRS) for f in named):
             return
         self.kinds.add("modify")
-        self.files.extend(f for f in named if not f.startswith(_SCRATCH_DIRS))
+        self.files.extend(f for f in named if not f.startswith(SCRATCH_DIRS))
 
 
 # --- wrappers: programs that run another program --------------------------------

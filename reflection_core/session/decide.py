@@ -38,6 +38,7 @@ from reflection_core.session.coverage import (
     untouched_targets,
 )
 from reflection_core.session.digest import build_digest, pushes_and_prs, task_kind
+from reflection_core.session.evidence import project_view
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -925,6 +926,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     readings of the words (`assess_stop`), then where the stop stands and the one policy
     table that says what pushes (`stop_status`, `push_policy`)."""
     cfg = with_defaults(ctx.config)
+    session = project_view(session, ctx.root)
     ev = gather_evidence(session, ctx, cfg)
     assessment, gaps, digest, reading = assess_stop(session, ev, ctx, cfg)
     where = stop_status(ev, ctx, assessment, gaps, digest, reading)

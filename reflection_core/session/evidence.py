@@ -12,13 +12,15 @@ Pure functions over the parsed session; nothing here reads files or runs command
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from functools import cache
 
 from reflection_core import lazyre
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
+from reflection_core.records import replace
 from reflection_core.session.commands import CHECK_KINDS
-from reflection_core.session.model import ToolCall
+from reflection_core.session.model import SCRATCH_DIRS, Event, Session, ToolCall
 from reflection_core.session.task import is_doc_path
 
 # How each language writes comments, by file extension: (line comment markers, block
@@ -130,6 +132,35 @@ def comment_only_edit(call: ToolCall) -> bool:
         if before is None or before != after:
             return False
     return True
+
+
+def scratch_write(call: ToolCall, roots: Sequence[str | None]) -> bool:
+    """An edit or write whose every file lies in a scratch dir (`SCRATCH_DIRS`) outside
+    the project (under none of `roots`): a throwaway script or note that no check of the
+    project exercises. A shell command's writes there are dropped when it is classified
+    (`commands.py`), where the project's root is not known."""
+    if call.kind not in ("edit", "write") or not call.files:
+        return False
+    inside = tuple(r.replace("\\", "/").rstrip("/") + "/" for r in roots if r and r.strip("/"))
+    return all(
+        path.startswith(SCRATCH_DIRS) and not (inside and path.startswith(inside))
+        for path in call.files
+    )
+
+
+def project_view(session: Session, root: str | None) -> Session:
+    """The session with its scratch writes marked (`ToolCall.scratch`), which then change
+    nothing; the session itself when it has none. The project is the repository at
+    `root` and the directory the host recorded the agent working in."""
+    roots = (root, session.cwd)
+    marked = {id(c) for c in session.tool_calls if not c.scratch and scratch_write(c, roots)}
+    if not marked:
+        return session
+    events: list[Event] = [
+        replace(e, scratch=True) if isinstance(e, ToolCall) and id(e) in marked else e
+        for e in session.events
+    ]
+    return replace(session, events=events)
 
 
 def is_change(call: ToolCall) -> bool:

@@ -42,6 +42,20 @@ class CommandInfo:
     )
 
 
+# Where agents keep throwaway files (scratchpads, `mktemp`, `> /dev/null`): a write only
+# there changes nothing in the project, unless the project itself lives there.
+SCRATCH_DIRS: tuple[str, ...] = (
+    "/tmp/",
+    "/private/tmp/",
+    "/var/tmp/",
+    "/var/folders/",
+    "/private/var/folders/",
+    "/dev/",
+    "$TMPDIR",
+    "${TMPDIR",
+)
+
+
 @record
 class ToolCall:
     """One tool use with its result, in task order."""
@@ -58,12 +72,13 @@ class ToolCall:
     output: str = ""  # result text, capped (head and tail kept)
     timestamp: str | None = None
     background: bool = False
+    scratch: bool = False  # an edit or write only to scratch dirs outside the project
 
     @property
     def changes_files(self) -> bool:
-        """Edits, writes, and shell commands that modify files."""
+        """Edits, writes, and shell commands that modify files (not scratch files)."""
         if self.kind in ("edit", "write"):
-            return True
+            return not self.scratch
         return self.command is not None and "modify" in self.command.kinds
 
 

@@ -269,6 +269,8 @@ NOT_MODIFICATIONS = [
     "mkdir -p build",
     "rm -rf /tmp/scratch",
     "cp report.txt /tmp/report.txt",
+    "python gen.py > /private/tmp/out.json",  # macOS: /tmp is /private/tmp
+    "pytest > /var/folders/xc/0b2b/T/run.log",  # macOS: $TMPDIR
     "npm install",
     "sed 's/a/b/' a.py",
 ]

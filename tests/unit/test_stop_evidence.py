@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reflection_core import config
+from reflection_core.records import replace
 from reflection_core.session.decide import DecisionContext, decide
 from reflection_core.session.evidence import (
     COMMENT_SYNTAX,
@@ -13,7 +14,9 @@ from reflection_core.session.evidence import (
     comment_only_edit,
     ignored_by_tests,
     is_baseline,
+    project_view,
     runs_only_in_ci,
+    scratch_write,
 )
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -130,3 +133,55 @@ def test_a_failing_run_reported_as_failing_is_not_pushed_when_nothing_changed() 
         .build("Two tests fail because the fixture clock is fixed to 2020; see below.")
     )
     assert not decide(session, DecisionContext(config=config.defaults())).should_block
+
+
+@pytest.mark.parametrize(
+    ("path", "root", "scratch"),
+    [
+        ("/tmp/check_tax.py", "/home/dev/shop", True),
+        ("/tmp/claude-1000/-home-dev-shop/session/scratchpad/notes.md", "/home/dev/shop", True),
+        ("/private/tmp/try.py", "/Users/dev/shop", True),
+        ("/var/folders/xc/0b2b/T/probe.py", "/Users/dev/shop", True),
+        ("/private/var/folders/xc/0b2b/T/probe.py", "/Users/dev/shop", True),
+        ("/var/tmp/out.json", None, True),
+        ("/tmp/shop/src/tax.py", "/tmp/shop", False),  # the project itself lives in /tmp
+        ("/home/dev/shop/src/tax.py", "/home/dev/shop", False),
+        ("/tmp-data/tax.py", "/home/dev/shop", False),
+    ],
+)
+def test_a_write_only_to_a_scratch_dir_outside_the_project_is_no_change(
+    path: str, root: str | None, scratch: bool
+) -> None:
+    session = SessionBuilder("t", cwd=root or "/home/dev/shop").write(path).build()
+    assert scratch_write(session.tool_calls[0], [root]) is scratch
+    assert project_view(session, root).tool_calls[0].changes_files is not scratch
+
+
+def test_the_directory_the_host_recorded_is_the_project_too() -> None:
+    """A replay judges a session against another checkout: the recorded cwd still holds
+    the project the agent edited."""
+    session = SessionBuilder("t", cwd="/tmp/rec/project").write("/tmp/rec/project/a.py").build()
+    assert project_view(session, "/home/dev/elsewhere").tool_calls[0].changes_files
+    assert not project_view(session, "/home/dev/elsewhere").tool_calls[0].scratch
+
+
+def test_a_write_to_scratch_and_project_files_at_once_is_a_change() -> None:
+    session = SessionBuilder("t").write("/tmp/a.py").build()
+    call = replace(session.tool_calls[0], files=("/tmp/a.py", "/home/dev/shop/src/a.py"))
+    assert not scratch_write(call, ["/home/dev/shop"])
+
+
+def test_a_scratch_note_after_the_checked_change_does_not_push_the_agent_on() -> None:
+    def stop(last_write: str) -> bool:
+        session = (
+            SessionBuilder("Round the tax once", cwd="/home/dev/shop")
+            .edit("src/tax.py")
+            .bash("python -m pytest", output="12 passed in 0.4s")
+            .write(last_write)
+            .build("Done: tax is rounded once, and the 12 tests pass.")
+        )
+        ctx = DecisionContext(config=config.defaults(), root="/home/dev/shop")
+        return decide(session, ctx).should_block
+
+    assert not stop("/tmp/claude-1000/scratchpad/summary.py")
+    assert stop("/home/dev/shop/src/report.py")
