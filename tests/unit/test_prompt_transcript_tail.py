@@ -35,7 +35,7 @@ def test_reads_the_last_assistant_text_across_lines_of_one_message(tmp_path: Pat
     assert previous_assistant_message(str(path)) == "Options:\n1. a\n2. b"
 
 
-def test_reads_codex_rollout_files(tmp_path: Path) -> None:
+def test_reads_codex_rollout_files_last_message_only(tmp_path: Path) -> None:
     path = tmp_path / "rollout.jsonl"
     item = {
         "type": "response_item",
@@ -47,6 +47,7 @@ def test_reads_codex_rollout_files(tmp_path: Path) -> None:
     }
     path.write_text(_line({"type": "session_meta", "payload": {}}) + _line(item), encoding="utf-8")
     assert previous_assistant_message(str(path)) == "1. x\n2. y"
+    assert previous_assistant_turn(str(path)) == ("1. x\n2. y", "")  # the last message only
 
 
 def test_missing_file_empty_path_and_wrong_types_give_none(tmp_path: Path) -> None:
@@ -55,6 +56,7 @@ def test_missing_file_empty_path_and_wrong_types_give_none(tmp_path: Path) -> No
     assert previous_assistant_message(None) is None
     assert previous_assistant_message(42) is None
     assert previous_assistant_message(str(tmp_path)) is None  # a directory
+    assert previous_assistant_turn(None) == (None, "")
 
 
 def test_truncated_and_garbled_lines_are_skipped(tmp_path: Path) -> None:
@@ -129,18 +131,3 @@ def test_the_earlier_text_of_a_long_turn_is_capped_to_its_newest_part() -> None:
     assert last == "Done."
     assert len(earlier) <= MAX_EARLIER_CHARS
     assert "<39>" in earlier and "<0>" not in earlier
-
-
-def test_codex_rollouts_give_the_last_message_and_no_earlier_text(tmp_path: Path) -> None:
-    item = {
-        "type": "response_item",
-        "payload": {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "1. x\n2. y"}],
-        },
-    }
-    path = tmp_path / "rollout.jsonl"
-    path.write_text(_line(item) + _line(item), encoding="utf-8")
-    assert previous_assistant_turn(str(path)) == ("1. x\n2. y", "")
-    assert previous_assistant_turn(None) == (None, "")
