@@ -1,6 +1,7 @@
 """The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
 an npm project (also its tests run through a login shell), a `make test` that wraps pytest,
-a stash baseline, a comment-only edit, and a human-only request written as a numbered list.
+a stash baseline, a comment-only edit, a scratch note outside the project, and a human-only
+request written as a numbered list.
 Each stop here should stand."""
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from tests.e2e.conftest import (
     install_claude_hooks,
     scenario_env,
 )
-from tests.e2e.model_server import bash, edit, say
+from tests.e2e.model_server import bash, edit, say, write
 from tests.gitutil import git, make_repo
 
 pytestmark = pytest.mark.e2e
@@ -140,6 +141,28 @@ def test_a_stash_baseline_after_passing_tests_is_not_a_new_change(project: Proje
         ],
     )
     assert "def sub" in (project.root / "calc.py").read_text(encoding="utf-8")
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_scratch_note_outside_the_project_after_a_passing_run_is_not_pushed(
+    project: Project,
+) -> None:
+    """The project lives under /tmp here, as the agent's scratch dir does: the edit inside
+    it is a change (the run after it checks it), the note beside it is none."""
+    scratch = project.root.parent / "scratchpad" / "sub_check.py"
+    scratch.parent.mkdir(exist_ok=True)
+    run = project.run(
+        "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
+        "Done when `python -m pytest -q` passes.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            write(str(scratch), "from calc import sub\nprint(sub(5, 3))\n"),
+            say("Added sub(); the tests pass. Done."),
+        ],
+    )
+    assert scratch.is_file(), run.describe()  # the CLI really wrote it
     assert run.blocks == 0, run.describe()
     assert run.verdict()["status"] == "complete", run.verdict()
 
