@@ -103,3 +103,30 @@ def test_block_mode_keeps_a_vague_prompt_from_the_model(project: Project) -> Non
     verdict = run.verdict()  # written at session end: no agent turn ran, nothing judged
     assert verdict["status"] == "skipped", verdict
     assert verdict["complete"] is False
+
+
+def test_a_pick_from_options_listed_before_a_tool_call_is_not_questioned(
+    project: Project,
+) -> None:
+    """The CLI writes the turn's messages apart: the list, the tool call, then a last
+    message without the list. "2" picks from the list; "5" picks what was never offered."""
+    menu = (
+        "Three ways to make sub() safe:\n1. Validate the arguments.\n2. Convert to float.\n"
+        "3. Leave it as is.\nLet me check how add() handles it first."
+    )
+
+    def questions_after_the_list(pick: str) -> list[str]:
+        listed = project.run(
+            "Look at calc.py and list ways to make sub() safe for strings; change nothing.",
+            [
+                read(project.path("calc.py"), note=menu),
+                say("add() does no checks either, so any of the three fits. Tell me which."),
+            ],
+        )
+        assert listed.blocks == 0, listed.describe()
+        picked = project.run(pick, [say("Noted.")], extra_args=("--resume", listed.session_id))
+        assert picked.session_id == listed.session_id, picked.describe()
+        return [c for c in picked.prompt_context() if "Which option" in c or "refer to" in c]
+
+    assert questions_after_the_list("2") == []
+    assert any("there is no 5" in c for c in questions_after_the_list("5"))
