@@ -216,9 +216,11 @@ def resolve(
     """Pure: check the continuation's referent against the previous assistant message.
 
     "ok" or "thanks" after a report acknowledges it; only a go-ahead ("go for it")
-    after a message that proposed nothing leaves the agent guessing what to do. A pick
-    ("2") counts the options the whole turn offered (`earlier_turn`: its messages before
-    the last), so a list written before a tool call is not taken for no list.
+    after a turn that proposed nothing leaves the agent guessing what to do. A pick
+    ("2") counts the options the whole turn offered, and a go-ahead its proposals
+    (`earlier_turn`: its messages before the last), so a list or plan written before a
+    tool call is not taken for none. An either/or is read from the last message only:
+    one the turn settled before its end is not open.
     """
     text = prompt.lower()
     if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
@@ -246,7 +248,9 @@ def resolve(
         return found
     has_choice = _CHOICE.search(prev) is not None
     asks = "?" in prev[-600:] or "？" in prev[-600:]
-    has_proposal = _PROPOSAL.search(prev) is not None or asks
+    # A proposal anywhere in the turn counts: "I'll fix it by X", a tool call, "Done reading."
+    proposed = (prev, earlier_turn.lower()) if earlier_turn else (prev,)
+    has_proposal = any(_PROPOSAL.search(text) for text in proposed) or asks
     has_recommendation = _RECOMMENDATION.search(prev) is not None
     go_ahead = _GO_AHEAD.search(text) is not None
     # "ok" after a report that says "depending on ..." acknowledges it; a choice is left

@@ -186,6 +186,13 @@ def test_a_number_picks_an_option_the_turn_offered_before_its_last_message() -> 
     assert "there is no 9" in beyond.questions[0]
 
 
+def test_a_go_ahead_answers_a_proposal_the_turn_made_before_its_last_message() -> None:
+    last = "I found it: the export job reads every row into memory, and that is why it is slow."
+    assert "did not propose" in score_prompt("go for it", last).questions[0]
+    plan = "I'll stream the rows in batches of 1,000. Let me read the job first."
+    assert not score_prompt("go for it", last, earlier_turn=plan).questions
+
+
 def test_a_go_ahead_on_an_irreversible_production_step_is_recorded_but_held_back() -> None:
     plan = (
         "Plan:\n1. Back up with pg_dump.\n2. Run `DROP TABLE legacy_users;` on production.\n"
