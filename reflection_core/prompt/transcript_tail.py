@@ -147,13 +147,9 @@ def _decoded(line: str) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-def previous_assistant_message(path: object) -> str | None:
-    """The last assistant text in the transcript at `path`, or None (never raises)."""
-    return previous_assistant_turn(path)[0]
-
-
 def previous_assistant_turn(path: object) -> tuple[str | None, str]:
-    """`assistant_turn` of the transcript at `path`; (None, "") when unreadable."""
+    """`assistant_turn` of the transcript at `path`; (None, "") when unreadable (never
+    raises)."""
     if not isinstance(path, str) or not path:
         return None, ""
     return assistant_turn(read_tail(path))

@@ -8,10 +8,14 @@ from pathlib import Path
 
 from reflection_core.prompt.transcript_tail import (
     assistant_turn,
-    previous_assistant_message,
     previous_assistant_turn,
     read_tail,
 )
+
+
+def previous_assistant_message(path: object) -> str | None:
+    """The last message alone, as most of these cases read it."""
+    return previous_assistant_turn(path)[0]
 
 
 def _line(record: dict) -> str:
