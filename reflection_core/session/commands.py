@@ -292,7 +292,8 @@ _READ_PROGRAMS = frozenset(
 SEARCH_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "fdfind", "ls", "tree", "locate"}
 )
-_MODIFY_PROGRAMS = frozenset({"rm", "touch", "ln", "chmod", "truncate", "unlink", "rmdir", "shred"})
+_MODIFY_PROGRAMS = frozenset({"rm", "touch", "truncate", "unlink", "rmdir", "shred"})
+_OPTION_MODE = lazy(r"^-[rwxXst]+$")
 _JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
 # Package managers that run a binary of the project's own dependencies by name when no
@@ -332,7 +333,7 @@ def _positional(args: list[str], value_options: frozenset[str] = frozenset()) ->
             continue
         elif arg.startswith("-"):
             skip = arg in value_options
-        else:
+        elif arg:  # an empty word (`sed -i ''`) names no file
             out.append(arg)
     return out
 
@@ -776,6 +777,26 @@ def _copy(prog: str, args: list[str], facts: _Facts) -> None:
     facts.modify(*(targets if prog == "mv" else targets[-1:]))
 
 
+def _chmod(args: list[str], facts: _Facts) -> None:
+    """chmod changes the files after the mode (all of its operands with `--reference=FILE`
+    or a mode written as an option). Ownership (chown) is no change a check exercises."""
+    operands = _positional(args)
+    # `--reference=FILE` or a mode written as an option (`chmod -x a.sh`) leaves no mode
+    # among the operands
+    no_mode = any(a.startswith("--reference") or _OPTION_MODE.match(a) for a in args)
+    facts.modify(*(operands if no_mode else operands[1:]))
+
+
+def _link(args: list[str], facts: _Facts) -> None:
+    """ln creates the link (its last operand, or the target's name in the current
+    folder); the file it points to does not change."""
+    operands = _positional(args, frozenset({"-t", "--target-directory", "-S", "--suffix"}))
+    if len(operands) == 1:
+        facts.modify(operands[0].rstrip("/").rsplit("/", 1)[-1])
+    else:
+        facts.modify(*operands[-1:])
+
+
 def _find(args: list[str], facts: _Facts) -> None:
     """find looks; with -delete or `-exec rm/sed/mv` it changes files too."""
     facts.kinds.add("read")
@@ -849,6 +870,8 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (("tee",), lambda prog, args, heredoc, facts: facts.captures.extend(_positional(args))),
     (("mv", "cp", "install", "rsync"), lambda prog, args, heredoc, facts: _copy(prog, args, facts)),
     (_MODIFY_PROGRAMS, lambda prog, args, heredoc, facts: facts.modify(*_positional(args))),
+    (("chmod",), lambda prog, args, heredoc, facts: _chmod(args, facts)),
+    (("ln",), lambda prog, args, heredoc, facts: _link(args, facts)),
     (("patch",), lambda prog, args, heredoc, facts: facts.modify()),
     (("find",), lambda prog, args, heredoc, facts: _find(args, facts)),
     (SEARCH_PROGRAMS | _READ_PROGRAMS, lambda prog, args, heredoc, facts: facts.kinds.add("read")),
@@ -948,13 +971,56 @@ def _keep_captures(pipeline: _Facts) -> None:
     pipeline.captures = []
 
 
+# `NAME=value` set on its own (or exported) earlier in the line, and `$NAME`/`${NAME}` after.
+_VARIABLE = lazy(r"\$(?:\{([A-Za-z_]\w*)\}|([A-Za-z_]\w*))")
+_DECLARERS = frozenset({"export", "local", "declare", "readonly", "typeset"})
+# A folder made by mktemp is scratch wherever $TMPDIR points.
+_MKTEMP_VALUE = lazy(r"^(\$\(|`)\s*mktemp\b")
+
+
+def _expanded(segment: Segment, shell_vars: dict[str, str]) -> Segment:
+    """The segment with the variables this line set to a known value written out, as the
+    shell would: `S=/tmp/x; rm -rf "$S"` removes a scratch folder, not a file named `$S`."""
+    if not shell_vars:
+        return segment
+
+    def value(match: re.Match[str]) -> str:
+        return shell_vars.get(match.group(1) or match.group(2), match.group(0))
+
+    return Segment(
+        [_VARIABLE.sub(value, w) if "$" in w else w for w in segment.words],
+        [_VARIABLE.sub(value, w) if "$" in w else w for w in segment.writes],
+        segment.heredoc,
+        segment.then,
+    )
+
+
+def _remember_assignments(words: list[str], shell_vars: dict[str, str]) -> None:
+    """Record the values a segment of assignments only sets (`S=/tmp/x`, `export T=$(mktemp
+    -d)`); a value the line cannot know (`$(pwd)`, `$1`) forgets the name."""
+    names = words[1:] if words[:1] and words[0] in _DECLARERS else words
+    if not names or not all(_ASSIGNMENT.match(w) for w in names):
+        return
+    for word in names:
+        name, _, value = word.partition("=")
+        if _MKTEMP_VALUE.match(value):
+            shell_vars[name] = "/tmp/mktemp"
+        elif "$" in value or "`" in value or name.endswith(("+", "]")):
+            shell_vars.pop(name, None)
+        else:
+            shell_vars[name] = value
+
+
 def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Segment, bool]]]:
     """Facts of a whole command line, and which of its segments ran tests."""
     facts = _Facts()
     pipeline = _Facts()
     segment_tests: list[tuple[Segment, bool]] = []
     test_partials: list[bool] = []
+    shell_vars: dict[str, str] = {}
     for segment in segments(tokenize(command)):
+        segment = _expanded(segment, shell_vars)
+        _remember_assignments(segment.words, shell_vars)
         part = _classify_segment(segment, depth)
         _merge(pipeline, part)
         segment_tests.append((segment, "test" in part.kinds))

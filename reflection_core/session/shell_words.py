@@ -48,7 +48,11 @@ _OPERATORS = (
 _OPERATOR_CHARS = frozenset(";&|<>()")
 _SEPARATORS = frozenset({";", "&&", "||", "|", "|&", "&", "(", ")", ";;"})
 _WRITE_REDIRECTS = frozenset({">", ">>", ">|", "&>", "&>>", ">&"})
-_HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-"})
+# Where output goes to be dropped or shown: Unix devices, and Windows' `nul` (cmd) and
+# `$null` (PowerShell), which agents on Windows write to.
+_HARMLESS_TARGETS = frozenset(
+    {"/dev/null", "/dev/stdout", "/dev/stderr", "/dev/tty", "-", "nul", "NUL", "$null"}
+)
 
 
 @record(frozen=True)

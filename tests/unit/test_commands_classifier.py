@@ -245,6 +245,15 @@ MODIFICATIONS = [
     ("python - <<'PY'\nfrom pathlib import Path\nPath('a.py').write_text('x')\nPY", ()),
     ("npm install left-pad", ("package.json",)),
     ("find . -name '*.pyc' -delete", ()),
+    ("chmod +x run.sh", ("run.sh",)),  # the mode is no file
+    ("chmod -R 755 bin lib", ("bin", "lib")),
+    ("chmod -x run.sh", ("run.sh",)),  # a mode written as an option
+    ("chmod --reference=a.sh b.sh", ("b.sh",)),
+    ("sed -i '' 's/a/b/' .env", (".env",)),  # BSD sed: an empty backup suffix
+    ("ln -s /usr/bin/python3 py", ("py",)),  # the link, not what it points to
+    ("ln -sf ../lib/libx.so", ("libx.so",)),
+    ("D=src; sed -i 's/a/b/' $D/a.py", ("src/a.py",)),  # a variable the line set
+    ("X=$(pwd); rm $X/a.py", ("$X/a.py",)),  # a value the line cannot know stays as written
 ]
 
 
@@ -273,6 +282,12 @@ NOT_MODIFICATIONS = [
     "pytest > /var/folders/xc/0b2b/T/run.log",  # macOS: $TMPDIR
     "npm install",
     "sed 's/a/b/' a.py",
+    "copy index.html backup.html 2>nul",  # Windows cmd's null device
+    "Get-ChildItem > $null",  # PowerShell's
+    "chown -R dev:dev .git/refs",  # ownership is no change a check exercises
+    'S=$(mktemp -d); cp a.py "$S/a.py"',  # a mktemp folder is scratch
+    "export T=/tmp/run; echo hi > ${T}/log",
+    'S=/tmp/sim\nrm -rf "$S" && mkdir -p "$S/bin"',
 ]
 
 
