@@ -43,6 +43,9 @@ _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 # The redaction that made the data set replaced some numbers with a bare <REDACTED>,
 # which leaves the record invalid JSON; the hook never sees such records, so quote them.
 _BARE_REDACTION = lazy(r"(?<=[:\[,])<REDACTED>(?=[,\]}])")
+# A redaction marker where a value stood: the hook saw one word there (`PGPASSWORD=s3cret
+# psql ...`), not the `<`/`>` a shell reads as redirections.
+_REDACTION_MARKER = lazy(r"<REDACTED(?::[\w.-]*)?>")
 
 
 @dataclass
@@ -191,9 +194,10 @@ def evidence_line(decision: Decision) -> str:
 
 
 def repaired_transcript(path: Path, scratch: Path) -> Path:
-    """`path`, or a copy in `scratch` with bare redaction markers quoted."""
+    """`path`, or a copy in `scratch` with bare redaction markers quoted and every marker
+    made one plain word, as the value it replaced was."""
     text = path.read_text(encoding="utf-8", errors="replace")
-    fixed = _BARE_REDACTION.sub('"<REDACTED>"', text)
+    fixed = _REDACTION_MARKER.sub("REDACTED", _BARE_REDACTION.sub('"<REDACTED>"', text))
     if fixed == text:
         return path
     target = scratch / path.name

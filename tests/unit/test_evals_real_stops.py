@@ -10,6 +10,7 @@ from reflection_core.evals.real_stops import (
     Summary,
     gate_failures,
     main,
+    repaired_transcript,
     rule_figures,
     threshold_failures,
 )
@@ -93,3 +94,24 @@ def test_the_gate_fails_a_rule_that_may_push_alone_but_blocked_nothing() -> None
     failures = gate_failures(Summary([]), 3, 0.8)
     assert "gate: build:not_run may push alone but blocked no stop here" in "\n".join(failures)
     assert not any("gate_run" in line for line in failures)  # the user's own gates
+
+
+def test_a_redaction_marker_replays_as_the_one_word_it_replaced(tmp_path: Path) -> None:
+    """`PGPASSWORD=<REDACTED> psql` ran as `PGPASSWORD=value psql`: the marker's `<`/`>` must
+    not replay as redirections that write a file named `psql`, and a bare marker must
+    still load as JSON."""
+    from reflection_core.session.commands import classify_command
+
+    record = (
+        '{"command":"PGPASSWORD=<REDACTED> psql -f fix.sql","token":<REDACTED>,'
+        '"gh":"GH_TOKEN=<REDACTED:github-token> gh repo list"}\n'
+    )
+    source = tmp_path / "t.jsonl"
+    source.write_text(record, encoding="utf-8")
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    fixed = json.loads(repaired_transcript(source, scratch).read_text(encoding="utf-8"))
+    for key in ("command", "gh"):
+        info = classify_command(fixed[key])
+        assert "modify" not in info.kinds and info.modified_files == ()
+    assert fixed["token"] == "REDACTED"
