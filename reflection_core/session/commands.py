@@ -14,7 +14,7 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
-from reflection_core.session.model import SCRATCH_DIRS, CommandInfo, ToolKind
+from reflection_core.session.model import CommandInfo, ToolKind, in_scratch_dir
 from reflection_core.session.shell_words import Segment, segments, tokenize
 
 TYPE_CHECKING = False
@@ -48,10 +48,10 @@ class _Facts:
     def modify(self, *files: str) -> None:
         """A change to the work tree; writes only to scratch dirs (/tmp, ...) are none."""
         named = [f for f in files if f and not f.startswith("-")]
-        if named and all(f.startswith(SCRATCH_DIRS) for f in named):
+        if named and all(in_scratch_dir(f) for f in named):
             return
         self.kinds.add("modify")
-        self.files.extend(f for f in named if not f.startswith(SCRATCH_DIRS))
+        self.files.extend(f for f in named if not in_scratch_dir(f))
 
 
 # --- wrappers: programs that run another program --------------------------------

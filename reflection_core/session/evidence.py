@@ -20,7 +20,7 @@ from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
 from reflection_core.records import replace
 from reflection_core.session.commands import CHECK_KINDS
-from reflection_core.session.model import SCRATCH_DIRS, Event, Session, ToolCall
+from reflection_core.session.model import Event, Session, ToolCall, in_scratch_dir
 from reflection_core.session.task import is_doc_path
 
 # How each language writes comments, by file extension: (line comment markers, block
@@ -135,7 +135,7 @@ def comment_only_edit(call: ToolCall) -> bool:
 
 
 def scratch_write(call: ToolCall, roots: Sequence[str | None]) -> bool:
-    """An edit or write whose every file lies in a scratch dir (`SCRATCH_DIRS`) outside
+    """An edit or write whose every file lies in a scratch dir (`in_scratch_dir`) outside
     the project (under none of `roots`): a throwaway script or note that no check of the
     project exercises. A shell command's writes there are dropped when it is classified
     (`commands.py`), where the project's root is not known."""
@@ -143,7 +143,7 @@ def scratch_write(call: ToolCall, roots: Sequence[str | None]) -> bool:
         return False
     inside = tuple(r.replace("\\", "/").rstrip("/") + "/" for r in roots if r and r.strip("/"))
     return all(
-        path.startswith(SCRATCH_DIRS) and not (inside and path.startswith(inside))
+        in_scratch_dir(path) and not (inside and path.replace("\\", "/").startswith(inside))
         for path in call.files
     )
 

@@ -7,6 +7,7 @@ here does I/O.
 
 from __future__ import annotations
 
+from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
 
 TYPE_CHECKING = False
@@ -54,6 +55,22 @@ SCRATCH_DIRS: tuple[str, ...] = (
     "$TMPDIR",
     "${TMPDIR",
 )
+# Windows' temp folders, matched on the path lower-cased with `/` for `\\`: the user's
+# (`C:\\Users\\me\\AppData\\Local\\Temp`, where Claude Code keeps its task output; Git Bash
+# writes `/c/Users/...`), the system's, and `%TEMP%` / PowerShell's `$env:TEMP` unexpanded.
+_WINDOWS_SCRATCH = lazy(
+    r"^(?:[a-z]:|/[a-z]|/mnt/[a-z])/(?:users/[^/]+/appdata/local/temp|windows/temp)/"
+    r"|^(?:%te?mp%|\$env:te?mp)[/\\]?"
+)
+
+
+def in_scratch_dir(path: str) -> bool:
+    """Does `path` lie in a folder agents keep throwaway files in (`SCRATCH_DIRS`, or
+    Windows' temp folders)?"""
+    if path.startswith(SCRATCH_DIRS):
+        return True
+    low = path.replace("\\", "/").lower()
+    return ("temp" in low or "tmp" in low) and _WINDOWS_SCRATCH.match(low) is not None
 
 
 @record

@@ -28,7 +28,10 @@ class SessionBuilder:
         return self
 
     def _abs(self, path: str) -> str:
-        return path if path.startswith("/") else f"{self.session.cwd}/{path}"
+        """`path` as the host records it: absolute ones (`/...`, `C:\\...`, `%TEMP%\\...`) as
+        written, others under the session's cwd."""
+        absolute = path.startswith(("/", "%")) or path[1:3] in (":\\", ":/")
+        return path if absolute else f"{self.session.cwd}/{path}"
 
     def read(self, path: str) -> SessionBuilder:
         path = self._abs(path)

@@ -287,6 +287,8 @@ NOT_MODIFICATIONS = [
     "chown -R dev:dev .git/refs",  # ownership is no change a check exercises
     'S=$(mktemp -d); cp a.py "$S/a.py"',  # a mktemp folder is scratch
     "export T=/tmp/run; echo hi > ${T}/log",
+    'python gen.py > "C:\\Users\\dev\\AppData\\Local\\Temp\\out.json"',  # Windows' temp
+    "cp report.txt /c/Users/dev/AppData/Local/Temp/report.txt",  # the same, from Git Bash
     'S=/tmp/sim\nrm -rf "$S" && mkdir -p "$S/bin"',
 ]
 

@@ -147,6 +147,17 @@ def test_a_failing_run_reported_as_failing_is_not_pushed_when_nothing_changed() 
         ("/tmp/shop/src/tax.py", "/tmp/shop", False),  # the project itself lives in /tmp
         ("/home/dev/shop/src/tax.py", "/home/dev/shop", False),
         ("/tmp-data/tax.py", "/home/dev/shop", False),
+        # Windows: Claude Code's task output and the user's temp folder, in any spelling
+        ("C:\\Users\\dev\\AppData\\Local\\Temp\\claude\\probe.py", "C:\\dev\\shop", True),
+        ("/c/Users/dev/AppData/Local/Temp/probe.py", "/c/dev/shop", True),
+        ("%TEMP%\\probe.py", "C:\\dev\\shop", True),
+        ("C:\\dev\\shop\\temp\\tax.py", "C:\\dev\\shop", False),
+        # a project that lives in the temp folder is still the project
+        (
+            "C:\\Users\\dev\\AppData\\Local\\Temp\\shop\\tax.py",
+            "C:\\Users\\dev\\AppData\\Local\\Temp\\shop",
+            False,
+        ),
     ],
 )
 def test_a_write_only_to_a_scratch_dir_outside_the_project_is_no_change(
