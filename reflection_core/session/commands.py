@@ -282,6 +282,13 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("php", "artisan test", "test"),
     ("R", "CMD check", "test"),
     ("xcodebuild", "test", "test"),
+    ("turbo", "run test", "test"),
+    ("turbo", "test", "test"),
+    ("turbo", "run build", "build"),
+    ("turbo", "build", "build"),
+    ("nx", "test", "test"),
+    ("nx", "build", "build"),
+    ("alembic", "check", "lint"),
 )
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
@@ -453,6 +460,9 @@ def _filters_tests(args: list[str]) -> bool:
     return named or bool(_positional(args, _JS_VALUE_OPTIONS))
 
 
+_MAKE_FILE_TARGET = lazy(r"/|\.[A-Za-z0-9]+$")
+
+
 def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
     targets = [
         a
@@ -463,7 +473,8 @@ def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
         facts.kinds.add("build")
         return
     for target in targets:
-        kind = _script_kind(target)
+        # a file to make (`make -C build bench/suite`, `make app.o`) is built
+        kind = "build" if _MAKE_FILE_TARGET.search(target) else _script_kind(target)
         if kind == "test":
             facts.test(f"{runner} {target}")
         elif kind == "modify":
@@ -659,7 +670,7 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
     if args[i : i + 1] == ["compose"]:
         i = _skip_options(args, i + 1, _CONTAINER_VALUE_OPTIONS)
     sub = args[i] if i < len(args) else ""
-    if sub in ("build", "buildx"):
+    if sub in ("build", "buildx") or (sub == "up" and "--build" in args):
         facts.kinds.add("build")
         return
     if sub not in ("run", "exec"):

@@ -195,6 +195,10 @@ KINDS = [
     ("docker build -t app .", {"build"}),
     ("docker compose build web", {"build"}),
     ("docker compose up -d", set()),
+    ("docker compose up -d --build web", {"build"}),  # builds the images first
+    ("make -C build benchmarks/suite", {"build"}),  # a file to make
+    ("make app.o", {"build"}),
+    ("make deploy", set()),
     ("gh pr create --fill", {"pr_create"}),
     ("gh pr view 12 --json state", {"pr_view"}),
     ("gh pr status", {"pr_view"}),
@@ -499,6 +503,13 @@ _SUBCOMMAND_LINES = [
     ("php artisan test", "test"),
     ("R CMD check .", "test"),
     ("xcodebuild test -scheme App", "test"),
+    ("npx turbo run test --filter=web", "test"),
+    ("turbo test", "test"),
+    ("turbo run build", "build"),
+    ("turbo build", "build"),
+    ("npx nx test app", "test"),
+    ("nx build app", "build"),
+    ("alembic check", "lint"),
 ]
 
 
