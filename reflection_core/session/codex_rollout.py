@@ -107,18 +107,6 @@ def rollout_record_role(record: Any) -> str:
     return str(record.get("type"))
 
 
-def assistant_text(record: Any) -> str | None:
-    """The assistant's text in a rollout record, if it carries any."""
-    payload = _payload(record)
-    if record.get("type") == "response_item" and payload.get("type") == "message":
-        return (
-            _message_text(payload).strip() or None if payload.get("role") == "assistant" else None
-        )
-    if record.get("type") == "event_msg" and payload.get("type") == "agent_message":
-        return str(payload.get("message") or "").strip() or None
-    return None
-
-
 def _command_string(arguments: dict[str, Any]) -> str | None:
     command = arguments.get("cmd", arguments.get("command"))
     if isinstance(command, str):

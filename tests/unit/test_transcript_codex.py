@@ -6,8 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from reflection_core.prompt.transcript_tail import previous_assistant_turn
 from reflection_core.session.codex_rollout import session_from_rollout_records
-from reflection_core.session.transcript import read_last_assistant_text, read_session
+from reflection_core.session.transcript import read_session
 
 ROLLOUT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
 
@@ -47,7 +48,7 @@ def test_apply_patch_names_every_file_it_touches() -> None:
 def test_assistant_text_is_not_duplicated_by_agent_message_events() -> None:
     session = read_session(ROLLOUT)
     assert [t.text for t in session.assistant_texts] == ["Fixed the test; all 3 tests pass."]
-    assert read_last_assistant_text(ROLLOUT) == "Fixed the test; all 3 tests pass."
+    assert previous_assistant_turn(str(ROLLOUT))[0] == "Fixed the test; all 3 tests pass."
 
 
 def test_environment_context_is_not_a_prompt() -> None:

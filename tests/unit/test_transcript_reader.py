@@ -11,9 +11,10 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from reflection_core.prompt.transcript_tail import previous_assistant_turn
 from reflection_core.session import transcript
 from reflection_core.session.model import Session, ToolCall
-from reflection_core.session.transcript import read_last_assistant_text, read_session
+from reflection_core.session.transcript import read_session
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 TASK = FIXTURES / "claude_task.jsonl"
@@ -259,16 +260,10 @@ def test_huge_tool_output_is_capped_head_and_tail(tmp_path: Path) -> None:
     assert call.output.endswith("TAIL-END")
 
 
-def test_last_assistant_text_comes_from_the_tail() -> None:
+def test_the_prompt_hooks_tail_reader_and_the_session_reader_agree_on_the_last_text() -> None:
     expected = "Fixed: the redirect now goes through safe_url and both tests pass."
-    assert read_last_assistant_text(TASK) == expected
-    assert read_last_assistant_text(TASK, max_bytes=2000) == expected
-
-
-def test_last_assistant_text_is_none_when_there_is_none(tmp_path: Path) -> None:
-    assert read_last_assistant_text(tmp_path / "missing.jsonl") is None
-    assert read_last_assistant_text(write_jsonl(tmp_path / "u.jsonl", [user("hi")])) is None
-    assert read_last_assistant_text(None) is None
+    assert previous_assistant_turn(str(TASK))[0] == expected
+    assert read_session(TASK).assistant_texts[-1].text == expected
 
 
 def test_reading_while_the_host_appends_never_fails(tmp_path: Path) -> None:

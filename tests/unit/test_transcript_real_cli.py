@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from reflection_core.prompt.transcript_tail import previous_assistant_turn
 from reflection_core.session.model import Session
-from reflection_core.session.transcript import read_last_assistant_text, read_session
+from reflection_core.session.transcript import read_session
 
 RECORDED = Path(__file__).resolve().parents[1] / "e2e" / "fixtures"
 SUB_TASK = "Add a function sub(a, b) to calc.py that returns a - b."
@@ -36,7 +37,7 @@ def test_every_recording_reads_cleanly_and_agrees_with_the_tail_reader() -> None
         session = read_session(path)
         assert session.warnings == [], path.name
         assert session.task_prompt, path.name
-        assert read_last_assistant_text(path) == session.assistant_texts[-1].text, path.name
+        assert previous_assistant_turn(str(path))[0] == session.assistant_texts[-1].text, path.name
 
 
 def test_stop_hook_feedback_is_collected_without_starting_a_task() -> None:
