@@ -37,6 +37,7 @@ class _Facts:
     push_implicit: bool = False
     push_all: bool = False
     files: list[str] = field(default_factory=list)
+    scratch: list[str] = field(default_factory=list)  # files written in scratch dirs
     captures: list[str] = field(default_factory=list)  # `> file`, `| tee file`: output kept
     normalized: list[str] = field(default_factory=list)
 
@@ -46,12 +47,15 @@ class _Facts:
         self.partial = partial
 
     def modify(self, *files: str) -> None:
-        """A change to the work tree; writes only to scratch dirs (/tmp, ...) are none."""
+        """A change to the work tree; writes only to scratch dirs (/tmp, ...) are none. They
+        are kept apart: a project that itself lives there changes (`evidence.project_view`)."""
         named = [f for f in files if f and not f.startswith("-")]
-        if named and all(in_scratch_dir(f) for f in named):
+        scratch = [f for f in named if in_scratch_dir(f)]
+        self.scratch.extend(scratch)
+        if named and len(scratch) == len(named):
             return
         self.kinds.add("modify")
-        self.files.extend(f for f in named if not in_scratch_dir(f))
+        self.files.extend(f for f in named if f not in scratch)
 
 
 # --- wrappers: programs that run another program --------------------------------
@@ -1064,6 +1068,7 @@ def _classify_text(text: str) -> CommandInfo:
         push_refs=tuple(dict.fromkeys(facts.push_refs)),
         push_force=facts.push_force,
         modified_files=tuple(dict.fromkeys(facts.files)),
+        scratch_files=tuple(dict.fromkeys(facts.scratch)),
         normalized=" ; ".join(normalized),
         programs=tuple(facts.programs),
         push_implicit=facts.push_implicit,
@@ -1083,6 +1088,7 @@ def _merge(into: _Facts, part: _Facts) -> None:
     into.push_implicit = into.push_implicit or part.push_implicit
     into.push_all = into.push_all or part.push_all
     into.files.extend(part.files)
+    into.scratch.extend(part.scratch)
     into.captures.extend(part.captures)
     into.normalized.extend(part.normalized)
 

@@ -134,33 +134,60 @@ def comment_only_edit(call: ToolCall) -> bool:
     return True
 
 
+def _project_prefixes(roots: Sequence[str | None]) -> tuple[str, ...]:
+    return tuple(r.replace("\\", "/").rstrip("/") + "/" for r in roots if r and r.strip("/"))
+
+
+def _in_project(path: str, prefixes: tuple[str, ...]) -> bool:
+    return bool(prefixes) and path.replace("\\", "/").startswith(prefixes)
+
+
 def scratch_write(call: ToolCall, roots: Sequence[str | None]) -> bool:
     """An edit or write whose every file lies in a scratch dir (`in_scratch_dir`) outside
     the project (under none of `roots`): a throwaway script or note that no check of the
-    project exercises. A shell command's writes there are dropped when it is classified
-    (`commands.py`), where the project's root is not known."""
+    project exercises."""
     if call.kind not in ("edit", "write") or not call.files:
         return False
-    inside = tuple(r.replace("\\", "/").rstrip("/") + "/" for r in roots if r and r.strip("/"))
-    return all(
-        in_scratch_dir(path) and not (inside and path.replace("\\", "/").startswith(inside))
-        for path in call.files
+    prefixes = _project_prefixes(roots)
+    return all(in_scratch_dir(p) and not _in_project(p, prefixes) for p in call.files)
+
+
+def _with_project_writes(call: ToolCall, prefixes: tuple[str, ...]) -> ToolCall:
+    """A shell call whose writes in scratch dirs (`CommandInfo.scratch_files`, set aside
+    when the command was classified without the project's root) fall inside the project:
+    they are changes to it."""
+    command = call.command
+    inside = [p for p in command.scratch_files if _in_project(p, prefixes)] if command else []
+    if command is None or not inside:
+        return call
+    files = tuple(dict.fromkeys((*command.modified_files, *inside)))
+    return replace(
+        call,
+        command=replace(command, kinds=command.kinds | {"modify"}, modified_files=files),
+        files=tuple(dict.fromkeys((*call.files, *inside))),
     )
 
 
 def project_view(session: Session, root: str | None) -> Session:
-    """The session with its scratch writes marked (`ToolCall.scratch`), which then change
-    nothing; the session itself when it has none. The project is the repository at
-    `root` and the directory the host recorded the agent working in."""
+    """The session as the project at `root` (and the directory the host recorded the agent
+    working in) sees it: edits and writes only to scratch dirs outside it marked
+    (`ToolCall.scratch`) so they change nothing, and shell writes to scratch dirs inside it
+    (a project that lives in /tmp) counted as changes. The session itself when neither
+    occurs."""
     roots = (root, session.cwd)
-    marked = {id(c) for c in session.tool_calls if not c.scratch and scratch_write(c, roots)}
-    if not marked:
-        return session
-    events: list[Event] = [
-        replace(e, scratch=True) if isinstance(e, ToolCall) and id(e) in marked else e
-        for e in session.events
-    ]
-    return replace(session, events=events)
+    prefixes = _project_prefixes(roots)
+    changed = False
+    events: list[Event] = []
+    for event in session.events:
+        seen = event
+        if isinstance(event, ToolCall):
+            if not event.scratch and scratch_write(event, roots):
+                seen = replace(event, scratch=True)
+            elif event.command is not None and event.command.scratch_files:
+                seen = _with_project_writes(event, prefixes)
+        changed = changed or seen is not event
+        events.append(seen)
+    return replace(session, events=events) if changed else session
 
 
 def is_change(call: ToolCall) -> bool:

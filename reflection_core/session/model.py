@@ -34,6 +34,7 @@ class CommandInfo:
     push_refs: tuple[str, ...] = ()  # remote refs a `git push` targets ("main", "feat")
     push_force: bool = False
     modified_files: tuple[str, ...] = ()  # best effort: files a modifying command writes
+    scratch_files: tuple[str, ...] = ()  # files it writes in scratch dirs (not modified_files)
     normalized: str = ""  # for loop detection: whitespace/quoting/paths normalized
     programs: tuple[str, ...] = ()  # the programs the command runs, wrappers stripped, in order
     push_implicit: bool = False  # `git push [remote]` / `HEAD`: the target is the current branch

@@ -73,6 +73,31 @@ def test_tests_run_only_before_the_last_edit_are_not_evidence(project: Project) 
     assert run.exhausted == 0, run.describe()
 
 
+def test_a_shell_write_after_the_tests_in_a_project_under_tmp_is_pushed_on(
+    project: Project,
+) -> None:
+    """The throwaway project lives under /tmp, a scratch dir: a module a shell command
+    writes into it is still a change the tests have not seen. (It was read as a scratch
+    write: 0 blocks. A file the agent had read or edited would be caught anyway, by the
+    CLI's own note that the command modified it.)"""
+    helper = project.path("mul.py")
+    run = project.run(
+        CODING_PROMPT,
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            bash(TEST_COMMAND),
+            bash(f"printf 'def mul(a, b):\\n    return a * b\\n' > {helper}"),
+            say("Added sub() and a mul() helper. Done."),
+            bash(TEST_COMMAND),
+            say("Re-ran the tests after the last change: 1 passed. Done."),
+        ],
+    )
+    assert "return a * b" in (project.root / "mul.py").read_text(encoding="utf-8")
+    assert run.blocks == 1, run.describe()
+    assert "pytest" in run.stop_feedback()[0]
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
 def test_failing_tests_claimed_as_done_are_blocked(project: Project) -> None:
     run = project.run(
         CODING_PROMPT,

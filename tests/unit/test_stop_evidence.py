@@ -196,3 +196,32 @@ def test_a_scratch_note_after_the_checked_change_does_not_push_the_agent_on() ->
 
     assert not stop("/tmp/claude-1000/scratchpad/summary.py")
     assert stop("/home/dev/shop/src/report.py")
+
+
+@pytest.mark.parametrize(
+    ("root", "changes"),
+    [("/tmp/shop", True), ("/home/dev/shop", False)],
+)
+def test_a_shell_write_in_tmp_changes_the_project_only_when_the_project_lives_there(
+    root: str, changes: bool
+) -> None:
+    """The command is classified without the root, so its /tmp writes are set aside; the
+    project's view counts those inside the project (a throwaway repo under /tmp)."""
+    command = "sed -i 's/0.2/0.25/' /tmp/shop/src/tax.py && echo ok > /tmp/notes.txt"
+    session = SessionBuilder("t", cwd=root).bash(command).build()
+    call = project_view(session, root).tool_calls[0]
+    assert call.changes_files is changes
+    assert call.command is not None
+    assert call.command.modified_files == (("/tmp/shop/src/tax.py",) if changes else ())
+
+
+def test_a_shell_edit_after_the_tests_in_a_project_under_tmp_pushes_the_agent_on() -> None:
+    session = (
+        SessionBuilder("Round the tax once", cwd="/tmp/shop")
+        .edit("src/tax.py")
+        .bash("python -m pytest", output="12 passed in 0.4s")
+        .bash("sed -i 's/round(x, 2)/round(x, 3)/' /tmp/shop/src/tax.py")
+        .build("Done: tax is rounded once, and the 12 tests pass.")
+    )
+    ctx = DecisionContext(config=config.defaults(), root="/tmp/shop")
+    assert decide(session, ctx).should_block
