@@ -27,6 +27,7 @@ from reflection_core.session.model import (
     ToolCall,
     ToolKind,
 )
+from reflection_core.terminal import strip_ansi
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -192,7 +193,9 @@ def prompt_text(record: dict[str, Any]) -> str | None:
 
 
 def cap_output(text: str, head: int = OUTPUT_HEAD_CHARS, tail: int = OUTPUT_TAIL_CHARS) -> str:
-    """Keep the head and the tail of a long output; memory stays bounded per call."""
+    """Keep the head and the tail of a long output (memory stays bounded per call), its
+    terminal colours dropped: a runner's summary reads the same coloured or not."""
+    text = strip_ansi(text)
     if len(text) <= head + tail:
         return text
     omitted = len(text) - head - tail

@@ -13,8 +13,8 @@ import hashlib
 import re
 
 from reflection_core.lazyre import lazy
+from reflection_core.terminal import strip_ansi
 
-_ANSI = lazy(r"\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*\x07|\r")
 _TMP_PATH = lazy(
     r"(?:/private)?/(?:tmp|var/folders|var/tmp)/[^\s:'\"),]*"
     r"|[A-Za-z]:\\Users\\[^\\\s]+\\AppData\\Local\\Temp\\[^\s:'\"),]*"
@@ -51,11 +51,6 @@ _COUNTS_LINE = lazy(
 )
 MAX_KEY_LINES = 24
 MAX_SUMMARY_CHARS = 1200
-
-
-def strip_ansi(text: str) -> str:
-    """Terminal colours and carriage returns removed."""
-    return _ANSI.sub("", text)
 
 
 def normalize_line(line: str, root: str | None = None) -> str:

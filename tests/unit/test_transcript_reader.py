@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from reflection_core.prompt.transcript_tail import previous_assistant_turn
 from reflection_core.session import transcript
+from reflection_core.session.gates import run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.transcript import read_session
 
@@ -247,6 +248,19 @@ def test_block_boundaries_do_not_split_records(tmp_path: Path, monkeypatch: Any)
     assert [c.tool_use_id for c in calls(small)] == [c.tool_use_id for c in calls(big)]
     assert small.task_prompt == big.task_prompt
     assert small.warnings == []
+
+
+def test_a_runners_colours_are_dropped_so_its_summary_reads_the_same(tmp_path: Path) -> None:
+    """vitest with FORCE_COLOR: `\\x1b[31m7 failed` split the words the failure reading looks
+    for; behind `| tail` the run's outcome was unreadable."""
+    coloured = "\x1b[2m Test Files \x1b[22m \x1b[1m\x1b[31m7 failed\x1b[39m\x1b[22m (7)\r\n"
+    path = write_jsonl(
+        tmp_path / "c.jsonl",
+        [user("fix it"), bash("t", "npx vitest run 2>&1 | tail -30"), result("t", coloured)],
+    )
+    (call,) = calls(read_session(path))
+    assert call.output == " Test Files  7 failed (7)\n"
+    assert run_passed(call) is False
 
 
 def test_huge_tool_output_is_capped_head_and_tail(tmp_path: Path) -> None:
