@@ -288,17 +288,34 @@ def _failure_in_output(call: ToolCall) -> bool:
 
 def run_passed(call: ToolCall) -> bool | None:
     """Did this run pass? Output showing failures wins over an exit code a pipe masked.
+    None when it cannot be told: no result yet, or an outcome the line hides.
 
     When the command line hides the test's exit status (`pytest | tail`, `|| true`),
-    only a pass summary in the output counts as passing.
+    only a pass summary in the output counts as passing, and only a failure in it as
+    failing: a filter that kept neither (`| grep Ran`) leaves the outcome unknown.
     """
     if call.ok is None:
         return None
     if call.ok and (_failure_in_output(call) or ran_nothing(call)):
         return False
+    if outcome_hidden(call):
+        return None
     if call.ok and call.command is not None and call.command.exit_masked:
-        return bool(_PASSED_IN_OUTPUT.search(call.output))
+        return True
     return call.ok
+
+
+def outcome_hidden(call: ToolCall) -> bool:
+    """A run whose line hides its exit status and whose output shows no pass and no
+    failure summary: whether it passed is not in the transcript."""
+    return bool(
+        call.ok
+        and call.command is not None
+        and call.command.exit_masked
+        and not _PASSED_IN_OUTPUT.search(call.output)
+        and not _failure_in_output(call)
+        and not ran_nothing(call)
+    )
 
 
 def _cmd(call: ToolCall) -> str:
@@ -474,6 +491,18 @@ def _run_result(
     last = runs[-1]
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     passed = run_passed(last)
+    if outcome_hidden(last):
+        return GateResult(
+            "tests",
+            required,
+            False,
+            f"`{_cmd(last)}` hides its outcome (its exit status is masked and its output "
+            "shows no pass or failure summary)",
+            missing="the last test run's outcome is not shown",
+            next_action=f"{action} without filtering away its summary",
+            severity="LOW",
+            pattern="tests:outcome_hidden",
+        )
     if passed is None:
         return GateResult(
             "tests",

@@ -119,6 +119,21 @@ def test_masked_exit_code_without_a_pass_summary_is_not_a_pass() -> None:
     assert not gate(s).satisfied
 
 
+def test_a_filter_that_hides_both_summaries_leaves_the_outcome_unknown_not_failed() -> None:
+    """`| grep Ran` kept neither a pass nor a failure line: not a pass, and not a failure
+    to push on (it was read as "tests fail after the latest change")."""
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.ts")
+        .bash('bun test 2>&1 | grep -E "^Ran"', output="Ran 86 tests across 5 files. [114.00ms]")
+        .build()
+    )
+    result = gate(s)
+    assert not result.satisfied
+    assert result.pattern == "tests:outcome_hidden"
+    assert gates.run_passed(s.tool_calls[-1]) is None
+
+
 @pytest.mark.parametrize("summary", gates.RUN_SUMMARIES, ids=lambda s: s.runners)
 def test_each_runners_pass_line_passes_a_run_whose_exit_code_a_pipe_hides(
     summary: gates.RunSummary,
