@@ -195,11 +195,10 @@ def prompt_text(record: dict[str, Any]) -> str | None:
 def cap_output(text: str, head: int = OUTPUT_HEAD_CHARS, tail: int = OUTPUT_TAIL_CHARS) -> str:
     """Keep the head and the tail of a long output (memory stays bounded per call), its
     terminal colours dropped: a runner's summary reads the same coloured or not."""
-    text = strip_ansi(text)
     if len(text) <= head + tail:
-        return text
+        return strip_ansi(text)
     omitted = len(text) - head - tail
-    return f"{text[:head]}\n... [{omitted} characters omitted] ...\n{text[-tail:]}"
+    return strip_ansi(f"{text[:head]}\n... [{omitted} characters omitted] ...\n{text[-tail:]}")
 
 
 def _exit_code(text: str) -> int | None:
