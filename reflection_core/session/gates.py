@@ -132,16 +132,48 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +10 -2: Some tests failed.",
     ),
 )
-# A compiler's or type checker's error line, one family a line: (compilers, pattern,
-# example). A build or type check piped into `head` or `tail` exits 0 whatever it found.
+# A compiler's, type checker's or build tool's error line, one family a line: (tools,
+# pattern, example). A build or type check piped into `head` or `tail` exits 0 whatever it
+# found; each of these lines is printed only when it failed.
 COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
     ("tsc", r"\berror TS\d+:", "src/a.ts(3,5): error TS2304: Cannot find name 'x'."),
     ("rustc, cargo", r"^error(?:\[E\d+\])?: ", "error[E0308]: mismatched types"),
     (
-        "gcc, clang, javac, mypy",
+        "gcc, clang, javac, mypy, swiftc",
         r"^[^\s:]+:\d+(?::\d+)?: (?:fatal )?error: ",
         "src/main.c:12:3: error: 'x' undeclared (first use in this function)",
     ),
+    ("go", r"^\S+\.go:\d+:\d+: \S", "./internal/app/app.go:12:3: undefined: render"),
+    ("npm", r"^npm (?:ERR!|error) (?:code [1-9A-Z]|command failed)", "npm error command failed"),
+    (
+        "pnpm",
+        r"\bERR_PNPM_[A-Z_]+\b|^\s*ELIFECYCLE\s+Command failed",
+        " ELIFECYCLE  Command failed.",
+    ),
+    (
+        "yarn",
+        r"^error Command failed with exit code [1-9]",
+        "error Command failed with exit code 1.",
+    ),
+    (
+        "bun",
+        r'^error: script "[^"]+" exited with code [1-9]',
+        'error: script "build" exited with code 1',
+    ),
+    ("next", r"^Failed to compile\.|^> Build failed because", "Failed to compile."),
+    ("vite, esbuild", r"^error during build:|^\u2718 \[ERROR\]", "error during build:"),
+    ("webpack", r"^ERROR in |\bcompiled with [1-9]\d* errors?\b", "webpack compiled with 2 errors"),
+    (
+        "docker",
+        r"^ERROR: failed to (?:build|solve)\b|^COPY failed: ",
+        "ERROR: failed to build: failed to solve: process did not complete successfully",
+    ),
+    ("make", r"^g?make(?:\[\d+\])?: \*\*\* .*Error \d+", "make: *** [Makefile:146: all] Error 2"),
+    ("cmake", r"^CMake Error\b", "CMake Error at CMakeLists.txt:12 (find_package):"),
+    ("gradle", r"^BUILD FAILED\b|^FAILURE: Build failed", "BUILD FAILED in 3s"),
+    ("maven", r"^\[ERROR\] BUILD FAILURE", "[ERROR] BUILD FAILURE"),
+    ("dotnet, msbuild", r"^Build FAILED\.|: error [A-Z]{2,}\d{3,5}:", "Build FAILED."),
+    ("xcodebuild", r"\*\* BUILD FAILED \*\*", "** BUILD FAILED **"),
 )
 _FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.M)
 # Only where a compiler runs: a program run may print "error: ..." and still have worked.

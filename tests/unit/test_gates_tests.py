@@ -154,7 +154,7 @@ def test_each_runners_failure_line_fails_a_run_even_with_a_zero_exit_code(
 
 
 @pytest.mark.parametrize(("compilers", "pattern", "example"), gates.COMPILER_ERRORS)
-def test_each_compilers_error_line_fails_a_check_a_pipe_let_exit_zero(
+def test_each_compilers_or_build_tools_error_line_fails_a_check_a_pipe_let_exit_zero(
     compilers: str, pattern: str, example: str
 ) -> None:
     s = (
@@ -163,6 +163,28 @@ def test_each_compilers_error_line_fails_a_check_a_pipe_let_exit_zero(
         .bash("npx tsc --noEmit 2>&1 | head -30", output=example)
     )
     assert gates.run_passed(s.build().tool_calls[-1]) is False
+
+
+@pytest.mark.parametrize(
+    "output",
+    [
+        "vite v5.4.0 building for production...\n\u2713 built in 5.70s",
+        "   \u25b2 Next.js 16.0.0\n \u2713 Compiled successfully",
+        "webpack 5.90.1 compiled successfully in 2013 ms",
+        "BUILD SUCCESSFUL in 3s",
+        "[INFO] BUILD SUCCESS",
+        "Build succeeded.\n    0 Warning(s)\n    0 Error(s)",
+        "make: Nothing to be done for 'all'.",
+        "npm warn deprecated inflight@1.0.6: not supported",
+    ],
+)
+def test_a_build_that_succeeded_behind_a_pipe_passes(output: str) -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.ts")
+        .bash("npm run build 2>&1 | tail -30", output=output)
+    )
+    assert gates.run_passed(s.build().tool_calls[-1]) is True
 
 
 def test_errors_a_passing_test_run_logs_do_not_fail_it() -> None:
