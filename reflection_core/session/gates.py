@@ -197,6 +197,27 @@ CRASHES: tuple[tuple[str, str, str], ...] = (
     ("go", r"^panic: ", "panic: runtime error: index out of range [3] with length 3"),
 )
 _CRASH = lazy("|".join(f"(?:{p})" for _, p, _ in CRASHES), re.M)
+# A build tool's line that it finished: a trace logged on the way (Next.js failing to patch
+# its lockfile, then printing its route table) is a warning, not the build's end.
+# (tools, pattern, example), one family a line.
+BUILD_SUCCESSES: tuple[tuple[str, str, str], ...] = (
+    (
+        "next",
+        r"Compiled successfully|^\+ First Load JS shared by all",
+        "+ First Load JS shared by all",
+    ),
+    ("vite", r"\u2713 built in \d", "\u2713 built in 5.70s"),
+    ("webpack", r"\bcompiled successfully\b", "webpack 5.90.1 compiled successfully in 2013 ms"),
+    ("gradle", r"^BUILD SUCCESSFUL\b", "BUILD SUCCESSFUL in 3s"),
+    ("maven", r"^\[INFO\] BUILD SUCCESS$", "[INFO] BUILD SUCCESS"),
+    ("dotnet", r"^Build succeeded\.", "Build succeeded."),
+    (
+        "cargo",
+        r"^\s*Finished [`']?\w+[`']? profile",
+        "    Finished `dev` profile [unoptimized] target(s) in 2.1s",
+    ),
+)
+_BUILD_SUCCESS = lazy("|".join(f"(?:{p})" for _, p, _ in BUILD_SUCCESSES), re.M)
 _PASSED_IN_OUTPUT = lazy("|".join(f"(?:{s.passed})" for s in RUN_SUMMARIES), re.M)
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
@@ -309,13 +330,16 @@ def ran_nothing(call: ToolCall) -> bool:
 
 
 def _failure_in_output(call: ToolCall) -> bool:
-    """A runner's failure summary, or a compiler's error line in a check that compiles."""
+    """A runner's failure summary, a compiler's or build tool's error line in a check that
+    compiles, or a crash where the program ran (not a trace a build that then reported
+    success logged on the way)."""
     if _FAILED_IN_OUTPUT.search(call.output):
         return True
     kinds = call.command.kinds if call.command is not None else frozenset()
-    if kinds & _RUNS_THE_PROGRAM and "test" not in kinds and _CRASH.search(call.output):
+    if bool(kinds & _COMPILING) and _COMPILER_ERROR.search(call.output):
         return True
-    return bool(kinds & _COMPILING) and bool(_COMPILER_ERROR.search(call.output))
+    crashed = kinds & _RUNS_THE_PROGRAM and "test" not in kinds and _CRASH.search(call.output)
+    return bool(crashed) and not ("build" in kinds and _BUILD_SUCCESS.search(call.output))
 
 
 def run_passed(call: ToolCall) -> bool | None:

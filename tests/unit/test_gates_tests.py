@@ -213,6 +213,28 @@ def test_each_runtimes_crash_fails_a_program_run_a_pipe_let_exit_zero(
     assert gates.run_passed(s.build().tool_calls[-1]) is False
 
 
+_LOGGED_TRACE = (
+    " \u2a2f Failed to patch lockfile, please try uninstalling and reinstalling next\n"
+    "TypeError: Cannot read properties of undefined (reading 'os')\n"
+    "    at fetchPkgInfo (node_modules/next/dist/lib/patch-incorrect-lockfile.js:73:25)\n"
+)
+
+
+@pytest.mark.parametrize(("tools", "pattern", "example"), gates.BUILD_SUCCESSES)
+def test_a_trace_a_build_logged_before_it_reported_success_does_not_fail_it(
+    tools: str, pattern: str, example: str
+) -> None:
+    build = "npm run build 2>&1 | tail -30"
+    s = SessionBuilder("Fix it").edit("src/a.ts").bash(build, output=_LOGGED_TRACE + example)
+    assert gates.run_passed(s.build().tool_calls[-1]) is True
+
+
+def test_a_build_that_ends_on_a_trace_fails() -> None:
+    build = "npm run build 2>&1 | tail -30"
+    s = SessionBuilder("Fix it").edit("src/a.ts").bash(build, output=_LOGGED_TRACE)
+    assert gates.run_passed(s.build().tool_calls[-1]) is False
+
+
 def test_a_test_run_that_shows_a_trace_its_tests_expected_still_passes() -> None:
     shown = '  File "app.py", line 3, in parse\nValueError: bad input\n==== 12 passed in 0.3s ===='
     s = SessionBuilder("Fix it").edit("src/app.py").bash("pytest -s | tail -20", output=shown)
