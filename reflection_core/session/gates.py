@@ -132,9 +132,8 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +10 -2: Some tests failed.",
     ),
 )
-# A compiler's, type checker's or build tool's error line, one family a line: (tools,
-# pattern, example). A build or type check piped into `head` or `tail` exits 0 whatever it
-# found; each of these lines is printed only when it failed.
+# A compiler's or type checker's error line, one family a line: (tools, pattern, example).
+# A build or type check piped into `head` or `tail` exits 0 whatever it found.
 COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
     ("tsc", r"\berror TS\d+:", "src/a.ts(3,5): error TS2304: Cannot find name 'x'."),
     ("rustc, cargo", r"^error(?:\[E\d+\])?: ", "error[E0308]: mismatched types"),
@@ -144,6 +143,11 @@ COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
         "src/main.c:12:3: error: 'x' undeclared (first use in this function)",
     ),
     ("go", r"^\S+\.go:\d+:\d+: \S", "./internal/app/app.go:12:3: undefined: render"),
+)
+# A build tool's line that it failed, one tool a line: (tool, pattern, example). Read for
+# builds, type checks and lints run through the tool (`npm run build | tail -3`), each
+# printed only on a failure; a test run's failure is its runner's summary.
+BUILD_TOOL_ERRORS: tuple[tuple[str, str, str], ...] = (
     ("npm", r"^npm (?:ERR!|error) (?:code [1-9A-Z]|command failed)", "npm error command failed"),
     (
         "pnpm",
@@ -178,7 +182,9 @@ COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
 _FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.M)
 # Only where a compiler runs: a program run may print "error: ..." and still have worked.
 _COMPILER_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in COMPILER_ERRORS), re.M)
+_BUILD_TOOL_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in BUILD_TOOL_ERRORS), re.M)
 _COMPILING = frozenset({"test", "build", "typecheck", "lint"})
+_BUILDING = frozenset({"build", "typecheck", "lint"})
 _RUNS_THE_PROGRAM = frozenset({"run", "build"})  # a build runs the project's build code
 # An uncaught error's trace, where the program or the build itself ran (a test run's output
 # may show errors its tests expected; a program may print "Error: ..." and carry on):
@@ -337,6 +343,8 @@ def _failure_in_output(call: ToolCall) -> bool:
         return True
     kinds = call.command.kinds if call.command is not None else frozenset()
     if bool(kinds & _COMPILING) and _COMPILER_ERROR.search(call.output):
+        return True
+    if bool(kinds & _BUILDING) and _BUILD_TOOL_ERROR.search(call.output):
         return True
     crashed = kinds & _RUNS_THE_PROGRAM and "test" not in kinds and _CRASH.search(call.output)
     return bool(crashed) and not ("build" in kinds and _BUILD_SUCCESS.search(call.output))

@@ -153,8 +153,17 @@ def test_each_runners_failure_line_fails_a_run_even_with_a_zero_exit_code(
     assert gates.run_passed(s.build().tool_calls[-1]) is False
 
 
+@pytest.mark.parametrize(("tool", "pattern", "example"), gates.BUILD_TOOL_ERRORS)
+def test_each_build_tools_failure_line_fails_a_build_a_pipe_let_exit_zero(
+    tool: str, pattern: str, example: str
+) -> None:
+    build = "npm run build 2>&1 | tail -30"
+    s = SessionBuilder("Fix it").edit("src/a.ts").bash(build, output=example)
+    assert gates.run_passed(s.build().tool_calls[-1]) is False
+
+
 @pytest.mark.parametrize(("compilers", "pattern", "example"), gates.COMPILER_ERRORS)
-def test_each_compilers_or_build_tools_error_line_fails_a_check_a_pipe_let_exit_zero(
+def test_each_compilers_error_line_fails_a_check_a_pipe_let_exit_zero(
     compilers: str, pattern: str, example: str
 ) -> None:
     s = (
