@@ -362,24 +362,15 @@ def run_passed(call: ToolCall) -> bool | None:
         return None
     if call.ok and (_failure_in_output(call) or ran_nothing(call)):
         return False
-    if outcome_hidden(call):
-        return None
     if call.ok and call.command is not None and call.command.exit_masked:
-        return True
+        return True if _PASSED_IN_OUTPUT.search(call.output) else None
     return call.ok
 
 
 def outcome_hidden(call: ToolCall) -> bool:
-    """A run whose line hides its exit status and whose output shows no pass and no
-    failure summary: whether it passed is not in the transcript."""
-    return bool(
-        call.ok
-        and call.command is not None
-        and call.command.exit_masked
-        and not _PASSED_IN_OUTPUT.search(call.output)
-        and not _failure_in_output(call)
-        and not ran_nothing(call)
-    )
+    """A run that finished, but whose line hides its exit status and whose output shows no
+    pass and no failure summary: whether it passed is not in the transcript."""
+    return call.ok is not None and run_passed(call) is None
 
 
 def _cmd(call: ToolCall) -> str:
