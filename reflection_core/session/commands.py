@@ -796,8 +796,6 @@ def _chmod(args: list[str], facts: _Facts) -> None:
     """chmod changes the files after the mode (all of its operands with `--reference=FILE`
     or a mode written as an option). Ownership (chown) is no change a check exercises."""
     operands = _positional(args)
-    # `--reference=FILE` or a mode written as an option (`chmod -x a.sh`) leaves no mode
-    # among the operands
     no_mode = any(a.startswith("--reference") or _OPTION_MODE.match(a) for a in args)
     facts.modify(*(operands if no_mode else operands[1:]))
 

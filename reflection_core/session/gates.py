@@ -367,12 +367,6 @@ def run_passed(call: ToolCall) -> bool | None:
     return call.ok
 
 
-def outcome_hidden(call: ToolCall) -> bool:
-    """A run that finished, but whose line hides its exit status and whose output shows no
-    pass and no failure summary: whether it passed is not in the transcript."""
-    return call.ok is not None and run_passed(call) is None
-
-
 def _cmd(call: ToolCall) -> str:
     raw = call.command.raw if call.command else str(call.input.get("command", ""))
     return raw if len(raw) <= 80 else raw[:77] + "..."
@@ -546,7 +540,7 @@ def _run_result(
     last = runs[-1]
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     passed = run_passed(last)
-    if outcome_hidden(last):
+    if passed is None and last.ok is not None:  # it finished; its line hid the outcome
         return GateResult(
             "tests",
             required,
