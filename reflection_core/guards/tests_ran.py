@@ -45,7 +45,11 @@ _DIFF_HEADER = lazy(r"([0-9a-f]{40,64}) ([0-9a-f]{40,64})\n")
 
 @record
 class TreeEvidence:
-    """What the ledger proves about one tree."""
+    """What the ledger proves about one tree.
+
+    `changed_paths`: on a pass up to ignorable paths, those paths; on a refusal, the
+    paths between the tree and the nearest passing run's that need a run (a docs file
+    beside them is no reason to refuse and is not listed)."""
 
     tree: str
     passed: bool
@@ -215,16 +219,19 @@ def _nearest_pass(
     rules: SuiteRules,
 ) -> tuple[_Near | None, _Near | None]:
     """The newest passing run on a tree that differs only in ignorable paths (it counts),
-    else None and the passing run whose tree differs in the fewest paths (it names them)."""
+    else None and the passing run whose tree differs in the fewest paths that need a run,
+    the newest of those on a tie, with those paths: a docs file beside the run the user
+    just made neither sends them to an older run nor is listed."""
     best: _Near | None = None
     for stamp in reversed(stamps):
         if stamp.tree not in diffs or rules.outcome(stamp) != "pass":
             continue
         changed = diffs[stamp.tree]
-        if not any(not ignorable(p, ignore) for p in changed):
+        needing_a_run = [p for p in changed if not ignorable(p, ignore)]
+        if not needing_a_run:
             return (stamp, changed), None
-        if best is None or len(changed) < len(best[1]):
-            best = (stamp, changed)
+        if best is None or len(needing_a_run) < len(best[1]):
+            best = (stamp, needing_a_run)
     return None, best
 
 

@@ -84,6 +84,17 @@ def test_code_changes_since_the_nearest_pass_are_listed() -> None:
     assert "1 file(s) changed since the nearest passing run" in evidence.reason
 
 
+def test_the_nearest_pass_counts_only_paths_that_need_a_run() -> None:
+    # The newer run differs in one module and a docs file, the older in one module: the
+    # newer is as near, so it is the one named (the user's latest run, not an older one),
+    # and the docs file is no reason to refuse.
+    diffs = {T2: ["src/a.py"], T3: ["src/extra.py", "NOTES.md"]}
+    evidence = tree_evidence(T1, [stamp(T2), stamp(T3)], diffs, IGNORE, RULES)
+    assert evidence.stamp is not None and evidence.stamp.tree == T3
+    assert evidence.changed_paths == ["src/extra.py"]
+    assert "1 file(s) changed since the nearest passing run" in evidence.reason
+
+
 def test_failing_runs_on_other_trees_are_not_candidates() -> None:
     evidence = tree_evidence(T1, [stamp(T2, exit_code=1)], {T2: ["README.md"]}, IGNORE, RULES)
     assert not evidence.passed
