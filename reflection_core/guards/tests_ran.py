@@ -377,11 +377,15 @@ def refusal_text(
     unstaged: Sequence[str] = (),
     exclude_file: str = ".git/info/exclude",
     verb: str = "commit",
+    rerun_helps: bool = True,
 ) -> str:
     """The message for a refused commit or push: why, what changed, what to do.
 
     `untracked` and `unstaged` name changed paths that are not part of the commit
     (present in the working tree when the tests ran); each gets its exact choices.
+    `rerun_helps` is False for a pushed commit that is not a tip: a run now cannot
+    prove it, so the message does not tell the user to run the tests (the push's
+    closing advice says what can).
     """
     lines = [f"reflection: {headline}: {evidence.reason}."]
     aside = set(untracked) | set(unstaged)
@@ -397,7 +401,7 @@ def refusal_text(
         lines += _untracked_choices(untracked, run, exclude_file)
     if unstaged:
         lines += _unstaged_choices(unstaged, run)
-    if others or not aside:
+    if rerun_helps and (others or not aside):
         lines += _rerun_advice(evidence.command_hint)
     if skip_hint:
         lines.append(
@@ -535,7 +539,9 @@ def check_push_refs(
     tips = {local_sha for local_sha, _ in refs}
     for commit, evidence in unproven[:MAX_REPORTED_COMMITS]:
         subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
-        _report(evidence, f"refusing the push of {commit[:12]} ({subject[:60]})")
+        headline = f"refusing the push of {commit[:12]} ({subject[:60]})"
+        text = refusal_text(evidence, headline, verb="push", rerun_helps=commit in tips)
+        sys.stderr.write(text + "\n")
     if len(unproven) > MAX_REPORTED_COMMITS:
         more = len(unproven) - MAX_REPORTED_COMMITS
         sys.stderr.write(f"reflection: ... and {more} more pushed commits without test evidence.\n")
@@ -566,13 +572,6 @@ def skipped_commit_advice(
         "ref's tip; then run the tests and push again)\n"
         "    git push --no-verify   (skips every pre-push check once)"
     )
-
-
-def _report(evidence: TreeEvidence, headline: str) -> int:
-    if evidence.passed:
-        return 0
-    sys.stderr.write(refusal_text(evidence, headline, verb="push") + "\n")
-    return 1
 
 
 def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:

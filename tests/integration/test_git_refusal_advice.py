@@ -97,6 +97,8 @@ def test_a_skipped_commit_in_a_push_explains_and_the_rebase_advice_works(
     assert "(skipped-tests)" in refused.stderr
     assert "is an earlier commit of this push, not its tip" in refused.stderr
     assert "tests.push_commits" in refused.stderr or "push_commits: tip" in refused.stderr
+    # Running the tests now cannot prove the earlier commit: its block does not say to.
+    assert "Run the full test suite" not in refused.stderr
     rebase = advice_line(refused.stderr, "git rebase -x")
     rebased = sh(project, env, rebase)
     assert rebased.returncode == 0, rebased.stdout + rebased.stderr
