@@ -307,7 +307,9 @@ SCHEMA: dict[str, Any] = {
         "block_below": Field(_number(1.0, 5.0), 2.0, "In block mode, block scores below this."),
         "thresholds": {
             "pass": Field(_number(1.0, 5.0), 4.0, "Score at or above: pass with one line."),
-            "note": Field(_number(1.0, 5.0), 3.0, "Score at or above: pass with one note."),
+            "note": Field(
+                _number(1.0, 5.0), 3.0, "Score at or above: pass with a tip (`prompt.tips`)."
+            ),
             "ask": Field(_number(1.0, 5.0), 2.0, "Score at or above: ask 2-3 questions."),
         },
         "weights": {
@@ -318,6 +320,12 @@ SCHEMA: dict[str, Any] = {
             "scope": Field(_number(0.0), 2.0, "Weight of scope fitting one session."),
         },
         "max_questions": Field(_int(1, 3), 3, "Questions asked per turn (at most 3)."),
+        "tips": Field(
+            _bool,
+            False,
+            "Show a one-line tip on a new task that scores below the pass threshold and is "
+            "not asked about (off: the hook is unsure there, so it says nothing).",
+        ),
         "history": Field(_bool, True, "Keep per-user score history in SQLite."),
         "max_chars": Field(_int(1000), 1_000_000, "Longer prompts are truncated before scoring."),
     },

@@ -47,6 +47,7 @@ class Outcome(NamedTuple):
     confidence: str
     prompt: str
     rule: str = ""  # the rule that asked, or would have asked had the gate let it
+    shown: bool = False  # the hook showed the user a line (systemMessage)
 
 
 class Report(NamedTuple):
@@ -116,17 +117,21 @@ class Scored(NamedTuple):
     flagged: bool
     score: float
     rule: str = ""  # the asking rule, also when the gate kept it silent
+    shown: bool = False  # a visible line, with the default config
 
 
 Scorer = Callable[[str, "str | None"], "Scored | tuple[bool, float]"]
 
 
 def default_scorer(prompt: str, prev_assistant: str | None) -> Scored:
-    """Flagged, score and asking rule from the prompt hook's scorer with the default config."""
+    """Flagged, score, asking rule and whether a line is shown, from the prompt hook's
+    scorer and answer with the default config."""
+    from reflection_core.prompt.hook import build_response
     from reflection_core.prompt.score import score_prompt
 
     result = score_prompt(prompt, prev_assistant)
-    return Scored(result.needs_clarification, result.score, result.rule)
+    shown = build_response(result).message is not None
+    return Scored(result.needs_clarification, result.score, result.rule, shown)
 
 
 def evaluate(rows: Iterable[dict[str, Any]], scorer: Scorer = default_scorer) -> Report:
@@ -145,6 +150,7 @@ def evaluate(rows: Iterable[dict[str, Any]], scorer: Scorer = default_scorer) ->
                 confidence=str(row.get("confidence") or "high"),
                 prompt=row["prompt"],
                 rule=scored.rule,
+                shown=scored.shown,
             )
         )
     return Report(
@@ -227,6 +233,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "precision": report.precision,
         "recall": report.recall,
         "f1": report.f1,
+        "visible_lines": sum(o.shown for o in report.outcomes),
         "rules": [{**f._asdict(), "precision": f.precision} for f in per_rule(report)],
     }
 
@@ -253,6 +260,9 @@ def render(report: Report, worst: int = 10) -> str:
         f"precision        {report.precision:.3f}",
         f"recall           {report.recall:.3f}  ({report.true_positives}/{report.positives})",
         f"F1               {report.f1:.3f}",
+        f"visible lines    {sum(o.shown for o in report.outcomes)}  (prompts the user sees a "
+        f"line on; {sum(o.shown for o in report.outcomes if o.kind == 'continuation')} "
+        "continuations)",
         "false alarms by kind:",
     ]
     for kind, count in sorted(report.kinds.items(), key=lambda kv: -kv[1]):

@@ -56,6 +56,7 @@ def handle(event: PromptSubmitted) -> Reply:
         plan_mode=event.permission_mode == "plan",
         lesson=lesson,
         warning=warning or graded,
+        tips=bool(cfg.get("prompt.tips")),
     )
 
 
@@ -66,16 +67,22 @@ def build_response(
     plan_mode: bool = False,
     lesson: str | None = None,
     warning: str = "",
+    tips: bool = False,
 ) -> Reply:
     """Pure: the answer for a scored prompt (block it, or add context), host-neutral.
 
     Conversation (a reply, a go-ahead, a question to the agent, chat) gets no answer at
     all unless it leaves something to ask: the user is talking, not handing over a task.
-    Nor does a task whose gap the gate holds back (`rules.ASKS`): when unsure, silence.
+    Nor does a task whose gap the gate holds back (`rules.ASKS`), or one that scores
+    below the pass threshold with no gap that asks (a tip, shown only with `tips`): when
+    unsure, silence. On real users' prompts the tips were shown on three in ten and
+    wrong on nineteen in twenty.
     """
     conversation = result.skipped or result.classification == "conversational"
-    held_back = bool(result.rule) and not result.needs_clarification  # unsure: say nothing
-    if (conversation or held_back) and not result.questions and not warning and lesson is None:
+    held_back = bool(result.rule) and not result.needs_clarification
+    tip_only = result.action == "note" and not tips
+    unsure = conversation or held_back or tip_only
+    if unsure and not result.questions and not warning and lesson is None:
         return SILENT
     line = render.status_line(result) + (f" ({warning})" if warning else "")
     blocks = (

@@ -79,6 +79,15 @@ def test_good_prompt_gets_one_line_and_no_context(git_repo: Path) -> None:
     assert "decision" not in out
 
 
+def test_a_task_with_only_a_tip_shows_nothing_unless_tips_are_configured(git_repo: Path) -> None:
+    payload = json.dumps(_payload("add dark mode to the settings page", git_repo)).encode()
+    quiet = _run(payload)
+    assert quiet.returncode == 0 and quiet.stdout.strip() == b"", quiet.stdout
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  tips: true\n")
+    shown = json.loads(_run(payload).stdout)
+    assert " · tip: " in shown["systemMessage"] and "hookSpecificOutput" not in shown
+
+
 def test_vague_prompt_hands_the_agent_concrete_questions(git_repo: Path) -> None:
     out = _hook(_payload("fix the bug in this file", git_repo))
     context = out["hookSpecificOutput"]["additionalContext"]
@@ -90,6 +99,7 @@ def test_vague_prompt_hands_the_agent_concrete_questions(git_repo: Path) -> None
 def test_menu_in_the_transcript_gives_the_live_context_bonus(git_repo: Path) -> None:
     transcript = git_repo / "session.jsonl"
     _write_transcript(transcript, MENU)
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  tips: true\n")  # a line, any score
     prompt = "none of these, just revert a91f3e0 for now"
     with_menu = _hook(_payload(prompt, git_repo, transcript_path=str(transcript)))
     without = _hook(_payload(prompt, git_repo, session_id="other-session"))
@@ -200,10 +210,13 @@ def test_huge_prompt_is_scored_and_exits_zero(git_repo: Path) -> None:
 
 def test_same_question_is_not_asked_twice_in_a_session(git_repo: Path) -> None:
     first = _hook(_payload("add caching to this file", git_repo))
-    second = _hook(_payload("add caching to this file", git_repo))
     assert "To do this well" in first["hookSpecificOutput"]["additionalContext"]
-    assert "already asked" in second["systemMessage"]
-    assert "hookSpecificOutput" not in second
+    second = _run(json.dumps(_payload("add caching to this file", git_repo)).encode())
+    assert second.returncode == 0 and second.stdout.strip() == b"", second.stdout  # silent
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  tips: true\n")
+    third = _hook(_payload("add caching to this file", git_repo))
+    assert "already asked" in third["systemMessage"]
+    assert "hookSpecificOutput" not in third
 
 
 def test_scores_land_in_stats(git_repo: Path) -> None:

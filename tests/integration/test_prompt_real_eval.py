@@ -51,13 +51,23 @@ def test_counts_flags_false_alarms_and_misses_with_the_real_scorer(tmp_path: Pat
     assert report.recall == 0.5
     assert report.false_alarms_by_kind() == {"new_task": 1}
     assert report.continuation_false_alarms() == 0
+    # A line is shown only where the hook asks: replies and questions get none.
+    assert [o.id for o in report.outcomes if o.shown] == ["c", "d"]
 
 
 def test_prints_every_figure_and_exits_non_zero_below_a_threshold(tmp_path: Path) -> None:
     data = str(_write(tmp_path, ROWS))
     passing = _run(data, "--max-false-alarm-rate", "0.25", "--min-recall", "0.5")
     assert passing.returncode == 0, passing.stdout
-    for label in ("flag rate", "false-alarm rate", "precision", "recall", "F1", "worst misses"):
+    for label in (
+        "flag rate",
+        "false-alarm rate",
+        "precision",
+        "recall",
+        "F1",
+        "visible lines",
+        "worst misses",
+    ):
         assert label in passing.stdout
     assert "new_task       1 of 2" in passing.stdout
     failing = _run(data, "--max-false-alarm-rate", "0.1", "--min-precision", "0.9")

@@ -36,3 +36,24 @@ def test_every_gap_asks_exactly_when_the_table_says_so(rule: str) -> None:
 
 def test_an_unknown_gap_never_asks() -> None:
     assert not rules.asks("a-gap-nobody-measured")
+
+
+def test_a_task_with_only_a_tip_is_silent_unless_tips_are_on() -> None:
+    # Below the pass threshold, no gap that asks: the hook is unsure, so it says nothing.
+    result = score_prompt("add dark mode to the settings page", None)
+    assert result.action == "note" and result.note and not result.rule
+    quiet = build_response(result)
+    assert quiet.message is None and quiet.context is None
+    shown = build_response(result, tips=True)
+    assert shown.message is not None and shown.message.endswith(f" · tip: {result.note}")
+    assert shown.context is None
+
+
+def test_a_clear_task_still_gets_its_score_line() -> None:
+    result = score_prompt(
+        "In src/billing/invoice.py, `compute_tax` rounds each line before summing. Sum the "
+        "Decimal amounts and round once. Add a test to tests/billing/test_invoice.py.",
+        None,
+    )
+    assert result.action == "pass"
+    assert build_response(result).message == f"reflection: prompt {result.score:.1f}/5 · backend"
