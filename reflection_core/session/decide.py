@@ -645,13 +645,18 @@ def pushing_gaps(
     ]
 
 
+# Readings whose own words add nothing to the open items they come with ("checks or work
+# still open"), or contradict them ("done, with the evidence it needs" beside "tests have
+# not run"): with open items, the note is those items alone.
+_SAID_BY_ITS_ITEMS = frozenset(("working", "complete", "report_delivered"))
+
+
 def stop_note(category: str, gaps: list[Gap]) -> str:
     """The one line the user reads when the stop stands: why, and what is still soft."""
     entry = CATEGORY.get(category)
-    line = entry.line if entry else category
-    if gaps:
-        line += "; open: " + "; ".join(g.missing for g in gaps[:2])
-    return line[:400]
+    why = "" if gaps and category in _SAID_BY_ITS_ITEMS else entry.line if entry else category
+    still_open = "open: " + "; ".join(g.missing for g in gaps[:2]) if gaps else ""
+    return "; ".join(part for part in (why, still_open) if part)[:400]
 
 
 @record

@@ -350,10 +350,9 @@ def _with_notes(reply: Reply, notes: list[str], quiet: str = "") -> Reply:
     return replace(reply, message=message, stderr=stderr)
 
 
-# The verdict status as the user reads it in the one-line status.
+# A stop that stands as the user reads it in the one-line status. An incomplete stop the
+# hook did not push on gets no word of its own: its note says what is open.
 STATUS_WORDS: dict[str, str] = {
-    "complete": "complete",
-    "incomplete": "not finished",
     "waiting_for_user": "waiting for you",
     "blocked": "blocked",
 }
@@ -372,8 +371,8 @@ def render_decision(decision: Any) -> Reply:
             decision.status_report or ""
         )
     elif getattr(decision, "note", None):
-        status = STATUS_WORDS.get(decision.status, decision.status)
-        line = f"reflection: {status}: {decision.note}"
+        status = STATUS_WORDS.get(decision.status)
+        line = f"reflection: {f'{status}: ' if status else ''}{decision.note}"
     else:
         return SILENT
     return Reply(message=line[:500])

@@ -329,3 +329,34 @@ def test_claim_about_the_tests_that_ran_is_not_false_after_a_partial_run() -> No
     assert d.assessment is not None and not d.assessment.unsupported_claims
     d = decide(partial.build("All tests pass."), strict)
     assert d.severity == "HIGH"
+
+
+def test_a_stop_that_stands_with_open_items_says_what_is_open_not_that_it_is_unfinished() -> None:
+    from reflection_core.session.stop_hook import render_decision
+
+    d = run("I changed the parser.", UNTESTED)
+    assert d.note is not None and d.note.startswith("open: tests have not run")
+    line = render_decision(d).message
+    assert line is not None and line.startswith("reflection: open: tests have not run"), line
+    assert "not finished" not in line and "checks or work still open" not in line
+
+
+@pytest.mark.parametrize(
+    ("category", "says"),
+    [
+        ("working", "open: tests have not run"),
+        ("complete", "open: tests have not run"),
+        ("report_delivered", "open: tests have not run"),
+        ("waiting_for_user", "a real question or something only you can do; open: tests"),
+        ("summary_drift_stop", "stopped with work it announced as remaining; open: tests"),
+    ],
+)
+def test_a_note_keeps_the_reading_only_where_it_says_more_than_its_items(
+    category: str, says: str
+) -> None:
+    from reflection_core.session.categories import CATEGORY
+    from reflection_core.session.decide import stop_note
+
+    gap = Gap("tests:not_run", "tests have not run after the latest change (Edit #2)", "run")
+    assert stop_note(category, [gap]).startswith(says)
+    assert stop_note(category, []) == CATEGORY[category].line  # nothing open: the reading
