@@ -75,8 +75,8 @@ def build_response(
     all unless it leaves something to ask: the user is talking, not handing over a task.
     Nor does a task whose gap the gate holds back (`rules.ASKS`), or one that scores
     below the pass threshold with no gap that asks (a tip, shown only with `tips`): when
-    unsure, silence. On real users' prompts the tips were shown on three in ten and
-    wrong on nineteen in twenty.
+    unsure, silence. On the dev set's real prompts tips were shown on 157 of 522, and 10
+    of those prompts needed clarification.
     """
     conversation = result.skipped or result.classification == "conversational"
     held_back = bool(result.rule) and not result.needs_clarification

@@ -654,7 +654,9 @@ _SAID_BY_ITS_ITEMS = frozenset(("working", "complete", "report_delivered"))
 def stop_note(category: str, gaps: list[Gap]) -> str:
     """The one line the user reads when the stop stands: why, and what is still soft."""
     entry = CATEGORY.get(category)
-    why = "" if gaps and category in _SAID_BY_ITS_ITEMS else entry.line if entry else category
+    why = entry.line if entry else category
+    if gaps and category in _SAID_BY_ITS_ITEMS:
+        why = ""
     still_open = "open: " + "; ".join(g.missing for g in gaps[:2]) if gaps else ""
     return "; ".join(part for part in (why, still_open) if part)[:400]
 
