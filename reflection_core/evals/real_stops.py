@@ -38,6 +38,7 @@ from reflection_core.lazyre import lazy
 from reflection_core.session.analyze import gather_context, load_session
 from reflection_core.session.categories import GAP_WEIGHTS, rule_id, rule_pushes
 from reflection_core.session.decide import Decision, decide
+from reflection_core.session.stop_hook import render_decision
 
 _CONFIDENCE_RANK = {"high": 0, "medium": 1, "low": 2}
 # The redaction that made the data set replaced some numbers with a bare <REDACTED>,
@@ -59,6 +60,7 @@ class Replay:
     error: str | None = None
     pushed_by: list[str] = field(default_factory=list)  # the rules behind a block
     open_rules: list[str] = field(default_factory=list)  # every rule with an open item
+    line: bool = False  # the stop stood and the user read a line from the hook
 
 
 @dataclass
@@ -133,6 +135,10 @@ class Summary:
         return [r for r in self.replays if r.should_block and not r.blocked]
 
     @property
+    def lines(self) -> list[Replay]:
+        return [r for r in self.replays if r.line]
+
+    @property
     def precision(self) -> float:
         return self.true_blocks / self.blocks if self.blocks else 1.0
 
@@ -157,6 +163,8 @@ class Summary:
             "false_blocks_by_category": dict(Counter(r.category for r in self.false_blocks)),
             "misses_by_category": dict(Counter(r.category for r in self.misses)),
             "errors": sum(1 for r in self.replays if r.error),
+            "lines": len(self.lines),
+            "lines_on_fine_stops": sum(1 for r in self.lines if not r.should_block),
             "rules": {k: v.to_dict() for k, v in rule_figures(self.replays).items()},
             "open_rules": {
                 k: v.to_dict() for k, v in rule_figures(self.replays, pushed=False).items()
@@ -228,6 +236,8 @@ def replay_case(case: dict[str, Any], data_dir: Path, repos: Path, scratch: Path
         base.evidence = f"error: {base.error}"
         return base
     base.blocked = decision.should_block
+    reply = render_decision(decision)
+    base.line = reply.block is None and reply.message is not None
     base.evidence = evidence_line(decision)
     base.pushed_by = [rule_id(p) for p in decision.pushed_by]
     base.open_rules = [rule_id(g) for g in decision.open_patterns]
@@ -264,6 +274,8 @@ def render(summary: Summary, worst: int) -> str:
         f"blocks {data['blocks']} (true {data['true_blocks']}): precision {summary.precision:.3f}"
         f", recall {summary.recall:.3f}",
         f"false blocks {len(summary.false_blocks)} = {summary.false_block_rate:.1%} of fine stops",
+        f"lines the user reads on stops that stand: {data['lines']} "
+        f"({data['lines_on_fine_stops']} on fine stops)",
     ]
     if data["false_blocks_by_category"]:
         lines.append(

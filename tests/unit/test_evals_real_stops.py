@@ -10,6 +10,7 @@ from reflection_core.evals.real_stops import (
     Summary,
     gate_failures,
     main,
+    render,
     repaired_transcript,
     rule_figures,
     threshold_failures,
@@ -34,6 +35,16 @@ def test_precision_recall_and_false_block_rate() -> None:
         "false-block rate 0.500 > 0.03",
     ]
     assert threshold_failures(summary, 0.5, 0.5, 0.5) == []
+
+
+def test_lines_the_user_reads_are_counted_with_those_on_fine_stops() -> None:
+    noted = [replay(True, False), replay(False, False), replay(False, False)]
+    for r in noted:
+        r.line = True
+    summary = Summary([*noted, replay(False, False), replay(True, True)])
+    data = summary.to_dict()
+    assert (data["lines"], data["lines_on_fine_stops"]) == (3, 2)
+    assert "lines the user reads on stops that stand: 3 (2 on fine stops)" in render(summary, 0)
 
 
 def test_a_folder_without_cases_is_an_input_error(tmp_path: Path) -> None:
