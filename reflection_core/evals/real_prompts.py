@@ -69,6 +69,11 @@ class Report(NamedTuple):
         return len(self.false_alarms) / self.total if self.total else 0.0
 
     @property
+    def visible_lines(self) -> int:
+        """Prompts on which the user sees a line (the hook's answer, default config)."""
+        return sum(o.shown for o in self.outcomes)
+
+    @property
     def precision(self) -> float:
         return self.true_positives / self.flagged if self.flagged else 1.0
 
@@ -233,7 +238,7 @@ def to_json(report: Report) -> dict[str, Any]:
         "precision": report.precision,
         "recall": report.recall,
         "f1": report.f1,
-        "visible_lines": sum(o.shown for o in report.outcomes),
+        "visible_lines": report.visible_lines,
         "rules": [{**f._asdict(), "precision": f.precision} for f in per_rule(report)],
     }
 
@@ -260,7 +265,7 @@ def render(report: Report, worst: int = 10) -> str:
         f"precision        {report.precision:.3f}",
         f"recall           {report.recall:.3f}  ({report.true_positives}/{report.positives})",
         f"F1               {report.f1:.3f}",
-        f"visible lines    {sum(o.shown for o in report.outcomes)}  (prompts the user sees a "
+        f"visible lines    {report.visible_lines}  (prompts the user sees a "
         f"line on; {sum(o.shown for o in report.outcomes if o.kind == 'continuation')} "
         "continuations)",
         "false alarms by kind:",
@@ -292,6 +297,9 @@ def failures(report: Report, args: argparse.Namespace) -> list[str]:
         out.append(f"recall {report.recall:.3f} < {args.min_recall:.3f}")
     if args.min_precision is not None and report.precision < args.min_precision:
         out.append(f"precision {report.precision:.3f} < {args.min_precision:.3f}")
+    line_rate = report.visible_lines / report.total if report.total else 0.0
+    if args.max_visible_line_rate is not None and line_rate > args.max_visible_line_rate:
+        out.append(f"visible-line rate {line_rate:.3f} > {args.max_visible_line_rate:.3f}")
     return out
 
 
@@ -322,6 +330,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-continuation-false-alarms", type=int)
     parser.add_argument("--min-recall", type=float)
     parser.add_argument("--min-precision", type=float)
+    parser.add_argument("--max-visible-line-rate", type=float, help="prompts shown a line")
     parser.add_argument("--worst", type=int, default=10, help="misses and false alarms listed")
     parser.add_argument("--half", choices=HALVES, help="only the users of this half")
     parser.add_argument("--json", type=Path, metavar="OUT", help="also write the figures here")

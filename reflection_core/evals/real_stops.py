@@ -139,6 +139,12 @@ class Summary:
         return [r for r in self.replays if r.line]
 
     @property
+    def fine_line_rate(self) -> float:
+        """Of the stops that were fine, the share that left the user a line anyway."""
+        noted = sum(1 for r in self.lines if not r.should_block)
+        return noted / self.fine if self.fine else 0.0
+
+    @property
     def precision(self) -> float:
         return self.true_blocks / self.blocks if self.blocks else 1.0
 
@@ -322,7 +328,11 @@ def render_rules(replays: list[Replay]) -> list[str]:
 
 
 def threshold_failures(
-    summary: Summary, min_precision: float, min_recall: float, max_false_block_rate: float
+    summary: Summary,
+    min_precision: float,
+    min_recall: float,
+    max_false_block_rate: float,
+    max_fine_line_rate: float = 1.0,
 ) -> list[str]:
     failures = []
     if summary.precision < min_precision:
@@ -331,6 +341,8 @@ def threshold_failures(
         failures.append(f"recall {summary.recall:.3f} < {min_recall}")
     if summary.false_block_rate > max_false_block_rate:
         failures.append(f"false-block rate {summary.false_block_rate:.3f} > {max_false_block_rate}")
+    if summary.fine_line_rate > max_fine_line_rate:
+        failures.append(f"lines on fine stops {summary.fine_line_rate:.3f} > {max_fine_line_rate}")
     return failures
 
 
@@ -366,6 +378,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-precision", type=float, default=0.0)
     parser.add_argument("--min-recall", type=float, default=0.0)
     parser.add_argument("--max-false-block-rate", type=float, default=1.0)
+    parser.add_argument(
+        "--max-fine-line-rate", type=float, default=1.0, help="lines on fine stops, of them"
+    )
     parser.add_argument("--worst", type=int, default=10, help="rows per worst-cases list")
     parser.add_argument("--json", type=Path, help="also write every decision here")
     parser.add_argument("--gate-users", type=int, help="fail a pushing rule right on fewer users")
@@ -379,7 +394,11 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps(summary.to_dict(), indent=1), encoding="utf-8")
     failures = threshold_failures(
-        summary, args.min_precision, args.min_recall, args.max_false_block_rate
+        summary,
+        args.min_precision,
+        args.min_recall,
+        args.max_false_block_rate,
+        args.max_fine_line_rate,
     )
     if args.gate_users is not None:
         failures += gate_failures(summary, args.gate_users, args.gate_precision)

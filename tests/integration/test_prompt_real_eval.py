@@ -74,6 +74,9 @@ def test_prints_every_figure_and_exits_non_zero_below_a_threshold(tmp_path: Path
     assert failing.returncode == 1
     assert "FAIL false-alarm rate 0.200 > 0.100" in failing.stdout
     assert "FAIL precision 0.500 < 0.900" in failing.stdout
+    noisy = _run(data, "--max-visible-line-rate", "0.3")  # 2 lines of 5 prompts
+    assert noisy.returncode == 1 and "FAIL visible-line rate 0.400 > 0.300" in noisy.stdout
+    assert _run(data, "--max-visible-line-rate", "0.4").returncode == 0
 
 
 def test_a_missing_file_is_an_error_not_a_pass(tmp_path: Path) -> None:

@@ -45,6 +45,9 @@ def test_lines_the_user_reads_are_counted_with_those_on_fine_stops() -> None:
     data = summary.to_dict()
     assert (data["lines"], data["lines_on_fine_stops"]) == (3, 2)
     assert "lines the user reads on stops that stand: 3 (2 on fine stops)" in render(summary, 0)
+    assert summary.fine_line_rate == 2 / 3
+    assert threshold_failures(summary, 0, 0, 1, 0.5) == ["lines on fine stops 0.667 > 0.5"]
+    assert threshold_failures(summary, 0, 0, 1, 0.7) == []
 
 
 def test_a_folder_without_cases_is_an_input_error(tmp_path: Path) -> None:
