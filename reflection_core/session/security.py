@@ -112,7 +112,11 @@ _PLACEHOLDER = lazy(
     r"^(password|postgres|root|admin|secret|guest|mysql)$",
     re.I,
 )
-_MARKUP = lazy(r"[<>${}()\[\]]|://")  # a template, an expression or a URL, not a value
+# A template, an expression, a URL or Markdown emphasis (`**Password**: …`), not a value.
+_MARKUP = lazy(r"[<>${}()\[\]]|://|\*\*")
+# A key's shape filled with one character (`ghp_xxxxxxxxxxxx`, `sk-0000000000000000`): a
+# placeholder in a setup guide, whatever its prefix.
+_FILLER = lazy(r"(\w)\1{7,}$")
 _IDENTIFIER = lazy(r"^[A-Za-z_][\w.]*$|^[a-z0-9_.-]*(/[a-z0-9_.-]+)+/?$")
 _RANDOMISH = lazy(r"\d|[a-z][A-Z]|[A-Z][a-z].*[A-Z]|[!@#%^&*+=~?]")
 # Where credentials belong: the untracked local env file (staging it is `secret_file_added`).
@@ -216,6 +220,8 @@ def credential_values(text: str, *, test_file: bool = False) -> list[str]:
             continue
         # A provider-shaped key in source code is a key, even AWS's documented example one.
         if _PLACEHOLDER.search(value) and (test_file or not token_shaped):
+            continue
+        if _FILLER.search(value):
             continue
         in_url = f":{value}@" in window and "://" in window
         if test_file and not (token_shaped or in_url):

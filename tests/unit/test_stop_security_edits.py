@@ -50,6 +50,10 @@ def test_credential_literals_written_into_files_are_found(path: str, content: st
         ("tests/test_users.py", 'user = make_user(email="a@b.c", password="Passw0rd!23")\n'),
         ("src/auth.py", 'token_type = "bearer"\nauthor = "Jane Doe"\n'),
         ("src/db.py", 'dsn = f"postgresql://{user}:{password}@{host}/{name}"\n'),
+        ("docs/GITHUB-SETUP.md", 'export GITHUB_TOKEN="ghp_xxxxxxxxxxxx"\n'),
+        ("src/llm.py", 'OPENAI_API_KEY = "sk-0000000000000000"\n'),
+        ("PLAN.md", "- **Password stored**: in the keychain now\n"),
+        ("CLAUDE.md", "- **Password support**: yes, through the keychain\n"),
     ],
 )
 def test_names_placeholders_and_the_local_env_file_are_not_credentials(
