@@ -321,7 +321,7 @@ def leftmost(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] 
 
 _TEST_CLAIM = lazy(
     r"\b(all )?(the )?(unit |integration )?tests? (now )?(pass(es|ing)?|are (passing|green)|"
-    r"succeed\w*|(are |is )?green)\b|\b(verified|confirmed|validated)\b|"
+    r"succeed\w*|(are |is )?green)\b|"
     r"\bworks (correctly|as expected|now)\b|\bbuild (passes|succeeds|is green)\b|"
     r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b",
     re.I,
