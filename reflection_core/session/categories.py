@@ -326,6 +326,9 @@ _TEST_CLAIM = lazy(
     r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b",
     re.I,
 )
+# Work said to be checked, with nothing that checked it: a claim without evidence, but not
+# a claim that the tests pass ("Verified: the server answers", "Root cause confirmed").
+_CHECKED_CLAIM = lazy(r"\b(verified|confirmed|validated)\b", re.I)
 _NEGATED = lazy(
     r"n't\b|\b(not|never|unable|without|cannot|no longer|once|if|should|would|will|to be|until)\b",
     re.I,
@@ -375,16 +378,20 @@ class StopAssessment:
     stuck: str | None = None
 
 
-def unsupported_claims(text: str, tests: GateResult | None) -> list[str]:
-    """Claims of passing/verified work that no passing test run after the change backs."""
+def unsupported_claims(
+    text: str, tests: GateResult | None, *, of_tests_only: bool = False
+) -> list[str]:
+    """Claims of passing/verified work that no passing test run after the change backs
+    (`of_tests_only`: claims that tests, a build or the work pass, not "verified")."""
     if tests is None or tests.satisfied:
         return []
     partial_pass = tests.pattern == "tests:partial"
+    patterns = (_TEST_CLAIM,) if of_tests_only else (_TEST_CLAIM, _CHECKED_CLAIM)
     claims = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
         if partial_pass and not _WHOLE_SUITE.search(sentence):
             continue
-        for match in _TEST_CLAIM.finditer(sentence):
+        for match in (m for pattern in patterns for m in pattern.finditer(sentence)):
             before = sentence[max(0, match.start() - 40) : match.start()]
             if _NEGATED.search(before) or _NEGATED.search(match.group(0)):
                 continue

@@ -443,7 +443,7 @@ def claimed_without_any_run(session: Session, message: str) -> list[Gap]:
     if any(c.command is not None and "test" in c.command.kinds for c in session.tool_calls):
         return []
     no_run = GateResult("tests", True, False, "no test run in this task")
-    claims = unsupported_claims(message, no_run)
+    claims = unsupported_claims(message, no_run, of_tests_only=True)
     if not claims:
         return []
     return [

@@ -97,8 +97,13 @@ def test_claim_without_a_run_is_a_false_claim() -> None:
     ],
 )
 def test_verified_or_confirmed_alone_is_not_a_claim_that_tests_pass(final: str) -> None:
-    d = run(final, UNTESTED)
-    assert not any("claim" in m for m in d.missing), d.missing
+    # No test ran in the task: "all tests pass" says something the transcript contradicts;
+    # "verified" or "confirmed" alone does not say the tests pass.
+    looked = SessionBuilder("Why does the parser drop lines?").read("src/parser.py")
+    d = run(final, looked)
+    assert not any("claims the tests pass" in m for m in d.missing), d.missing
+    claimed = run("All tests pass.", looked).missing
+    assert any("claims the tests pass" in m for m in claimed), claimed
 
 
 def test_hedged_claim_is_not_a_claim() -> None:
