@@ -24,6 +24,10 @@ from reflection_core.session.evidence import (
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
 
 class RunSummary(NamedTuple):
     """How a family of test runners sums up a run: a pass and a failure as they print
@@ -179,10 +183,17 @@ BUILD_TOOL_ERRORS: tuple[tuple[str, str, str], ...] = (
     ("dotnet, msbuild", r"^Build FAILED\.|: error [A-Z]{2,}\d{3,5}:", "Build FAILED."),
     ("xcodebuild", r"\*\* BUILD FAILED \*\*", "** BUILD FAILED **"),
 )
-_FAILED_IN_OUTPUT = lazy("|".join(f"(?:{s.failed})" for s in RUN_SUMMARIES), re.M)
+
+
+def _any_line(patterns: Iterable[str]) -> re.Pattern[str]:
+    """One multi-line pattern for a table's alternatives, compiled on first use."""
+    return lazy("|".join(f"(?:{p})" for p in patterns), re.M)
+
+
+_FAILED_IN_OUTPUT = _any_line(s.failed for s in RUN_SUMMARIES)
 # Only where a compiler runs: a program run may print "error: ..." and still have worked.
-_COMPILER_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in COMPILER_ERRORS), re.M)
-_BUILD_TOOL_ERROR = lazy("|".join(f"(?:{p})" for _, p, _ in BUILD_TOOL_ERRORS), re.M)
+_COMPILER_ERROR = _any_line(p for _, p, _ in COMPILER_ERRORS)
+_BUILD_TOOL_ERROR = _any_line(p for _, p, _ in BUILD_TOOL_ERRORS)
 _COMPILING = frozenset({"test", "build", "typecheck", "lint"})
 _BUILDING = frozenset({"build", "typecheck", "lint"})
 _RUNS_THE_PROGRAM = frozenset({"run", "build"})  # a build runs the project's build code
@@ -202,7 +213,7 @@ CRASHES: tuple[tuple[str, str, str], ...] = (
     ),
     ("go", r"^panic: ", "panic: runtime error: index out of range [3] with length 3"),
 )
-_CRASH = lazy("|".join(f"(?:{p})" for _, p, _ in CRASHES), re.M)
+_CRASH = _any_line(p for _, p, _ in CRASHES)
 # A build tool's line that it finished: a trace logged on the way (Next.js failing to patch
 # its lockfile, then printing its route table) is a warning, not the build's end.
 # (tools, pattern, example), one family a line.
@@ -223,8 +234,8 @@ BUILD_SUCCESSES: tuple[tuple[str, str, str], ...] = (
         "    Finished `dev` profile [unoptimized] target(s) in 2.1s",
     ),
 )
-_BUILD_SUCCESS = lazy("|".join(f"(?:{p})" for _, p, _ in BUILD_SUCCESSES), re.M)
-_PASSED_IN_OUTPUT = lazy("|".join(f"(?:{s.passed})" for s in RUN_SUMMARIES), re.M)
+_BUILD_SUCCESS = _any_line(p for _, p, _ in BUILD_SUCCESSES)
+_PASSED_IN_OUTPUT = _any_line(s.passed for s in RUN_SUMMARIES)
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
     r"\bno tests? (files? )?(were )?found\b|\b0 passing\b|\bTests:\s+0 total\b|"
