@@ -488,13 +488,12 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
             return GateResult("tests", required, True, f"`{_cmd(checked)}` ran after the change")
         return _not_run(calls, last_change, inputs, required)
     last = after[-1][1]
-    if run_passed(last) is False and not ran_nothing(last) and _baseline_fails(calls, after[-1][0]):
-        return GateResult(
-            "tests",
-            required,
-            True,
-            f"`{_cmd(last)}` fails the same way without the change (a baseline on a stash)",
-        )
+    if run_passed(last) is False and not ran_nothing(last):
+        baseline = _baseline_fails(calls, after[-1][0]) or _fails_as_before(calls, last)
+        if baseline:
+            return GateResult(
+                "tests", required, True, f"`{_cmd(last)}` fails the same way {baseline}"
+            )
     return _run_result(session, inputs, required, [c for _, c in after])
 
 
@@ -508,13 +507,32 @@ def _other_check(calls: list[ToolCall], last_change: int) -> ToolCall | None:
     return None
 
 
-def _baseline_fails(calls: list[ToolCall], pos: int) -> bool:
+def _baseline_fails(calls: list[ToolCall], pos: int) -> str:
     """A baseline run (the change stashed) after the run at `pos` failed too."""
-    return any(
+    failed = any(
         _has(c, "test") and is_baseline(calls, p) and run_passed(c) is False
         for p, c in enumerate(calls)
         if p > pos
     )
+    return "without the change (a baseline on a stash)" if failed else ""
+
+
+def _fails_as_before(calls: list[ToolCall], last: ToolCall) -> str:
+    """Every error line of the failed run `last` showed in a test run that failed before
+    the task's first change: the failures were there on the original tree."""
+    first_change = next((pos for pos, c in enumerate(calls) if is_change(c)), -1)
+    before = [
+        c
+        for c in calls[: max(first_change, 0)]
+        if _has(c, "test") and run_passed(c) is False and not ran_nothing(c)
+    ]
+    if not before:
+        return ""
+    from reflection_core.verify.signature import error_lines  # only when a run failed
+
+    seen: frozenset[str] = frozenset().union(*(error_lines(c.output) for c in before))
+    now = error_lines(last.output)
+    return "as before this task's first change" if now and now <= seen else ""
 
 
 def _not_run(

@@ -73,10 +73,20 @@ def normalize_line(line: str, root: str | None = None) -> str:
     return _SPACES.sub(" ", text).strip()
 
 
+def _identity_lines(output: str, root: str | None = None) -> list[str]:
+    lines = [normalize_line(raw, root) for raw in output.splitlines()]
+    return [line for line in lines if line and not _COUNTS_LINE.search(line)]
+
+
+def error_lines(output: str, root: str | None = None) -> frozenset[str]:
+    """Every normalized line that names an error: two runs that print the same ones
+    failed the same way, whatever their timings, paths and counts."""
+    return frozenset(line for line in _identity_lines(output, root) if _ERROR_LINE.search(line))
+
+
 def key_lines(output: str, root: str | None = None) -> list[str]:
     """The normalized lines that identify the failure: error lines, else the tail."""
-    lines = [normalize_line(raw, root) for raw in output.splitlines()]
-    lines = [line for line in lines if line and not _COUNTS_LINE.search(line)]
+    lines = _identity_lines(output, root)
     errors = [line for line in lines if _ERROR_LINE.search(line)]
     chosen = errors or lines[-MAX_KEY_LINES:]
     unique = sorted(dict.fromkeys(chosen))

@@ -341,6 +341,45 @@ def test_a_stash_round_trip_is_a_baseline_and_no_new_change() -> None:
     assert result.satisfied and "without the change" in result.evidence
 
 
+_TWO_FAILED = (
+    "FAILED tests/test_cart.py::test_total - AssertionError: assert 3 == 4\n"
+    "FAILED tests/test_tax.py::test_rate - KeyError: 'NL'\n"
+    "2 failed, 40 passed in 0.81s"
+)
+
+
+def _failing_before_and_after(after: str, before: str = _TWO_FAILED) -> Session:
+    return (
+        SessionBuilder("Fix the discount")
+        .bash("pytest -q", exit=1, output=before)
+        .edit("src/discount.py")
+        .bash("pytest -q", exit=1, output=after)
+        .build()
+    )
+
+
+def test_failures_that_failed_the_same_way_before_the_first_change_are_a_baseline() -> None:
+    after = _TWO_FAILED.replace("0.81s", "0.93s").replace("40 passed", "41 passed")
+    result = gate(_failing_before_and_after(after))
+    assert result.satisfied and "as before this task's first change" in result.evidence
+
+
+def test_a_failure_the_run_before_the_change_did_not_show_still_fails() -> None:
+    after = _TWO_FAILED + "\nFAILED tests/test_discount.py::test_half - assert 5 == 4"
+    result = gate(_failing_before_and_after(after))
+    assert not result.satisfied and result.pattern == "tests:failing"
+
+
+def test_a_failure_after_a_passing_run_before_the_change_still_fails() -> None:
+    result = gate(_failing_before_and_after(_TWO_FAILED, before="42 passed in 0.80s"))
+    assert not result.satisfied and result.pattern == "tests:failing"
+
+
+def test_a_failure_that_names_no_error_line_is_no_baseline_match() -> None:
+    result = gate(_failing_before_and_after("2 failed, 40 passed", before="2 failed, 40 passed"))
+    assert not result.satisfied and result.pattern == "tests:failing"
+
+
 def test_ledger_pass_wins_over_a_transcript_without_a_run() -> None:
     s = SessionBuilder("Fix it").edit("src/a.py").build()
     result = gate(s, ledger=LedgerEvidence(passed=True, reason="pytest passed on this tree"))

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 from reflection_core.verify.runner import command_argv, pytest_counts
-from reflection_core.verify.signature import error_signature, normalize_line, summarize
+from reflection_core.verify.signature import (
+    error_lines,
+    error_signature,
+    normalize_line,
+    summarize,
+)
 
 RUN_1 = """\x1b[31mFAILED\x1b[0m tests/test_api.py::test_login - AssertionError: assert 401 == 200
 E       assert 401 == 200
@@ -27,6 +32,13 @@ def test_same_failure_same_signature_despite_noise() -> None:
 def test_different_failure_or_gate_different_signature() -> None:
     assert error_signature("tests", RUN_1, 1) != error_signature("tests", OTHER, 1)
     assert error_signature("tests", RUN_1, 1) != error_signature("lint", RUN_1, 1)
+
+
+def test_error_lines_are_equal_for_the_same_failure_and_leave_counts_out() -> None:
+    assert error_lines(RUN_1) == error_lines(RUN_2)
+    assert error_lines(RUN_1) != error_lines(OTHER)
+    assert not any("passed" in line for line in error_lines(RUN_1))
+    assert error_lines("==== 12 passed in 0.50s ====") == frozenset()
 
 
 def test_root_prefix_and_line_numbers_are_normalized() -> None:
