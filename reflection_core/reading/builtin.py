@@ -17,7 +17,13 @@ import re
 from reflection_core.lazyre import lazy
 from reflection_core.reading.facts import Fact, Reading
 from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
-from reflection_core.session.human_action import assess_requests, ends_as_question, prose_of
+from reflection_core.session.human_action import (
+    HumanActionAssessment,
+    assess_requests,
+    ends_as_question,
+    offers_a_check,
+    prose_of,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -327,8 +333,7 @@ def _background(digest: dict[str, Any], text: str) -> list[Fact]:
     return facts
 
 
-def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
-    requests = assess_requests(text)
+def _requests(digest: dict[str, Any], text: str, requests: HumanActionAssessment) -> list[Fact]:
     facts = []
     for _kind, sentence in requests.human_only[:1]:
         confidence = 0.9 if requests.blocking else 0.7
@@ -354,9 +359,13 @@ def _requests(digest: dict[str, Any], text: str) -> list[Fact]:
     return facts
 
 
-def _handed_to_user(text: str) -> list[Fact]:
+def _handed_to_user(text: str, requests: HumanActionAssessment) -> list[Fact]:
+    """A check handed to the user: told to try or rerun it, or offered it as a question."""
     match = _first(_HANDED, text)
-    return [Fact("punt_to_user", 0.8, _line_of(text, match))] if match else []
+    if match:
+        return [Fact("punt_to_user", 0.8, _line_of(text, match))]
+    offer = next((s for s in requests.agent_actionable if offers_a_check(s)), None)
+    return [Fact("punt_to_user", 0.8, offer[:200])] if offer else []
 
 
 def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
@@ -387,10 +396,11 @@ def read_builtin(digest: dict[str, Any]) -> Reading:
     if host:
         facts.append(Fact("host_failure", 0.95, str(host.get("marker", ""))))
     facts += _background(digest, text)
-    facts += _requests(digest, text)
+    requests = assess_requests(text)
+    facts += _requests(digest, text, requests)
     facts += _remaining(text)
     facts += _claims(digest, text)
-    facts += _handed_to_user(text)
+    facts += _handed_to_user(text, requests)
     stuck = stuck_reason(text)
     if stuck:
         facts.append(Fact("stuck", 0.7, stuck))

@@ -143,7 +143,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     # so the step never ran. The one reading that pushes without a check item agreeing,
     # once a task (8/0, 7 users).
     ("reading:announced_step", "once"),
-    ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (8/1, 6)
+    ("reading:punt_to_user", "hard"),  # read only while the change is unchecked (10/1, 7)
     ("reading:reported_failure", "soft"),  # (no blocks on the dev stops yet)
     ("reading:claim_contradicted", "evidence"),  # (3/0, 3 users)
     # Read from the turn's trace by a configured reader only (the replay reads built-in):

@@ -161,6 +161,18 @@ OFFER_TO_ACT: tuple[str, ...] = (
 )
 _CHOICE_OTHER = tuple(lazy(p, re.I) for p in CHOICE_OTHER_LANGUAGES)
 _OFFER = tuple(lazy(p, re.I) for p in OFFER_TO_ACT)
+# Offers to run the check of the agent's own change, as leave it asks or to the user ("Do you
+# want to run the tests now?", "Shall I run the tests?"): a hand-over of the check, never a
+# real question. One offer a line.
+CHECK_OFFER: tuple[str, ...] = (
+    r"\b(would you like|do you want|want) (me )?to (test|verify)\b",
+    r"\b(would you like|do you want|want) (me )?to (run|build|compile) (it|them|this|that|these|"
+    r"the (tests?|test suite|suite|build|app|program|script))\b",
+    r"\b(shall|should) i (test|verify) (it|them|this|that|these|the (change|fix|code))\b",
+    r"\b(shall|should) i (run|build|compile) (it|them|this|that|these|the (tests?|test suite|"
+    r"suite|build|app|program|script))\b",
+)
+_CHECK_OFFER = tuple(lazy(p, re.I) for p in CHECK_OFFER)
 # A punt asks permission for, or hands over, work the agent's own tools can do.
 _PUNT = lazy(
     r"\b(should|shall|can|may) i\b|\b(want|like) me to\b|\bme to\b.*\?|"
@@ -308,6 +320,11 @@ def refers_back(request: str, previous: str) -> bool:
     return any(word in named for word in _WORD.findall(obj.lower()) if word not in _FILLER)
 
 
+def offers_a_check(sentence: str) -> bool:
+    """The sentence offers the check of the change, to run or to hand over (CHECK_OFFER)."""
+    return any(p.search(sentence) for p in _CHECK_OFFER)
+
+
 def assess_requests(text: str) -> HumanActionAssessment:
     """Sort every request in the agent's message into human-only, punt, or real question.
 
@@ -330,8 +347,10 @@ def assess_requests(text: str) -> HumanActionAssessment:
             result.blocking |= bool(_BLOCKING.search(sentence) or stated_before)
         elif _CHOICE.search(sentence) or any(p.search(sentence) for p in _CHOICE_OTHER):
             result.questions.append(sentence)
-        elif (_PUNT.search(sentence) and _AGENT_VERBS.search(sentence)) or any(
-            p.search(sentence) for p in _OFFER
+        elif (
+            (_PUNT.search(sentence) and _AGENT_VERBS.search(sentence))
+            or any(p.search(sentence) for p in _OFFER)
+            or offers_a_check(sentence)
         ):
             result.agent_actionable.append(sentence)
         elif "?" in sentence:

@@ -394,6 +394,29 @@ def test_handing_the_user_a_retry_of_an_unchecked_change_is_pushed() -> None:
     assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
 
 
+def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_not_held() -> None:
+    d = decide(untested_change().build("Done. Do you want to run the tests now?"), CTX)
+    assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+    assert d.stop_category != "waiting_for_user"
+
+
+def test_an_offer_to_run_the_tests_again_after_a_passing_run_neither_pushes_nor_waits() -> None:
+    session = (
+        untested_change()
+        .bash("python -m pytest -q", output="5 passed")
+        .build("Fixed; 5 passed. Shall I run the tests again with coverage?")
+    )
+    d = decide(session, CTX)
+    assert not d.should_block and d.stop_category != "waiting_for_user"
+
+
+def test_an_offer_of_more_work_after_an_unchecked_change_is_still_a_question() -> None:
+    final = "The parser is fixed. Would you like me to build the admin dashboard next?"
+    d = decide(untested_change().build(final), CTX)
+    assert "punt_to_user" not in [f.kind for f in read_builtin({"final_message": final}).facts]
+    assert not any(p == "reading:punt_to_user" for p in d.open_patterns)
+
+
 def test_handing_over_a_retry_after_a_passing_check_is_fine() -> None:
     session = (
         untested_change()
@@ -780,6 +803,28 @@ def test_each_other_language_offer_to_act_is_a_punt(entry: int, example: str) ->
     assert assessment.agent_actionable and not assessment.questions, assessment
 
 
+CHECK_OFFER_EXAMPLES = [
+    "Would you like me to verify it against staging?",
+    "Do you want to run the suite first?",
+    "Should I test the fix?",
+    "Shall I run the tests now?",
+]
+
+
+@pytest.mark.parametrize(("entry", "example"), list(enumerate(CHECK_OFFER_EXAMPLES)))
+def test_each_offer_of_a_check_is_a_punt_and_a_hand_over(entry: int, example: str) -> None:
+    from reflection_core.session import human_action
+
+    assert len(CHECK_OFFER_EXAMPLES) == len(human_action.CHECK_OFFER)
+    assert re.search(human_action.CHECK_OFFER[entry], example, re.I)
+    text = f"The parser is fixed. {example}"
+    assessment = human_action.assess_requests(text)
+    assert assessment.agent_actionable and not assessment.questions, assessment
+    facts = read_builtin({"final_message": text}).facts
+    assert "punt_to_user" in [f.kind for f in facts]
+    assert "question_for_user" not in [f.kind for f in facts]
+
+
 def test_english_words_sharing_a_stem_are_not_read_as_other_languages() -> None:
     facts = read_builtin({"final_message": "Should I exclude the fixtures folder?"}).facts
     assert not any(f.kind == "confirm_irreversible" for f in facts), facts
@@ -948,4 +993,4 @@ def test_a_cjk_report_whose_last_sentence_is_done_announces_nothing() -> None:
     ["Try refreshing the page and testing it now!", "Try restarting the dev server."],
 )
 def test_try_and_a_step_the_user_takes_hands_over_the_check(final: str) -> None:
-    assert [f.kind for f in builtin._handed_to_user(final)] == ["punt_to_user"]
+    assert [f.kind for f in read_builtin({"final_message": final}).facts] == ["punt_to_user"]
