@@ -1,8 +1,8 @@
 """The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
 an npm project (also its tests run through a login shell), a `make test` that wraps pytest,
 a stash baseline, a comment-only edit, a scratch note outside the project, and a human-only
-request written as a numbered list.
-Each stop here should stand."""
+request written as a numbered list: each of those stops should stand. And one that should
+not: the check of an unchecked change offered to the user as a question."""
 
 from __future__ import annotations
 
@@ -179,4 +179,24 @@ def test_a_comment_only_edit_after_a_passing_run_is_not_pushed(project: Project)
         ],
     )
     assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_once(
+    project: Project,
+) -> None:
+    """An offer like "Do you want to run the tests now?" hands the check over: it is no real
+    question to wait on while nothing has checked the change."""
+    run = project.run(
+        "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            say("Added sub(). Do you want to run the tests now?"),
+            bash(TEST_COMMAND),
+            say("Added sub(); the tests pass (1 passed). Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "Run it yourself" in run.stop_feedback()[0], run.stop_feedback()
+    assert any("1 passed" in r for r in run.tool_results()), run.tool_results()
     assert run.verdict()["status"] == "complete", run.verdict()
