@@ -517,6 +517,11 @@ def _baseline_fails(calls: list[ToolCall], pos: int) -> str:
     return "without the change (a baseline on a stash)" if failed else ""
 
 
+# The failed runs before the first change a later failure is compared with: the latest
+# few, so a task that failed a thousand times before its first edit costs no more.
+_BASELINE_RUNS = 3
+
+
 def _fails_as_before(calls: list[ToolCall], last: ToolCall) -> str:
     """Every error line of the failed run `last` showed in a test run that failed before
     the task's first change: the failures were there on the original tree."""
@@ -525,7 +530,7 @@ def _fails_as_before(calls: list[ToolCall], last: ToolCall) -> str:
         c
         for c in calls[: max(first_change, 0)]
         if _has(c, "test") and run_passed(c) is False and not ran_nothing(c)
-    ]
+    ][-_BASELINE_RUNS:]
     if not before:
         return ""
     from reflection_core.verify.signature import error_lines  # only when a run failed
