@@ -163,11 +163,12 @@ _CHOICE_OTHER = tuple(lazy(p, re.I) for p in CHOICE_OTHER_LANGUAGES)
 _OFFER = tuple(lazy(p, re.I) for p in OFFER_TO_ACT)
 # Offers to run the check of the agent's own change, as leave it asks or to the user ("Do you
 # want to run the tests now?", "Shall I run the tests?"): a hand-over of the check, never a
-# real question. One offer a line.
+# real question. One offer a line; a bare "want" is the offer's own ("Want to ...?"), not
+# what someone wants ("I want to verify it, can you share the log?").
 CHECK_OFFER: tuple[str, ...] = (
-    r"\b(would you like|do you want|want) (me )?to (test|verify)\b",
-    r"\b(would you like|do you want|want) (me )?to (run|build|compile) (it|them|this|that|these|"
-    r"the (tests?|test suite|suite|build|app|program|script))\b",
+    r"\b(would you like|do you want|(?<!\bi )(?<!\bwe )(?<!\byou )want) (me )?to (test|verify)\b",
+    r"\b(would you like|do you want|(?<!\bi )(?<!\bwe )(?<!\byou )want) (me )?to (run|build|"
+    r"compile) (it|them|this|that|these|the (tests?|test suite|suite|build|app|program|script))\b",
     r"\b(shall|should) i (test|verify) (it|them|this|that|these|the (change|fix|code))\b",
     r"\b(shall|should) i (run|build|compile) (it|them|this|that|these|the (tests?|test suite|"
     r"suite|build|app|program|script))\b",

@@ -825,6 +825,19 @@ def test_each_offer_of_a_check_is_a_punt_and_a_hand_over(entry: int, example: st
     assert "question_for_user" not in [f.kind for f in facts]
 
 
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "I want to verify it against your staging data; can you share the URL?",
+        "We want to test the upgrade on a copy first, which copy should we use?",
+    ],
+)
+def test_what_someone_wants_to_check_is_no_offer_of_the_check(sentence: str) -> None:
+    from reflection_core.session import human_action
+
+    assert not human_action.offers_a_check(sentence)
+
+
 def test_english_words_sharing_a_stem_are_not_read_as_other_languages() -> None:
     facts = read_builtin({"final_message": "Should I exclude the fixtures folder?"}).facts
     assert not any(f.kind == "confirm_irreversible" for f in facts), facts
