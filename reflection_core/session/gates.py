@@ -489,7 +489,7 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
         return _not_run(calls, last_change, inputs, required)
     last = after[-1][1]
     if run_passed(last) is False and not ran_nothing(last):
-        baseline = _baseline_fails(calls, after[-1][0]) or _fails_as_before(calls, last)
+        baseline = _stash_baseline(calls, after[-1][0]) or _original_tree_baseline(calls, last)
         if baseline:
             return GateResult(
                 "tests", required, True, f"`{_cmd(last)}` fails the same way {baseline}"
@@ -507,8 +507,9 @@ def _other_check(calls: list[ToolCall], last_change: int) -> ToolCall | None:
     return None
 
 
-def _baseline_fails(calls: list[ToolCall], pos: int) -> str:
-    """A baseline run (the change stashed) after the run at `pos` failed too."""
+def _stash_baseline(calls: list[ToolCall], pos: int) -> str:
+    """How a baseline run with the change stashed, after the run at `pos`, showed the
+    failure without the change; "" when none failed."""
     failed = any(
         _has(c, "test") and is_baseline(calls, p) and run_passed(c) is False
         for p, c in enumerate(calls)
@@ -522,9 +523,9 @@ def _baseline_fails(calls: list[ToolCall], pos: int) -> str:
 _BASELINE_RUNS = 3
 
 
-def _fails_as_before(calls: list[ToolCall], last: ToolCall) -> str:
+def _original_tree_baseline(calls: list[ToolCall], last: ToolCall) -> str:
     """Every error line of the failed run `last` showed in a test run that failed before
-    the task's first change: the failures were there on the original tree."""
+    the task's first change: the failures were there on the original tree ("" if not)."""
     first_change = next((pos for pos, c in enumerate(calls) if is_change(c)), -1)
     before = [
         c

@@ -165,13 +165,13 @@ _OFFER = tuple(lazy(p, re.I) for p in OFFER_TO_ACT)
 # want to run the tests now?", "Shall I run the tests?"): a hand-over of the check, never a
 # real question. One offer a line; a bare "want" is the offer's own ("Want to ...?"), not
 # what someone wants ("I want to verify it, can you share the log?").
+_WANT_ME_TO = r"\b(would you like|do you want|(?<!\bi )(?<!\bwe )(?<!\byou )want) (me )?to"
+_RUNNABLE = r"(it|them|this|that|these|the (tests?|test suite|suite|build|app|program|script))\b"
 CHECK_OFFER: tuple[str, ...] = (
-    r"\b(would you like|do you want|(?<!\bi )(?<!\bwe )(?<!\byou )want) (me )?to (test|verify)\b",
-    r"\b(would you like|do you want|(?<!\bi )(?<!\bwe )(?<!\byou )want) (me )?to (run|build|"
-    r"compile) (it|them|this|that|these|the (tests?|test suite|suite|build|app|program|script))\b",
+    rf"{_WANT_ME_TO} (test|verify)\b",
+    rf"{_WANT_ME_TO} (run|build|compile) {_RUNNABLE}",
     r"\b(shall|should) i (test|verify) (it|them|this|that|these|the (change|fix|code))\b",
-    r"\b(shall|should) i (run|build|compile) (it|them|this|that|these|the (tests?|test suite|"
-    r"suite|build|app|program|script))\b",
+    rf"\b(shall|should) i (run|build|compile) {_RUNNABLE}",
 )
 _CHECK_OFFER = tuple(lazy(p, re.I) for p in CHECK_OFFER)
 # A punt asks permission for, or hands over, work the agent's own tools can do.
