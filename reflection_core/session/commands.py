@@ -547,12 +547,32 @@ def _cargo(args: list[str], facts: _Facts) -> None:
         facts.modify("Cargo.toml")
 
 
+# Gradle task names (the part after the last `:`) and what running them checks, first
+# match wins, one shape a line. Android builds name tasks per variant: `assembleDebug`,
+# `compileReleaseKotlin`, `testDebugUnitTest`, `connectedDebugAndroidTest`, `lintDebug`.
+GRADLE_TASKS: tuple[tuple[str, str], ...] = (
+    (r"testClasses|test\w*Classes", "build"),  # compiles the tests, runs none
+    (r"test|check|connectedCheck|integrationTest", "test"),
+    (r"test\w*UnitTest", "test"),
+    (r"connected\w*AndroidTest", "test"),
+    (r"build|assemble\w*|compile\w*|bundle\w*|install\w*|jar|classes", "build"),
+    (r"lint\w*|detekt|ktlintCheck|spotlessCheck", "lint"),
+)
+_GRADLE_TASK_KINDS = tuple((lazy(shape), kind) for shape, kind in GRADLE_TASKS)
+
+
+def gradle_task_kind(task: str) -> str | None:
+    """What running the Gradle task `task` checks: test, build, lint, or None."""
+    name = task.rsplit(":", 1)[-1]
+    return next((kind for shape, kind in _GRADLE_TASK_KINDS if shape.fullmatch(name)), None)
+
+
 def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
-    tasks = [t.rsplit(":", 1)[-1] for t in _positional(args, frozenset({"--tests", "-p", "-x"}))]
-    if any(t in ("test", "check", "connectedCheck", "integrationTest") for t in tasks):
+    tasks = _positional(args, frozenset({"--tests", "-p", "-x"}))
+    kinds = {gradle_task_kind(t) for t in tasks}
+    if "test" in kinds:
         facts.test(f"{prog} test", "--tests" in args)
-    if any(t in ("build", "assemble", "compileJava", "jar") for t in tasks):
-        facts.kinds.add("build")
+    facts.kinds.update(k for k in kinds if k in ("build", "lint"))
 
 
 def _maven(prog: str, args: list[str], facts: _Facts) -> None:

@@ -6,7 +6,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from reflection_core.session.commands import classify_command, shell_tool_kind, tokenize
+from reflection_core.session.commands import (
+    GRADLE_TASKS,
+    classify_command,
+    gradle_task_kind,
+    shell_tool_kind,
+    tokenize,
+)
 
 FULL_TEST_RUNS = [
     ("pytest", "pytest"),
@@ -224,6 +230,51 @@ KINDS = [
 @pytest.mark.parametrize(("command", "kinds"), KINDS)
 def test_each_command_gets_exactly_its_kinds(command: str, kinds: set[str]) -> None:
     assert set(classify_command(command).kinds) == kinds
+
+
+# One Gradle task per GRADLE_TASKS line, in its order, and what running it checks.
+GRADLE_TASK_EXAMPLES = [
+    ("./gradlew testDebugUnitTestClasses", {"build"}),
+    ("./gradlew check", {"test"}),
+    ("./gradlew testReleaseUnitTest", {"test"}),
+    ("./gradlew connectedDebugAndroidTest", {"test"}),
+    ("./gradlew :app:assembleDebug", {"build"}),
+    ("./gradlew lintDebug", {"lint"}),
+]
+
+
+def test_every_gradle_task_shape_has_an_example() -> None:
+    assert len(GRADLE_TASK_EXAMPLES) == len(GRADLE_TASKS)
+
+
+@pytest.mark.parametrize(("command", "kinds"), GRADLE_TASK_EXAMPLES)
+def test_android_and_gradle_tasks_are_the_checks_they_run(command: str, kinds: set[str]) -> None:
+    assert set(classify_command(command).kinds) == kinds
+
+
+@pytest.mark.parametrize(
+    ("task", "kind"),
+    [
+        ("testClasses", "build"),  # compiles the tests, runs none
+        ("compileReleaseKotlin", "build"),
+        ("installDebug", "build"),
+        ("bundleRelease", "build"),
+        ("integrationTest", "test"),
+        ("detekt", "lint"),
+        ("clean", None),
+        ("dependencies", None),
+    ],
+)
+def test_a_gradle_task_is_read_by_its_name_after_the_project_path(
+    task: str, kind: str | None
+) -> None:
+    assert gradle_task_kind(task) == kind
+    assert gradle_task_kind(f":app:{task}") == kind
+
+
+def test_an_excluded_gradle_task_is_not_run() -> None:
+    assert set(classify_command("./gradlew assembleDebug -x test").kinds) == {"build"}
+    assert "test" not in classify_command("./gradlew build -x testDebugUnitTest").kinds
 
 
 MODIFICATIONS = [
