@@ -290,6 +290,14 @@ def test_a_compile_or_check_after_the_change_answers_it(check: str) -> None:
     assert "build:not_run" not in run(builder, "Done.").patterns
 
 
+@pytest.mark.parametrize(
+    "build", ["./gradlew assembleDebug", "./gradlew :app:compileDebugKotlin", "./gradlew lintDebug"]
+)
+def test_an_android_variant_build_after_a_kotlin_change_answers_it(build: str) -> None:
+    builder = SessionBuilder("Add a retry button").edit("app/src/main/kotlin/Cart.kt").bash(build)
+    assert "build:not_run" not in run(builder, "Done: the button retries.").patterns
+
+
 def test_a_compile_before_the_last_change_does_not_answer_it() -> None:
     builder = (
         SessionBuilder("Add overflow handling")
