@@ -221,8 +221,11 @@ _LINT_PROGRAMS = frozenset(
     {"flake8", "pylint", "stylelint", "shellcheck", "golangci-lint", "hadolint", "yamllint"}
     | {"markdownlint", "codespell", "bandit", "pydocstyle", "pycodestyle", "vulture", "tflint"}
     | {"ktlint", "swiftlint", "clippy-driver", "htmlhint", "actionlint", "oxlint"}
+    | {"staticcheck", "revive"}
 )
-_TYPECHECK_PROGRAMS = frozenset({"mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre"})
+_TYPECHECK_PROGRAMS = frozenset(
+    {"mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "svelte-check"}
+)
 _BUILD_PROGRAMS = frozenset(
     {"ninja", "webpack", "esbuild", "rollup", "parcel", "meson", "scons", "msbuild", "xcodebuild"}
     | {"sphinx-build"}
@@ -293,6 +296,18 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("nx", "test", "test"),
     ("nx", "build", "build"),
     ("alembic", "check", "lint"),
+    # Checks of web frameworks, schemas, firmware and server configs.
+    ("astro", "check", "typecheck"),
+    ("prisma", "validate", "lint"),
+    ("prisma", "generate", "build"),
+    ("terraform", "plan", "build"),
+    ("tofu", "plan", "build"),
+    ("pio", "run", "build"),
+    ("pio", "test", "test"),
+    ("platformio", "run", "build"),
+    ("arduino-cli", "compile", "build"),
+    ("nginx", "-t", "lint"),
+    ("luac", "-p", "lint"),
 )
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
@@ -767,6 +782,8 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
     """`dotnet test`, `swift build`, `mix test`, `deno check`, `bazel test`, `hatch test`,
     `zig build test`, `dune runtest`, ..."""
     sub, rest = (args[0], args[1:]) if args else ("", [])
+    if (prog, sub) == ("deno", "task") and rest:  # a deno.json task named for its check
+        sub, rest = rest[0], rest[1:]
     if (prog, sub, rest[:1]) == ("zig", "build", ["test"]) or (prog, sub) == ("dune", "runtest"):
         sub, rest = "test", rest[1:] if prog == "zig" else rest  # the build's test step
     if sub == "test":

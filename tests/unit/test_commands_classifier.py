@@ -561,6 +561,17 @@ _SUBCOMMAND_LINES = [
     ("npx nx test app", "test"),
     ("nx build app", "build"),
     ("alembic check", "lint"),
+    ("npx astro check", "typecheck"),
+    ("npx prisma validate", "lint"),
+    ("npx prisma generate", "build"),
+    ("terraform plan -out plan.bin", "build"),
+    ("tofu plan", "build"),
+    ("pio run -e esp32dev", "build"),
+    ("pio test -e native", "test"),
+    ("platformio run", "build"),
+    ("arduino-cli compile --fqbn arduino:avr:uno blink", "build"),
+    ("sudo nginx -t", "lint"),
+    ("luac -p init.lua", "lint"),
 ]
 
 
@@ -575,7 +586,26 @@ def test_subcommand_checks_build_render_and_test(line: str, kind: str) -> None:
     assert kind in classify_command(line).kinds
 
 
-@pytest.mark.parametrize("line", ["nix flake update", "nix develop", "terraform apply"])
+@pytest.mark.parametrize(
+    ("line", "kind"),
+    [
+        ("deno task test", "test"),
+        ("deno task build", "build"),
+        ("deno task check", "typecheck"),
+        ("deno task lint", "lint"),
+        ("staticcheck ./...", "lint"),
+        ("revive ./...", "lint"),
+        ("npx svelte-check --threshold error", "typecheck"),
+    ],
+)
+def test_checks_named_by_their_program_or_task_are_checks(line: str, kind: str) -> None:
+    assert kind in classify_command(line).kinds
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["nix flake update", "nix develop", "terraform apply", "deno task dev", "nginx -s reload"],
+)
 def test_config_tools_that_change_or_enter_are_no_check(line: str) -> None:
     assert not classify_command(line).kinds & {"build", "lint", "test"}
 
