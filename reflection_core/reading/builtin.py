@@ -303,6 +303,33 @@ def announced_next_action(text: str) -> str | None:
     return None
 
 
+# Code a message hands over: fenced blocks (each line a candidate) and inline spans.
+_FENCED = lazy(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
+_INLINE = lazy(r"`([^`\n]{2,200})`")
+_PROMPT_SIGN = lazy(r"^\s*(\$|>|PS>|#>)\s+")
+# A value the user is to fill in: `<database>`, `your_db`, `YOUR_TOKEN`, `...`.
+_PLACEHOLDER = lazy(r"<[A-Za-z][\w -]*>|\byour[_-]\w+|\bYOUR_\w+|\.\.\.")
+_HANDED_KINDS = frozenset({"test", "build", "typecheck", "lint"})
+
+
+def handed_check(text: str) -> str | None:
+    """The check the message hands over to run, as written: the last line of a fenced
+    block or inline span that is a test, build, typecheck or lint command with nothing
+    left to fill in. A push for a hand-over can then name it."""
+    from reflection_core.session.commands import classify_command
+
+    lines = [ln for block in _FENCED.findall(text or "") for ln in block.splitlines()]
+    lines += _INLINE.findall(_FENCED.sub(" ", text or ""))
+    found = None
+    for line in lines:
+        command = _PROMPT_SIGN.sub("", line).strip()
+        if not command or command.startswith("#") or _PLACEHOLDER.search(command):
+            continue
+        if classify_command(command).kinds & _HANDED_KINDS:
+            found = command[:120]
+    return found
+
+
 def _remaining(text: str) -> list[Fact]:
     facts = []
     announced = announced_next_action(text)

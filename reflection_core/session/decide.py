@@ -12,7 +12,13 @@ import re
 from reflection_core import config
 from reflection_core.lazyre import lazy
 from reflection_core.reading import dispatch
-from reflection_core.reading.builtin import SURE, announced_next_action, claims_done, read_builtin
+from reflection_core.reading.builtin import (
+    SURE,
+    announced_next_action,
+    claims_done,
+    handed_check,
+    read_builtin,
+)
 from reflection_core.reading.facts import Reading
 from reflection_core.records import field, record, replace
 from reflection_core.session.attempts import AttemptState
@@ -541,6 +547,8 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
         if kind == "reported_failure" and "error_fix:not_checked" in known:
             continue  # the pasted error already says so
         quote = facts[0].quote
+        if kind == "punt_to_user":
+            action = handed_check_action(str(digest.get("final_message") or "")) or action
         where = ""
         if kind == "claim_contradicted" and digest.get("failed_changes"):
             failed = digest["failed_changes"][-1]
@@ -551,6 +559,14 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
             where = f" (`{last['command'][:80]}` at record {last['at']} failed)"
         found.append(Gap(f"reading:{kind}", f'{what}: "{quote[:160]}"{where}', action, "MEDIUM"))
     return found
+
+
+def handed_check_action(message: str) -> str | None:
+    """The push for a check handed to the user names the command it handed over."""
+    handed = handed_check(message)
+    if handed is None:
+        return None
+    return f"Run `{handed}` yourself: the change is not checked yet, and your tools can run it"
 
 
 def unchecked_code_change(digest: dict[str, Any]) -> bool:

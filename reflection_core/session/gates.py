@@ -549,9 +549,12 @@ def _not_run(
     label = f"the latest change ({changed_at.name} #{changed_at.index})" if changed_at else ""
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     pattern = "tests:not_run"
-    if any(_has(c, "test") for c in calls[: max(last_change, 0)]):
+    earlier = [c for c in calls[: max(last_change, 0)] if _has(c, "test")]
+    if earlier:
         evidence = f"tests ran before {label} but not after it"
         pattern = "tests:not_rerun"
+        if not inputs.test_command:  # the project names none: the run it made before does
+            action = f"Run `{_cmd(earlier[-1])}` again"
     elif any(_has(c, "lint") for c in calls[last_change + 1 :]):
         evidence = "only lint ran after the latest change; lint is not tests"
     else:

@@ -17,12 +17,8 @@ IGNORE = ["docs/**", "*.md"]
 
 def gate(session: Session, **kwargs: Any) -> GateResult:
     kwargs.setdefault("ignore_globs", IGNORE)
-    inputs = GateInputs(
-        task=build_task_context(session),
-        required={"tests"},
-        test_command="python -m pytest -q",
-        **kwargs,
-    )
+    kwargs.setdefault("test_command", "python -m pytest -q")
+    inputs = GateInputs(task=build_task_context(session), required={"tests"}, **kwargs)
     return gates.tests_gate(session, inputs)
 
 
@@ -45,6 +41,23 @@ def test_run_before_the_last_edit_does_not_count() -> None:
     assert "before the latest change" in result.evidence
     assert result.severity == "MEDIUM"
     assert result.next_action is not None and "python -m pytest -q" in result.next_action
+
+
+def test_a_rerun_names_the_test_command_that_ran_before_when_the_project_names_none() -> None:
+    s = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("cd api && npx vitest run", output="12 passed")
+        .edit("src/b.py")
+        .build()
+    )
+    result = gate(s, test_command=None)
+    assert result.pattern == "tests:not_rerun"
+    assert (
+        result.next_action == "Run `cd api && npx vitest run` again now that the code has changed"
+    )
+    named = gate(s)  # the project's own command wins
+    assert named.next_action == "Run `python -m pytest -q` now that the code has changed"
 
 
 def test_failing_run_is_high_severity() -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from reflection_core import config
 from reflection_core.reading import builtin
-from reflection_core.reading.builtin import read_builtin
+from reflection_core.reading.builtin import handed_check, read_builtin
 from reflection_core.reading.facts import Fact
 from reflection_core.session import digest as digest_mod
 from reflection_core.session.attempts import AttemptState
@@ -392,6 +392,41 @@ def test_an_offer_to_continue_is_pushed_not_held_as_a_question_under_strict_test
 def test_handing_the_user_a_retry_of_an_unchecked_change_is_pushed() -> None:
     d = decide(untested_change().build("Escaped the attribute. Try upgrading it again."), CTX)
     assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+
+
+def test_a_push_for_a_handed_over_check_names_the_command_it_handed_over() -> None:
+    final = (
+        "Escaped the attribute. Try upgrading the module again:\n"
+        "```bash\n$ docker exec odoo odoo -u shop -d dev --stop-after-init\n```"
+    )
+    d = decide(untested_change().build(final), CTX)
+    assert d.should_block and d.feedback is not None
+    assert "Run `docker exec odoo odoo -u shop -d dev --stop-after-init` yourself" in d.feedback
+
+
+@pytest.mark.parametrize(
+    ("message", "named"),
+    [
+        ("Fixed. Please run `npm test` to confirm.", "npm test"),
+        (
+            "Run this:\n```\n$ cargo build --release\n```\nthen `cargo run`.",
+            "cargo build --release",
+        ),
+        (
+            "First `npx tsc --noEmit`, then `pytest -q tests/test_api.py`.",
+            "pytest -q tests/test_api.py",
+        ),
+        ("Upgrade it with `odoo-bin -u shop -d <database>`.", None),  # left to fill in
+        ("Upgrade it with `odoo-bin -u shop -d your_database`.", None),
+        ("Start it with `npm run dev` and look.", None),  # a server is no check
+        ("The `path?.replace(` call is fixed.", None),
+        ("```python\nprint(parse('x'))\n```", None),
+    ],
+)
+def test_the_check_a_message_hands_over_is_its_last_runnable_check(
+    message: str, named: str | None
+) -> None:
+    assert handed_check(message) == named
 
 
 def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_not_held() -> None:
