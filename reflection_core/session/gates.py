@@ -553,8 +553,9 @@ def _not_run(
     if earlier:
         evidence = f"tests ran before {label} but not after it"
         pattern = "tests:not_rerun"
-        if not inputs.test_command:  # the project names none: the run it made before does
-            action = f"Run `{_cmd(earlier[-1])}` again"
+        before = earlier[-1].command.raw.strip() if earlier[-1].command else ""
+        if not inputs.test_command and before and len(before) <= 120 and "\n" not in before:
+            action = f"Run `{before}` again"  # the project names none: the task's own run
     elif any(_has(c, "lint") for c in calls[last_change + 1 :]):
         evidence = "only lint ran after the latest change; lint is not tests"
     else:

@@ -56,6 +56,15 @@ def test_a_rerun_names_the_test_command_that_ran_before_when_the_project_names_n
     assert (
         result.next_action == "Run `cd api && npx vitest run` again now that the code has changed"
     )
+    long_run = (
+        SessionBuilder("Fix it")
+        .edit("src/a.py")
+        .bash("cd api && " + " && ".join(["npx vitest run"] * 12), output="12 passed")
+        .edit("src/b.py")
+        .build()
+    )  # too long to name whole: the generic advice, never a cut command
+    generic = gate(long_run, test_command=None).next_action
+    assert generic == "Run the full test suite now that the code has changed"
     named = gate(s)  # the project's own command wins
     assert named.next_action == "Run `python -m pytest -q` now that the code has changed"
 
