@@ -57,9 +57,19 @@ def run() -> None:
         import gc
 
         gc.set_threshold(20_000, 10, 10)
-    code = main()
     agent_event = len(args) >= 2 and args[0] == "hook" and args[1] in _AGENT_EVENTS
-    if agent_event or _plain_check_tests(args):
+    quick_exit = agent_event or _plain_check_tests(args)
+    try:
+        code = main()
+        if not quick_exit:
+            sys.stdout.flush()
+    except BrokenPipeError:
+        # The reader went away (`reflection score --jsonl big.jsonl | head`): what it read
+        # is what it wanted. No traceback, and no second error when Python flushes at exit.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 141  # 128 + SIGPIPE, as a shell reports a command a closed pipe ended
+    if quick_exit:
         import atexit
 
         atexit._run_exitfuncs()

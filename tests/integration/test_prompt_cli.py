@@ -99,6 +99,24 @@ def test_score_jsonl_batch_runs_without_importing_click(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["action"]
 
 
+def test_score_jsonl_into_a_reader_that_stops_early_ends_quietly(tmp_path: Path) -> None:
+    batch = tmp_path / "batch.jsonl"
+    line = json.dumps({"prompt": "add retries to the upload client in net/upload.py"})
+    batch.write_text((line + "\n") * 2000, encoding="utf-8")  # far more than a pipe holds
+    proc = subprocess.Popen(
+        [REFLECTION, "score", "--jsonl", str(batch)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    assert json.loads(proc.stdout.readline())["action"]  # `| head -1`
+    proc.stdout.close()
+    stderr = proc.stderr.read().decode()
+    assert proc.wait(timeout=60) == 141  # as a shell reports a command a closed pipe ended
+    assert stderr == ""  # no traceback, no "Exception ignored" at exit
+
+
 def test_score_jsonl_with_a_bad_config_is_a_usage_error(tmp_path: Path) -> None:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".reflection.yaml").write_text("prompt:\n  max_chars: many\n")
