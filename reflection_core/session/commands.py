@@ -309,6 +309,23 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("nginx", "-t", "lint"),
     ("luac", "-p", "lint"),
 )
+# Package managers that add or remove a dependency by editing the project's manifest
+# (program, subcommand, the manifest; "" when it is not at a fixed path): a change the
+# tests must see. One a line (a test per entry).
+MANIFEST_EDITS: tuple[tuple[str, str, str], ...] = (
+    ("uv", "add", "pyproject.toml"),
+    ("uv", "remove", "pyproject.toml"),
+    ("poetry", "add", "pyproject.toml"),
+    ("poetry", "remove", "pyproject.toml"),
+    ("pdm", "add", "pyproject.toml"),
+    ("pdm", "remove", "pyproject.toml"),
+    ("pixi", "add", "pixi.toml"),
+    ("bundle", "add", "Gemfile"),
+    ("bundle", "remove", "Gemfile"),
+    ("composer", "require", "composer.json"),
+    ("composer", "remove", "composer.json"),
+    ("alembic", "revision", ""),  # a new migration under the versions folder
+)
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
     | {"cmp", "nl", "stat", "file", "du", "df", "pwd", "which", "type", "readlink", "realpath"}
@@ -456,6 +473,9 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         if head in ("add", "remove") or _positional(rest):
             facts.modify("package.json")
         return
+    if (manifest := _manifest_edit(prog, args)) is not None:  # `composer require x/y`
+        facts.modify(manifest)
+        return
     kind = _script_kind(head)
     if kind is None and prog in _RUNS_PROJECT_BINARIES and head in _JS_TEST_RUNNERS:
         _js_runner(head, rest, facts)  # `pnpm vitest run`, `yarn jest`: the project's binary
@@ -527,6 +547,8 @@ def _go(args: list[str], facts: _Facts) -> None:
         facts.kinds.add("lint")
     elif sub in ("fmt", "generate") or (sub == "mod" and rest[:1] == ["tidy"]):
         facts.modify()
+    elif sub == "get":
+        facts.modify("go.mod")
 
 
 def _cargo(args: list[str], facts: _Facts) -> None:
@@ -734,6 +756,12 @@ def _subcommand_entry(prog: str, args: list[str]) -> tuple[str, str] | None:
     )
 
 
+def _manifest_edit(prog: str, args: list[str]) -> str | None:
+    """The manifest a MANIFEST_EDITS entry `prog args` edits ("" when unnamed), or None."""
+    sub = args[0] if args else ""
+    return next((m for p, s, m in MANIFEST_EDITS if p == prog and s == sub), None)
+
+
 def _subcommand_check(prog: str, args: list[str], entry: tuple[str, str], facts: _Facts) -> None:
     """A SUBCOMMAND_CHECKS entry: a test subcommand names its runner (`flutter test`)."""
     sub, kind = entry
@@ -795,6 +823,8 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
         facts.kinds.add("build")
     elif sub == "check" and prog == "deno":
         facts.kinds.add("typecheck")
+    elif (prog, sub) in (("dotnet", "add"), ("dotnet", "remove")):
+        facts.modify()  # a package or reference in the project file
     elif sub == "lint":
         facts.kinds.add("lint")
     elif sub in ("fmt", "format"):
@@ -962,6 +992,8 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.kinds.add("build")
     elif entry := _subcommand_entry(prog, args):
         _subcommand_check(prog, args, entry, facts)
+    elif (manifest := _manifest_edit(prog, args)) is not None:
+        facts.modify(*([manifest] if manifest else []))
     elif prog in ("odoo", "odoo-bin"):
         _odoo(args, facts)
     elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):

@@ -277,6 +277,55 @@ def test_an_excluded_gradle_task_is_not_run() -> None:
     assert "test" not in classify_command("./gradlew build -x testDebugUnitTest").kinds
 
 
+# One line per MANIFEST_EDITS entry, in table order, with the manifest it names.
+_MANIFEST_EDIT_LINES = [
+    ("uv add httpx", ("pyproject.toml",)),
+    ("uv remove httpx", ("pyproject.toml",)),
+    ("poetry add requests@^2.31", ("pyproject.toml",)),
+    ("poetry remove requests", ("pyproject.toml",)),
+    ("pdm add -d pytest", ("pyproject.toml",)),
+    ("pdm remove pytest", ("pyproject.toml",)),
+    ("pixi add numpy", ("pixi.toml",)),
+    ("bundle add rails", ("Gemfile",)),
+    ("bundle remove rails", ("Gemfile",)),
+    ("composer require guzzlehttp/guzzle", ("composer.json",)),
+    ("composer remove guzzlehttp/guzzle", ("composer.json",)),
+    ("alembic revision --autogenerate -m 'add index'", ()),
+]
+
+
+def test_every_manifest_edit_entry_has_an_example() -> None:
+    from reflection_core.session.commands import MANIFEST_EDITS
+
+    assert [" ".join(line.split()[:2]) for line, _ in _MANIFEST_EDIT_LINES] == [
+        f"{prog} {sub}" for prog, sub, _ in MANIFEST_EDITS
+    ]
+
+
+@pytest.mark.parametrize(
+    ("line", "files"),
+    [
+        *_MANIFEST_EDIT_LINES,
+        ("go get github.com/google/uuid@latest", ("go.mod",)),
+        ("dotnet add package Newtonsoft.Json", ()),
+        ("dotnet remove reference ../Lib/Lib.csproj", ()),
+    ],
+)
+def test_adding_or_removing_a_dependency_changes_the_project(
+    line: str, files: tuple[str, ...]
+) -> None:
+    info = classify_command(line)
+    assert "modify" in info.kinds
+    assert tuple(info.modified_files) == files
+
+
+@pytest.mark.parametrize(
+    "line", ["uv sync", "poetry install", "composer install", "alembic upgrade head", "go env"]
+)
+def test_installing_what_the_manifest_already_says_changes_nothing(line: str) -> None:
+    assert "modify" not in classify_command(line).kinds
+
+
 MODIFICATIONS = [
     ("sed -i 's/a/b/' src/a.py", ("src/a.py",)),
     ("sed -i.bak -e 's/a/b/' a.py b.py", ("a.py", "b.py")),
