@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import cache
+from functools import cache, lru_cache
 
 from reflection_core import lazyre
 from reflection_core.globs import path_matches
@@ -222,6 +222,7 @@ def is_check(call: ToolCall) -> bool:
     return bool(kinds) and call.ok is True and not call.background and not raw.endswith("&")
 
 
+@lru_cache(maxsize=4096)  # asked of every edit's path, often of the same few
 def is_doc_file(path: str) -> bool:
     """Documentation by name or by folder, for an absolute path too (`/repo/docs/x.json`)."""
     parts = path.replace("\\", "/").split("/")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from functools import lru_cache
 
 from reflection_core.lazyre import lazy
 from reflection_core.records import record
@@ -324,6 +325,24 @@ def dodged_failures(command: str, failed_output: str) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1024)  # a long task runs the same few commands again and again
+def command_findings(
+    command: str, trusted: tuple[str, ...]
+) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """`command` with the trusted runs blanked out, and the (rule, label) of each command
+    rule it breaks on its own, in rule order: read once per distinct command."""
+    raw = without_trusted(command, trusted)
+    # Options inside quoted arguments (a commit message saying "-n") are not options.
+    bare = _QUOTED.sub("''", raw)
+    hits = []
+    if gone := removed_important(raw):
+        hits.append(("rm_rf_important", f"ran rm -rf on an important directory ({gone})"))
+    for rule, pattern, label in _COMMAND_RULES:
+        if pattern.search(bare if rule == "no_verify" else raw):
+            hits.append((rule, label))
+    return raw, tuple(hits)
+
+
 def security_findings(
     session: Session, trusted_commands: Iterable[str] = ()
 ) -> list[SecurityFinding]:
@@ -337,7 +356,7 @@ def security_findings(
     failed_output = ""
     for call in session.tool_calls:
         if call.command is not None:
-            raw = without_trusted(call.command.raw, trusted)
+            raw, hits = command_findings(call.command.raw, tuple(trusted))
             if "tests_disabled_cli" not in found and (
                 dodged := dodged_failures(raw, failed_output)
             ):
@@ -350,15 +369,8 @@ def security_findings(
                 failed_output += "".join(
                     line + "\n" for line in call.output.splitlines() if _FAILURE_LINE.search(line)
                 )
-            # Options inside quoted arguments (a commit message saying "-n") are not options.
-            bare = _QUOTED.sub("''", raw)
-            if "rm_rf_important" not in found and (gone := removed_important(raw)):
-                found["rm_rf_important"] = SecurityFinding(
-                    "rm_rf_important",
-                    f"ran rm -rf on an important directory ({gone}): `{call.command.raw[:120]}`",
-                )
-            for rule, pattern, label in _COMMAND_RULES:
-                if rule not in found and pattern.search(bare if rule == "no_verify" else raw):
+            for rule, label in hits:
+                if rule not in found:
                     found[rule] = SecurityFinding(rule, f"{label}: `{call.command.raw[:120]}`")
         if call.kind not in ("edit", "write"):
             continue

@@ -9,6 +9,7 @@ when they are decisive (source files changed); words decide when nothing changed
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
@@ -207,6 +208,7 @@ def is_dependency_manifest(path: str) -> bool:
     )
 
 
+@lru_cache(maxsize=4096)  # a long task asks about each path it edits again and again
 def is_doc_path(path: str) -> bool:
     if is_dependency_manifest(path):
         return False
