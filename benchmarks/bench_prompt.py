@@ -1,8 +1,8 @@
 """Prompt hook speed, measured side by side in one run (never a timed test).
 
 Prints:
-  1. `reflection hook user-prompt-submit` end to end as agents run it (`python -m
-     reflection_core`, what the launcher `reflection init` writes execs; a realistic
+  1. `reflection hook user-prompt-submit` end to end as agents run it (`python -c` with the
+     entry point, what the launcher `reflection init` writes execs; a realistic
      payload with a transcript to tail) vs bare `python -c pass`, interleaved; the CPU
      ratio (user + system) has the target, the wall-clock ratio is printed beside it.
      The same after a stop: the prompt that grades the stop before it (a verdict with no
@@ -51,8 +51,14 @@ def _console_script() -> str:
 
 
 # What agents run on every prompt: the launcher `reflection init` writes (.reflection-hook)
-# execs the interpreter it recorded with `-m reflection_core`, not the console script.
-HOOK_CMD = [sys.executable, "-m", "reflection_core", "hook", "user-prompt-submit"]
+# execs the interpreter it recorded with `-c` and the entry point, not the console script.
+HOOK_CMD = [
+    sys.executable,
+    "-c",
+    "from reflection_core.entry import run; run()",
+    "hook",
+    "user-prompt-submit",
+]
 
 
 def _transcript(directory: Path) -> Path:

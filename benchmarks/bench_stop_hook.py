@@ -1,7 +1,7 @@
 """The Stop hook's own cost: a short session against bare Python, and one huge task.
 
 Prints, measured in one run:
-  1. `reflection hook stop`, as agents run it (`python -m reflection_core`, what the
+  1. `reflection hook stop`, as agents run it (`python -c` with the entry point, what the
      launcher `reflection init` writes execs), on a 20-record Claude Code transcript
      (prompt, reads, an edit, a failing then passing test run, the final message) against
      `python -c pass`,
@@ -37,8 +37,8 @@ from targets import (
 )
 
 # What agents run on every stop: the launcher `reflection init` writes (.reflection-hook)
-# execs the interpreter it recorded with `-m reflection_core`, not the console script.
-HOOK_CMD = [sys.executable, "-m", "reflection_core", "hook", "stop"]
+# execs the interpreter it recorded with `-c` and the entry point, not the console script.
+HOOK_CMD = [sys.executable, "-c", "from reflection_core.entry import run; run()", "hook", "stop"]
 
 # Runs one command in a fresh child and prints its CPU seconds and peak RSS (MB).
 _WRAPPER = """

@@ -31,7 +31,9 @@ class Target(NamedTuple):
 # launcher `reflection init` writes execs (the console script before). That path ran without
 # entry.run's savings until then: 126 M instructions under callgrind against 39 M for
 # `python -c pass` (3.26x, a miss the console script's figure hid), 108 M (2.80x) now; 35.5
-# -> 30.1 ms of CPU in 40 interleaved pairs.
+# -> 30.1 ms of CPU in 40 interleaved pairs. Since then the launcher execs `python -c` with
+# the entry point instead of `-m`, which skips runpy: 1.5 ms less CPU a prompt (46.5 -> 44.9
+# ms median after a stop, 30 interleaved triples on a slower machine, ratio 3.01x -> 2.91x).
 PROMPT_HOOK_RATIO = Target("prompt hook CPU / python -c pass", 3.0)
 # Met: 2.84-2.95x from a regular install at load 2.7-3.8 (3.2-3.4x before the reader
 # settings the grading path reads kept the config's root as a string instead of importing

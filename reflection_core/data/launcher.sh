@@ -14,12 +14,14 @@ else
     gitdir=$(git -C "$here" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)
 fi
 python=$(cat "$gitdir/reflection/python" 2>/dev/null)
-if [ -n "$python" ] && [ -x "$python" ]; then exec "$python" -m reflection_core "$@"; fi
+# `-c`, not `-m reflection_core`: the hook then skips runpy (about 1.5 ms of every prompt).
+entry='from reflection_core.entry import run; run()'
+if [ -n "$python" ] && [ -x "$python" ]; then exec "$python" -c "$entry" "$@"; fi
 if command -v reflection >/dev/null 2>&1; then exec reflection "$@"; fi
 for venv in "$here/.venv" "$here/venv"; do
     if [ -x "$venv/bin/reflection" ]; then exec "$venv/bin/reflection" "$@"; fi
 done
-if python3 -c 'import reflection_core' >/dev/null 2>&1; then exec python3 -m reflection_core "$@"; fi
+if python3 -c 'import reflection_core' >/dev/null 2>&1; then exec python3 -c "$entry" "$@"; fi
 why="reflection is not installed for you, so its $2 check did not run"
 fix="install reflection, then run 'reflection init' in this repository"
 case "$2" in

@@ -430,9 +430,7 @@ def check_launcher(root: Path) -> list[Finding]:
     record = launcher.record_path(root)
     recorded = (_read_text(record) or "").strip() if record else ""
     if recorded and os.access(recorded, os.X_OK):
-        return [
-            Finding("ok", "launcher", f"{launcher.LAUNCHER} runs {recorded} -m reflection_core")
-        ]
+        return [Finding("ok", "launcher", f"{launcher.LAUNCHER} runs reflection with {recorded}")]
     where = f"{recorded}, which is gone" if recorded else "no installation recorded for this clone"
     return [
         Finding(

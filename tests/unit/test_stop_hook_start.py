@@ -107,19 +107,24 @@ def test_the_stop_hook_process_keeps_the_collector_but_runs_it_seldom(
     assert young >= 10_000
 
 
+# What the launcher `reflection init` writes runs (`python -c` and the entry point), and
+# `python -m reflection_core`: each must run a hook as the console script does.
+_LAUNCHER_ENTRY = "from reflection_core.entry import run; run()\n"
+_PYTHON_M = "runpy.run_module('reflection_core', run_name='__main__', alter_sys=True)\n"
+
+
+@pytest.mark.parametrize("entry", [_LAUNCHER_ENTRY, _PYTHON_M], ids=["launcher", "python-m"])
 @pytest.mark.parametrize(
     ("event", "collector"), [("stop", [True, 20_000]), ("user-prompt-submit", [False, 700])]
 )
-def test_python_m_reflection_core_runs_a_hook_as_the_console_script_does(
-    git_repo: Path, tmp_path: Path, event: str, collector: list[object]
+def test_the_launcher_and_python_m_run_a_hook_as_the_console_script_does(
+    git_repo: Path, tmp_path: Path, event: str, collector: list[object], entry: str
 ) -> None:
-    # What the launcher `reflection init` writes runs: `python -m reflection_core hook ...`.
     probe = (
         "import atexit, gc, json, runpy, sys\n"
         "atexit.register(lambda: print(json.dumps([gc.isenabled(), gc.get_threshold()[0]]),"
         " file=sys.stderr))\n"
-        f"sys.argv = ['reflection_core', 'hook', {event!r}]\n"
-        "runpy.run_module('reflection_core', run_name='__main__', alter_sys=True)\n"
+        f"sys.argv = ['reflection_core', 'hook', {event!r}]\n" + entry
     )
     payload = _stop_payload(git_repo, tmp_path)
     if event == "user-prompt-submit":
