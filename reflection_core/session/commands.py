@@ -592,21 +592,27 @@ GRADLE_TASKS: tuple[tuple[str, str], ...] = (
     (r"test|check|connectedCheck|integrationTest", "test"),
     (r"test\w*UnitTest", "test"),
     (r"connected\w*AndroidTest", "test"),
-    (r"build|assemble\w*|compile\w*|bundle\w*|install\w*|jar|classes", "build"),
+    (r"build", "build test"),  # assemble, then check: the tests run too
+    (r"assemble\w*|compile\w*|bundle\w*|install\w*|jar|classes", "build"),
     (r"lint\w*|detekt|ktlintCheck|spotlessCheck", "lint"),
 )
 _GRADLE_TASK_KINDS = tuple((lazy(shape), kind) for shape, kind in GRADLE_TASKS)
 
 
 def gradle_task_kind(task: str) -> str | None:
-    """What running the Gradle task `task` checks: test, build, lint, or None."""
+    """What running the Gradle task `task` checks: test, build, lint, "build test" (a
+    `build` runs the tests too), or None."""
     name = task.rsplit(":", 1)[-1]
     return next((kind for shape, kind in _GRADLE_TASK_KINDS if shape.fullmatch(name)), None)
 
 
 def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
-    tasks = _positional(args, frozenset({"--tests", "-p", "-x"}))
-    kinds = {gradle_task_kind(t) for t in tasks}
+    tasks = _positional(args, frozenset({"--tests", "-p", "-x", "--exclude-task"}))
+    kinds = {k for t in tasks for k in (gradle_task_kind(t) or "").split()}
+    excluded = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-x", "--exclude-task")]
+    named = [gradle_task_kind(t) for t in tasks]
+    if "test" not in named and any(gradle_task_kind(t) == "test" for t in excluded):
+        kinds.discard("test")  # `build -x test`: the build leaves the tests out
     if "test" in kinds:
         facts.test(f"{prog} test", "--tests" in args)
     facts.kinds.update(k for k in kinds if k in ("build", "lint"))
@@ -615,7 +621,9 @@ def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
 def _maven(prog: str, args: list[str], facts: _Facts) -> None:
     phases = _positional(args, frozenset({"-pl", "-f", "-P", "-T"}))
     skips = any(a.startswith(("-DskipTests", "-Dmaven.test.skip")) for a in args)
-    if not skips and any(p in ("test", "verify", "install", "integration-test") for p in phases):
+    # The lifecycle runs the tests before it packages, verifies or installs.
+    tested = ("test", "package", "verify", "install", "integration-test")
+    if not skips and any(p in tested for p in phases):
         facts.test(f"{prog} test", any(a.startswith("-Dtest=") for a in args))
     if any(p in ("package", "compile", "install") for p in phases):
         facts.kinds.add("build")

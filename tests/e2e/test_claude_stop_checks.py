@@ -1,8 +1,9 @@
 """The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
 an npm project (also its tests run through a login shell), a `make test` that wraps pytest,
-a stash baseline, a comment-only edit, a scratch note outside the project, and a human-only
-request written as a numbered list: each of those stops should stand. And one that should
-not: the check of an unchecked change offered to the user as a question."""
+a stash baseline, a comment-only edit, a scratch note outside the project, a human-only
+request written as a numbered list, and an Android variant's test task after a Kotlin edit:
+each of those stops should stand. And two that should not: the check of an unchecked change
+offered to the user as a question, and a Kotlin edit nothing built."""
 
 from __future__ import annotations
 
@@ -42,6 +43,24 @@ MAKE_FILES = {
     "tests/__init__.py": "",
     "tests/test_x.py": SAMPLE_FILES["tests/test_x.py"],
 }
+# An Android-shaped Kotlin project. Its `gradlew` is the project's own stand-in for the
+# Gradle wrapper (no Gradle or Kotlin compiler here): it prints what Gradle prints for the
+# task it is asked to run. What is under test is the hook reading the task's name.
+GRADLE_FILES = {
+    "settings.gradle.kts": 'rootProject.name = "shop"\ninclude(":app")\n',
+    "app/build.gradle.kts": 'plugins { id("com.android.application") }\n',
+    "gradlew": (
+        '#!/bin/sh\nfor task in "$@"; do echo "> Task $task"; done\necho "BUILD SUCCESSFUL in 1s"\n'
+    ),
+    "app/src/main/kotlin/Cart.kt": (
+        "class Cart {\n    fun total(prices: List<Int>) = prices.sum()\n}\n"
+    ),
+}
+ADD_COUNT_KT = (
+    "    fun total(prices: List<Int>) = prices.sum()\n",
+    "    fun total(prices: List<Int>) = prices.sum()\n"
+    "    fun count(prices: List<Int>) = prices.size\n",
+)
 ADD_SUB_JS = (
     "module.exports = { add };\n",
     "function sub(a, b) {\n  return a - b;\n}\n\nmodule.exports = { add, sub };\n",
@@ -61,6 +80,15 @@ def _project(tmp_path: Path, claude: Path, state: Path, files: dict[str, str]) -
     install_claude_hooks(root, env)
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "install reflection hooks")
+    return project
+
+
+@pytest.fixture
+def gradle_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    project = _project(tmp_path, claude_bin, isolated_state, GRADLE_FILES)
+    (project.root / "gradlew").chmod(0o755)
+    git(project.root, "add", "gradlew")
+    git(project.root, "commit", "-q", "-m", "gradlew is executable")
     return project
 
 
@@ -199,4 +227,39 @@ def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_once(
     assert run.blocks == 1, run.describe()
     assert "Run it yourself" in run.stop_feedback()[0], run.stop_feedback()
     assert any("1 passed" in r for r in run.tool_results()), run.tool_results()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_an_android_variant_test_run_after_a_kotlin_edit_lets_the_stop_stand(
+    gradle_project: Project,
+) -> None:
+    project = gradle_project
+    run = project.run(
+        "Add count(prices) to Cart that returns how many prices there are.",
+        [
+            edit(project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT),
+            bash("./gradlew testDebugUnitTest"),
+            say("Added Cart.count(); `./gradlew testDebugUnitTest` passes. Done."),
+        ],
+    )
+    assert any("BUILD SUCCESSFUL" in r for r in run.tool_results()), run.tool_results()
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_an_unbuilt_kotlin_edit_is_pushed_once_naming_the_projects_build(
+    gradle_project: Project,
+) -> None:
+    project = gradle_project
+    run = project.run(
+        "Add count(prices) to Cart that returns how many prices there are.",
+        [
+            edit(project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT),
+            say("Added Cart.count(). Done."),
+            bash("./gradlew build"),
+            say("Added Cart.count(); `./gradlew build` passes. Done."),
+        ],
+    )
+    assert run.blocks == 1, run.describe()
+    assert "Run `./gradlew build`" in run.stop_feedback()[0], run.stop_feedback()
     assert run.verdict()["status"] == "complete", run.verdict()

@@ -238,6 +238,7 @@ GRADLE_TASK_EXAMPLES = [
     ("./gradlew check", {"test"}),
     ("./gradlew testReleaseUnitTest", {"test"}),
     ("./gradlew connectedDebugAndroidTest", {"test"}),
+    ("./gradlew clean build", {"build", "test"}),  # a build runs the tests too
     ("./gradlew :app:assembleDebug", {"build"}),
     ("./gradlew lintDebug", {"lint"}),
 ]
@@ -274,7 +275,19 @@ def test_a_gradle_task_is_read_by_its_name_after_the_project_path(
 
 def test_an_excluded_gradle_task_is_not_run() -> None:
     assert set(classify_command("./gradlew assembleDebug -x test").kinds) == {"build"}
-    assert "test" not in classify_command("./gradlew build -x testDebugUnitTest").kinds
+    assert set(classify_command("./gradlew build -x test").kinds) == {"build"}
+    assert "test" not in classify_command("./gradlew build --exclude-task testDebugUnitTest").kinds
+    assert "test" in classify_command("./gradlew test build -x lint").kinds
+
+
+@pytest.mark.parametrize(
+    ("line", "tests"),
+    [("mvn package", True), ("mvn -q package -DskipTests", False), ("mvn compile", False)],
+)
+def test_a_maven_package_runs_the_tests_its_lifecycle_runs(line: str, tests: bool) -> None:
+    info = classify_command(line)
+    assert "build" in info.kinds
+    assert ("test" in info.kinds) is tests
 
 
 # One line per MANIFEST_EDITS entry, in table order, with the manifest it names.
