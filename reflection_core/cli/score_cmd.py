@@ -31,7 +31,11 @@ def command(
         score_jsonl(jsonl, cfg)
         return
     if prompt is None:
+        if sys.stdin.isatty():  # waiting on a terminal for a prompt nobody types
+            raise click.UsageError("no prompt: pass it as an argument, or pipe it in")
         prompt = sys.stdin.buffer.read().decode("utf-8", errors="replace")
+    if not prompt.strip():
+        raise click.UsageError("the prompt is empty: there is nothing to score")
     result = score_prompt(prompt, prev_assistant, cfg)
     if as_json:
         echo_json(result.to_dict())

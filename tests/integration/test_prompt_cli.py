@@ -40,6 +40,14 @@ def test_score_prev_assistant_enables_live_context(tmp_path: Path) -> None:
     assert json.loads(proc.stdout)["live_context_bonus"] is True
 
 
+def test_score_of_an_empty_prompt_is_a_usage_error_not_a_bypass(tmp_path: Path) -> None:
+    for args, stdin in ((("score",), b""), (("score", "   "), b"")):
+        proc = _cli(*args, stdin=stdin, cwd=tmp_path)
+        assert proc.returncode == 2
+        assert b"the prompt is empty" in proc.stderr
+        assert proc.stdout == b""
+
+
 def test_score_human_report_is_compact_and_shows_questions(tmp_path: Path) -> None:
     proc = _cli("score", "fix the bug in this file", cwd=tmp_path)
     text = proc.stdout.decode()
