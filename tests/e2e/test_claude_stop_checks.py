@@ -19,7 +19,7 @@ from tests.e2e.conftest import (
     install_claude_hooks,
     scenario_env,
 )
-from tests.e2e.model_server import bash, edit, say, write
+from tests.e2e.model_server import Turn, bash, edit, say, write
 from tests.gitutil import git, make_repo
 
 pytestmark = pytest.mark.e2e
@@ -102,40 +102,32 @@ def make_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Proj
     return _project(tmp_path, claude_bin, isolated_state, MAKE_FILES)
 
 
+def _stands_after_the_check(
+    project: Project, prompt: str, change: Turn, check: str, shown: str
+) -> None:
+    """The agent changes a file, runs the project's check, which passes (its output shows
+    `shown`), and says it is done: the stop stands with no block, verdict `complete`."""
+    run = project.run(prompt, [change, bash(check), say(f"Done: `{check}` passes.")])
+    assert any(shown in r for r in run.tool_results()), run.tool_results()
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
 # `bash -lc '...'` (as when a command runs as another user or needs a login PATH): the
 # test run inside the command string is the check, as with a bare `bash -c`.
 @pytest.mark.parametrize("command", ["npm test", "bash -lc 'npm test'"])
 def test_a_passing_npm_test_lets_the_stop_stand_without_a_ledger(
     npm_project: Project, command: str
 ) -> None:
-    project = npm_project
-    run = project.run(
-        "Add a function sub(a, b) to calc.js that returns a - b and export it. "
-        "Done when `npm test` passes.",
-        [
-            edit(project.path("calc.js"), *ADD_SUB_JS),
-            bash(command),
-            say("Added and exported sub(); `npm test` passes. Done."),
-        ],
-    )
-    assert any("pass 1" in r for r in run.tool_results()), run.tool_results()
-    assert run.blocks == 0, run.describe()
-    assert run.verdict()["status"] == "complete", run.verdict()
+    prompt = "Add a function sub(a, b) to calc.js that returns a - b and export it."
+    change = edit(npm_project.path("calc.js"), *ADD_SUB_JS)
+    _stands_after_the_check(npm_project, prompt, change, command, "pass 1")
 
 
 def test_a_passing_make_test_that_runs_pytest_lets_the_stop_stand(make_project: Project) -> None:
-    project = make_project
-    run = project.run(
-        "Add a function sub(a, b) to calc.py that returns a - b. Done when `make test` passes.",
-        [
-            edit(project.path("calc.py"), *ADD_SUB),
-            bash("make test"),
-            say("Added sub(); `make test` passes (1 passed). Done."),
-        ],
-    )
-    assert any("1 passed" in r for r in run.tool_results()), run.tool_results()
-    assert run.blocks == 0, run.describe()
-    assert run.verdict()["status"] == "complete", run.verdict()
+    prompt = "Add a function sub(a, b) to calc.py that returns a - b. Done when `make test` passes."
+    change = edit(make_project.path("calc.py"), *ADD_SUB)
+    _stands_after_the_check(make_project, prompt, change, "make test", "1 passed")
 
 
 def test_a_human_only_request_as_a_numbered_list_is_held_not_pushed(project: Project) -> None:
@@ -233,18 +225,11 @@ def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_once(
 def test_an_android_variant_test_run_after_a_kotlin_edit_lets_the_stop_stand(
     gradle_project: Project,
 ) -> None:
-    project = gradle_project
-    run = project.run(
-        "Add count(prices) to Cart that returns how many prices there are.",
-        [
-            edit(project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT),
-            bash("./gradlew testDebugUnitTest"),
-            say("Added Cart.count(); `./gradlew testDebugUnitTest` passes. Done."),
-        ],
+    prompt = "Add count(prices) to Cart that returns how many prices there are."
+    change = edit(gradle_project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT)
+    _stands_after_the_check(
+        gradle_project, prompt, change, "./gradlew testDebugUnitTest", "BUILD SUCCESSFUL"
     )
-    assert any("BUILD SUCCESSFUL" in r for r in run.tool_results()), run.tool_results()
-    assert run.blocks == 0, run.describe()
-    assert run.verdict()["status"] == "complete", run.verdict()
 
 
 def test_an_unbuilt_kotlin_edit_is_pushed_once_naming_the_projects_build(

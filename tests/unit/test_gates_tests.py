@@ -43,29 +43,23 @@ def test_run_before_the_last_edit_does_not_count() -> None:
     assert result.next_action is not None and "python -m pytest -q" in result.next_action
 
 
+def _rerun_after(command: str) -> Session:
+    """`command` passed, then another file changed: the tests ran before it, not after."""
+    builder = SessionBuilder("Fix it").edit("src/a.py").bash(command, output="12 passed")
+    return builder.edit("src/b.py").build()
+
+
 def test_a_rerun_names_the_test_command_that_ran_before_when_the_project_names_none() -> None:
-    s = (
-        SessionBuilder("Fix it")
-        .edit("src/a.py")
-        .bash("cd api && npx vitest run", output="12 passed")
-        .edit("src/b.py")
-        .build()
-    )
-    result = gate(s, test_command=None)
+    result = gate(_rerun_after("cd api && npx vitest run"), test_command=None)
     assert result.pattern == "tests:not_rerun"
     assert (
         result.next_action == "Run `cd api && npx vitest run` again now that the code has changed"
     )
-    long_run = (
-        SessionBuilder("Fix it")
-        .edit("src/a.py")
-        .bash("cd api && " + " && ".join(["npx vitest run"] * 12), output="12 passed")
-        .edit("src/b.py")
-        .build()
-    )  # too long to name whole: the generic advice, never a cut command
+    # Too long to name whole: the generic advice, never a cut command.
+    long_run = _rerun_after("cd api && " + " && ".join(["npx vitest run"] * 12))
     generic = gate(long_run, test_command=None).next_action
     assert generic == "Run the full test suite now that the code has changed"
-    named = gate(s)  # the project's own command wins
+    named = gate(_rerun_after("cd api && npx vitest run"))  # the project's own command wins
     assert named.next_action == "Run `python -m pytest -q` now that the code has changed"
 
 
