@@ -307,8 +307,9 @@ def announced_next_action(text: str) -> str | None:
 _FENCED = lazy(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.S)
 _INLINE = lazy(r"`([^`\n]{2,200})`")
 _PROMPT_SIGN = lazy(r"^\s*(\$|>|PS>|#>)\s+")
-# A value the user is to fill in: `<database>`, `your_db`, `YOUR_TOKEN`, `...`.
-_PLACEHOLDER = lazy(r"<[A-Za-z][\w -]*>|\byour[_-]\w+|\bYOUR_\w+|\.\.\.")
+# A value the user is to fill in: `<database>`, `your_db`, `YOUR_TOKEN`, `...` (Go's
+# `./...` names every package: no placeholder).
+_PLACEHOLDER = lazy(r"<[A-Za-z][\w -]*>|\byour[_-]\w+|\bYOUR_\w+|(?<!/)\.\.\.")
 _HANDED_KINDS = frozenset({"test", "build", "typecheck", "lint"})
 
 

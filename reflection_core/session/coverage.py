@@ -364,8 +364,9 @@ def unchecked_change(session: Session, changed: list[str], known: list[str]) -> 
     check to run: ask once, naming the command."""
     if not known or checked_since_last_change(session):
         return []
-    code = next((p for p in changed if checkable(p)), None)  # the first: a task may edit
-    if code is None:  # thousands of files
+    # The first code path only: a long task may have edited thousands of files.
+    code = next((p for p in changed if checkable(p)), None)
+    if code is None:
         return []
     return [
         Gap(

@@ -419,6 +419,8 @@ def test_a_push_for_a_handed_over_check_names_the_command_it_handed_over() -> No
         ("Upgrade it with `odoo-bin -u shop -d <database>`.", None),  # left to fill in
         ("Upgrade it with `odoo-bin -u shop -d your_database`.", None),
         ("Start it with `npm run dev` and look.", None),  # a server is no check
+        ("Check it with `go test ./...` please.", "go test ./..."),  # Go's wildcard, no blank
+        ("Run `pytest ...` with your options.", None),
         ("The `path?.replace(` call is fixed.", None),
         ("```python\nprint(parse('x'))\n```", None),
     ],
