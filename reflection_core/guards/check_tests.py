@@ -110,9 +110,11 @@ def _diffs_beside_the_scan(
 
 
 def _fail(message: str, ci: bool) -> int:
+    if not ci:  # the CI module (dataclasses, the GitHub API) only for its annotation
+        return _say(f"reflection: {message}", err=True)
     from reflection_core.guards.ci import annotation
 
-    return _say(annotation("error", message) if ci else f"reflection: {message}", err=not ci)
+    return _say(annotation("error", message))
 
 
 def _say(text: str, *, err: bool = False, code: int = 1) -> int:
