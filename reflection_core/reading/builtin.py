@@ -311,6 +311,7 @@ _PROMPT_SIGN = lazy(r"^\s*(\$|>|PS>|#>)\s+")
 # `./...` names every package: no placeholder).
 _PLACEHOLDER = lazy(r"<[A-Za-z][\w -]*>|\byour[_-]\w+|\bYOUR_\w+|(?<!/)\.\.\.")
 _HANDED_KINDS = frozenset({"test", "build", "typecheck", "lint"})
+_HANDED_LINES = 200  # code lines read from the end of the message
 
 
 def handed_check(text: str) -> str | None:
@@ -321,14 +322,13 @@ def handed_check(text: str) -> str | None:
 
     lines = [ln for block in _FENCED.findall(text or "") for ln in block.splitlines()]
     lines += _INLINE.findall(_FENCED.sub(" ", text or ""))
-    found = None
-    for line in lines:
+    for line in reversed(lines[-_HANDED_LINES:]):  # the last one; a pasted log costs no more
         command = _PROMPT_SIGN.sub("", line).strip()
         if not command or command.startswith("#") or _PLACEHOLDER.search(command):
             continue
         if classify_command(command).kinds & _HANDED_KINDS:
-            found = command[:120]
-    return found
+            return command[:120]
+    return None
 
 
 def _remaining(text: str) -> list[Fact]:

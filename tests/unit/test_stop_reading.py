@@ -431,6 +431,12 @@ def test_the_check_a_message_hands_over_is_its_last_runnable_check(
     assert handed_check(message) == named
 
 
+def test_the_check_handed_over_after_a_long_pasted_log_is_the_one_named() -> None:
+    log = "\n".join(f"make[2]: building target {n}" for n in range(5000))
+    message = f"Here is the log:\n```\n{log}\n```\nThen run `cargo test --workspace`."
+    assert handed_check(message) == "cargo test --workspace"
+
+
 def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_not_held() -> None:
     d = decide(untested_change().build("Done. Do you want to run the tests now?"), CTX)
     assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
