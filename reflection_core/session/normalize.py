@@ -413,7 +413,7 @@ class _Builder:
 def session_from_records(
     records: Iterable[Any],
     *,
-    roles: Sequence[RecordRole] | None = None,
+    roles: Sequence[RecordRole | None] | None = None,
     session_id: str | None = None,
     last_assistant_message: str | None = None,
     resolve_spill: SpillResolver | None = None,
@@ -426,7 +426,7 @@ def session_from_records(
     subagent's own transcript, where every record is a sidechain record.
     `roles`, one per record, are the reader's: `records` is then read once, in
     order, and may decode each record as it goes (the reader keeps a long task's
-    short lines undecoded until here).
+    short lines undecoded until here; a role it left None is read here).
     """
     if roles is None:
         items = [r for r in records if isinstance(r, dict)]
@@ -437,7 +437,8 @@ def session_from_records(
     builder = _Builder(resolve_spill)
     earlier: list[str] = []
     recorded_prompt = ""  # the CLI's own note of the last prompt, when the prompt is gone
-    for index, (record, role) in enumerate(zip(records, roles, strict=True)):
+    for index, (record, read_role) in enumerate(zip(records, roles, strict=True)):
+        role = read_role or record_role(record, sidechain_file=sidechain_file)
         session.session_id = session.session_id or _str(record.get("sessionId"))
         session.cwd = _str(record.get("cwd")) or session.cwd
         session.git_branch = _str(record.get("gitBranch")) or session.git_branch

@@ -44,6 +44,8 @@ DEFAULT_MAX_TASK_BYTES = 64 * 1024 * 1024
 LOOKBACK_BYTES = 512 * 1024  # after the task start: room for earlier prompts and compaction
 SPILL_READ_CHARS = normalize.OUTPUT_HEAD_CHARS + normalize.OUTPUT_TAIL_CHARS
 _SNIFF_BYTES = 64 * 1024
+_USER = b'"user"'  # in every user record's line (`"type":"user"`), so in every prompt's
+_MALFORMED = " malformed line(s) skipped"
 RAW_LINE_BYTES = 2048  # a Claude Code line this short is kept as read until the session is built
 _SNIFF_LIMIT = 8 * 1024 * 1024  # Codex puts AGENTS.md into its first record
 
@@ -140,7 +142,7 @@ def _read(
         )
         stem_session = session_id or file_path.stem
         session = normalize.session_from_records(
-            _decoded(records),
+            _decoded(records, warnings),
             roles=roles,
             session_id=session_id,
             last_assistant_message=last_assistant_message,
@@ -229,6 +231,13 @@ def _task_records(
             break
         if start_found_at is not None and consumed - start_found_at > LOOKBACK_BYTES:
             break
+        if len(line) < raw_below and not unterminated and _USER not in line:
+            # Not a user record, so not the task's prompt: kept as read, its role is read
+            # when `_decoded` decodes it in file order, and it is decoded once.
+            if line.strip():
+                collected.append(line)
+                roles.append(None)
+            continue
         record = _parse(line)
         if record is None:
             if unterminated:
@@ -249,20 +258,36 @@ def _task_records(
     else:
         if start_found_at is None and floor > 0:
             warnings.append(f"no task start in the last {max_task_bytes} bytes; read only those")
-    if bad_lines:
-        warnings.append(f"{bad_lines} malformed line(s) skipped")
+    _count_malformed(warnings, bad_lines)
     collected.reverse()
     roles.reverse()
     return collected, roles
 
 
-def _decoded(items: list[Any]) -> Iterator[Any]:
-    """The records `_task_records` kept, in order, each line kept as read decoded again.
+def _decoded(items: list[Any], warnings: list[str]) -> Iterator[Any]:
+    """The records `_task_records` kept, in order, each line kept as read decoded now.
     Each leaves `items` as it is handed on: once the session has taken what it keeps
-    of a record, the record is freed, and the task is never held twice over."""
+    of a record, the record is freed, and the task is never held twice over. A kept line
+    that is no record stands as an empty one, and is counted in `warnings`."""
+    bad = 0
     for index, item in enumerate(items):
         items[index] = None
-        yield _parse(item) if isinstance(item, bytes) else item
+        record = _parse(item) if isinstance(item, bytes) else item
+        bad += record is None
+        yield {} if record is None else record
+    _count_malformed(warnings, bad)
+
+
+def _count_malformed(warnings: list[str], bad: int) -> None:
+    """Add `bad` to the warning that counts malformed lines (one warning, whichever pass
+    found them)."""
+    if not bad:
+        return
+    for index, text in enumerate(warnings):
+        if text.endswith(_MALFORMED):
+            warnings[index] = f"{int(text.split()[0]) + bad}{_MALFORMED}"
+            return
+    warnings.append(f"{bad}{_MALFORMED}")
 
 
 def _reverse_lines(

@@ -194,6 +194,21 @@ def test_garbage_lines_and_bad_utf8_lose_nothing_else(tmp_path: Path) -> None:
     assert any("malformed" in w for w in session.warnings)
 
 
+def test_malformed_lines_before_and_after_the_prompt_are_counted_once(tmp_path: Path) -> None:
+    """Short non-user lines are decoded late, in file order; what they count as malformed
+    joins the one warning the early pass writes."""
+    records = [user("Earlier"), user("Do the thing"), bash("t1", "pytest"), result("t1", "ok")]
+    lines = [json.dumps(r).encode() for r in records]
+    lines[1:1] = [b'{"type": "user", broken']  # a user-shaped line: read in the early pass
+    lines[3:3] = [b"not json at all", b"[1, 2]"]  # no user record: read in file order
+    path = tmp_path / "m.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    session = read_session(path)
+    assert session.task_prompt == "Do the thing"
+    assert [c.ok for c in calls(session)] == [True]
+    assert [w for w in session.warnings if "malformed" in w] == ["3 malformed line(s) skipped"]
+
+
 def test_absurdly_nested_json_line_is_skipped_not_fatal(tmp_path: Path) -> None:
     nested = b"[" * 200_000 + b"]" * 200_000
     path = tmp_path / "n.jsonl"
