@@ -608,9 +608,9 @@ def gradle_task_kind(task: str) -> str | None:
 
 def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
     tasks = _positional(args, frozenset({"--tests", "-p", "-x", "--exclude-task"}))
-    kinds = {k for t in tasks for k in (gradle_task_kind(t) or "").split()}
-    excluded = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-x", "--exclude-task")]
     named = [gradle_task_kind(t) for t in tasks]
+    kinds = {k for kind in named for k in (kind or "").split()}
+    excluded = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-x", "--exclude-task")]
     if "test" not in named and any(gradle_task_kind(t) == "test" for t in excluded):
         kinds.discard("test")  # `build -x test`: the build leaves the tests out
     if "test" in kinds:

@@ -16,6 +16,7 @@ from tests.e2e.conftest import (
     SAMPLE_FILES,
     TEST_COMMAND,
     Project,
+    Run,
     install_claude_hooks,
     scenario_env,
 )
@@ -202,24 +203,32 @@ def test_a_comment_only_edit_after_a_passing_run_is_not_pushed(project: Project)
     assert run.verdict()["status"] == "complete", run.verdict()
 
 
+def _pushed_once_then_stands(
+    project: Project, prompt: str, change: Turn, stop: str, check: str, named: str
+) -> Run:
+    """The agent changes a file and stops with `stop`, nothing checked: one push whose
+    feedback says `named`; it runs `check`, which passes, and the stop stands `complete`."""
+    run = project.run(prompt, [change, say(stop), bash(check), say(f"Done: `{check}` passes.")])
+    assert run.blocks == 1, run.describe()
+    assert named in run.stop_feedback()[0], run.stop_feedback()
+    assert run.verdict()["status"] == "complete", run.verdict()
+    return run
+
+
 def test_an_offer_to_run_the_check_of_an_unchecked_change_is_pushed_once(
     project: Project,
 ) -> None:
     """An offer like "Do you want to run the tests now?" hands the check over: it is no real
     question to wait on while nothing has checked the change."""
-    run = project.run(
+    run = _pushed_once_then_stands(
+        project,
         "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged.",
-        [
-            edit(project.path("calc.py"), *ADD_SUB),
-            say("Added sub(). Do you want to run the tests now?"),
-            bash(TEST_COMMAND),
-            say("Added sub(); the tests pass (1 passed). Done."),
-        ],
+        edit(project.path("calc.py"), *ADD_SUB),
+        "Added sub(). Do you want to run the tests now?",
+        TEST_COMMAND,
+        "Run it yourself",
     )
-    assert run.blocks == 1, run.describe()
-    assert "Run it yourself" in run.stop_feedback()[0], run.stop_feedback()
     assert any("1 passed" in r for r in run.tool_results()), run.tool_results()
-    assert run.verdict()["status"] == "complete", run.verdict()
 
 
 def test_an_android_variant_test_run_after_a_kotlin_edit_lets_the_stop_stand(
@@ -235,16 +244,11 @@ def test_an_android_variant_test_run_after_a_kotlin_edit_lets_the_stop_stand(
 def test_an_unbuilt_kotlin_edit_is_pushed_once_naming_the_projects_build(
     gradle_project: Project,
 ) -> None:
-    project = gradle_project
-    run = project.run(
+    _pushed_once_then_stands(
+        gradle_project,
         "Add count(prices) to Cart that returns how many prices there are.",
-        [
-            edit(project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT),
-            say("Added Cart.count(). Done."),
-            bash("./gradlew build"),
-            say("Added Cart.count(); `./gradlew build` passes. Done."),
-        ],
+        edit(gradle_project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT),
+        "Added Cart.count(). Done.",
+        "./gradlew build",
+        "Run `./gradlew build`",
     )
-    assert run.blocks == 1, run.describe()
-    assert "Run `./gradlew build`" in run.stop_feedback()[0], run.stop_feedback()
-    assert run.verdict()["status"] == "complete", run.verdict()
