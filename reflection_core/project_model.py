@@ -33,6 +33,18 @@ MAX_LISTING = 500
 
 RepoFiles = Mapping[str, "str | None"]
 
+# Toolchains that offer a test command whether or not the project has a test, and what
+# their test sources look like: (file name endings, directory names, directory name
+# endings). A repository with none of them has no suite to run, and a build is its check.
+TEST_SOURCES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "go": (("_test.go",), (), ()),  # internal/api/handler_test.go
+    "gradle": ((), ("test",), ("Test",)),  # app/src/test/, src/androidTest/, src/jvmTest/
+    "maven": ((), ("test",), ("Test",)),  # src/test/java/, src/integrationTest/
+}
+# The walk for them: directories it never enters, and how many it lists at most.
+SKIPPED_DIRS = frozenset({"node_modules", "vendor", "build", "target", "dist", "out", "testdata"})
+MAX_WALKED_DIRS = 200
+
 
 class Command(NamedTuple):
     """One way to check or run the project, and where the model learned it."""
@@ -534,8 +546,9 @@ def has_test_dir(files: RepoFiles) -> bool:
     return any(f"{d}/" in files for d in TEST_DIRS)
 
 
-def model_from_files(files: RepoFiles) -> ProjectModel:
-    """The model of a repository from what `read_repo` read (pure)."""
+def model_from_files(files: RepoFiles, test_sources: bool | None = None) -> ProjectModel:
+    """The model of a repository from what `read_repo` read (pure). `test_sources` is
+    what `find_test_sources` saw of the toolchains' test files (None: not looked)."""
     found = _Found()
     test_dir = has_test_dir(files)
     readers: list[Callable[[], None]] = [
@@ -564,9 +577,17 @@ def model_from_files(files: RepoFiles) -> ProjectModel:
         commands=tuple(found.commands),
         test_file_templates=tuple(found.file_templates),
         test_package_templates=tuple(found.package_templates),
-        has_tests=test_dir or found.has("test"),
+        has_tests=test_dir or any(_names_a_suite(c, test_sources) for c in found.commands),
         evidence=tuple(found.evidence),
     )
+
+
+def _names_a_suite(command: Command, test_sources: bool | None) -> bool:
+    """A test command means the project has tests, unless it is a toolchain's own
+    (`go test`, `./gradlew test`) and the repository was seen to hold no test source."""
+    if command.purpose != "test":
+        return False
+    return test_sources is not False or command.ecosystem not in TEST_SOURCES
 
 
 def ecosystem_of_path(path: str) -> str | None:
@@ -804,6 +825,41 @@ def read_repo(root: Path) -> dict[str, str | None]:
     return files
 
 
+def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
+    """Whether the repository holds a test source of the toolchains in TEST_SOURCES that
+    mark it: True on the first one seen, False when none is, None when the bounded walk
+    ends before it has looked everywhere (a large tree: the tests are assumed)."""
+    wanted = [TEST_SOURCES[e] for e in dict.fromkeys(ecosystems) if e in TEST_SOURCES]
+    if not wanted:
+        return None
+    endings = tuple(x for w in wanted for x in w[0])
+    dirs = {x for w in wanted for x in w[1]}
+    dir_endings = tuple(x for w in wanted for x in w[2])
+    pending, listed = [root], 0
+    while pending:
+        listed += 1
+        if listed > MAX_WALKED_DIRS:
+            return None
+        for entry in _listing(pending.pop()):
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            name = entry.name
+            if not is_dir:
+                if name.endswith(endings):
+                    return True
+            elif name in dirs or name.endswith(dir_endings):
+                return True
+            elif not name.startswith(".") and name not in SKIPPED_DIRS:
+                pending.append(Path(entry.path))
+    return False
+
+
 def repo_model(root: Path) -> ProjectModel:
     """The model of the repository at `root` (bounded reads, nothing executed)."""
-    return model_from_files(read_repo(root))
+    files = read_repo(root)
+    if any(f"{d}/" in files for d in TEST_DIRS):
+        return model_from_files(files)
+    marked = [e.name for e in ECOSYSTEMS if e.name in TEST_SOURCES and marked_by(e, files)]
+    return model_from_files(files, find_test_sources(root, marked))

@@ -55,7 +55,7 @@ from reflection_core.session.gates import (
 )
 from reflection_core.session.human_action import HumanActionAssessment, assess_requests
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
-from reflection_core.session.model import Session
+from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import (
     TaskContext,
@@ -697,14 +697,18 @@ class StopEvidence:
 
 
 def gate_inputs(
-    task: TaskContext, ctx: DecisionContext, cfg: dict[str, Any], planning: bool
+    session: Session, task: TaskContext, ctx: DecisionContext, cfg: dict[str, Any], planning: bool
 ) -> GateInputs:
     """The project model as the gates see it: required gates, commands, the ledger, the
-    `stop.require` policy."""
+    `stop.require` policy. Tests that ran in this task show a suite the repository's
+    files did not (its tests beside the code, a runner the model has no table for)."""
     tests_cfg = cfg["tests"]
+    has_tests = ctx.repo.has_tests
+    if has_tests is False and any(_ran_tests(c) for c in session.tool_calls):
+        has_tests = True
     return GateInputs(
         task=task,
-        required=set() if planning else required_gates(task, cfg, ctx.repo.has_tests),
+        required=set() if planning else required_gates(task, cfg, has_tests),
         protected_branches=list(cfg["protected_branches"]),
         ignore_globs=list(tests_cfg["ignore"]),
         allow_partial=bool(tests_cfg["allow_partial"]),
@@ -712,8 +716,12 @@ def gate_inputs(
         build_command=ctx.repo.build_command,
         ledger=ctx.ledger if tests_cfg["ledger"] else None,
         require=str(cfg["stop"]["require"]),
-        has_tests=ctx.repo.has_tests,
+        has_tests=has_tests,
     )
+
+
+def _ran_tests(call: ToolCall) -> bool:
+    return call.command is not None and "test" in call.command.kinds
 
 
 def no_change_made(
@@ -738,7 +746,7 @@ def gather_evidence(session: Session, ctx: DecisionContext, cfg: dict[str, Any])
     task = build_task_context(session, ctx.root or session.cwd)
     plan_mode = ctx.permission_mode == "plan"
     planning = plan_mode or task.plan_only
-    inputs = gate_inputs(task, ctx, cfg, planning)
+    inputs = gate_inputs(session, task, ctx, cfg, planning)
     gates = evaluate_gates(session, inputs)
     thresholds = LoopThresholds.from_config(cfg)
     loops = [] if planning else detect_loops(session, task.task_type, thresholds)

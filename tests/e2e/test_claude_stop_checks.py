@@ -241,6 +241,18 @@ def test_an_android_variant_test_run_after_a_kotlin_edit_lets_the_stop_stand(
     )
 
 
+def test_a_variant_build_checks_a_kotlin_edit_in_a_project_without_tests(
+    gradle_project: Project,
+) -> None:
+    """The project has no `src/test`: `./gradlew test` would run nothing, so the build that
+    compiled the change is its check and the verdict is `complete`, not "tests not run"."""
+    prompt = "Add count(prices) to Cart that returns how many prices there are."
+    change = edit(gradle_project.path("app/src/main/kotlin/Cart.kt"), *ADD_COUNT_KT)
+    _stands_after_the_check(
+        gradle_project, prompt, change, "./gradlew assembleDebug", "BUILD SUCCESSFUL"
+    )
+
+
 def test_an_unbuilt_kotlin_edit_is_pushed_once_naming_the_projects_build(
     gradle_project: Project,
 ) -> None:

@@ -260,6 +260,46 @@ def test_ruby_and_php_test_runners(tmp_path: Path, files: dict[str, str], test: 
     assert repo_model(write(tmp_path, files)).text("test") == test
 
 
+# ---------------------------------------------------------------- test sources of a toolchain
+
+
+@pytest.mark.parametrize(
+    ("files", "has_tests"),
+    [
+        ({"go.mod": "module x\n", "main.go": ""}, False),
+        ({"go.mod": "module x\n", "internal/api/handler_test.go": ""}, True),
+        ({"go.mod": "module x\n", "vendor/lib/lib_test.go": "", "testdata/a_test.go": ""}, False),
+        ({"go.mod": "module x\n", ".cache/a_test.go": ""}, False),
+        ({"build.gradle": "", "app/src/main/kotlin/Main.kt": ""}, False),
+        ({"build.gradle": "", "app/src/test/kotlin/MainTest.kt": ""}, True),
+        ({"settings.gradle.kts": "", "app/src/androidTest/java/UiTest.java": ""}, True),
+        ({"pom.xml": "<project/>", "src/main/java/App.java": ""}, False),
+        ({"pom.xml": "<project/>", "src/test/java/AppTest.java": ""}, True),
+        # A test target of the project's own stands for a suite, whatever the walk sees.
+        ({"go.mod": "module x\n", "Makefile": "test:\n\tgo test ./...\n"}, True),
+    ],
+)
+def test_a_toolchains_test_command_means_a_suite_only_beside_test_sources(
+    tmp_path: Path, files: dict[str, str], has_tests: bool
+) -> None:
+    model = repo_model(write(tmp_path, files))
+    assert model.has_tests is has_tests
+    assert model.text("test") is not None  # still the project's check: it compiles the code
+
+
+def test_a_tree_larger_than_the_walk_is_assumed_to_hold_tests(tmp_path: Path) -> None:
+    many = {f"pkg{n}/file.go": "" for n in range(pm.MAX_WALKED_DIRS + 5)}
+    root = write(tmp_path, {"go.mod": "module x\n", **many})
+    assert pm.find_test_sources(root, ["go"]) is None
+    assert repo_model(root).has_tests
+
+
+def test_the_walk_runs_only_for_a_toolchain_that_offers_tests_without_them(
+    tmp_path: Path,
+) -> None:
+    assert pm.find_test_sources(write(tmp_path, {"Cargo.toml": ""}), ["rust", "node"]) is None
+
+
 # ---------------------------------------------------------------- precedence
 
 

@@ -3,6 +3,8 @@ list, and changes the agent undid."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reflection_core import config
@@ -423,3 +425,37 @@ def test_a_checked_unclaimed_failed_or_unpushed_change_is_not_shipped_unchecked(
             kind, command = step.split(":", 1)
             builder = builder.bash(command, exit=1 if kind == "bash!" else 0, output="ok")
     assert "ship:unchecked" not in run(builder, final).patterns
+
+
+def _in_repo(root: Path, builder: SessionBuilder, final: str) -> Decision:
+    """The decision as the hook makes it in the repository at `root`."""
+    from reflection_core.session.analyze import gather_context
+
+    ctx, _ = gather_context(root, config.Config(root=root), use_ledger=False)
+    session = builder.build(final)
+    ctx.root = session.cwd
+    return decide(session, ctx)
+
+
+def test_a_go_module_without_tests_is_complete_once_a_build_checked_the_change(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "go.mod").write_text("module x\n")
+    builder = SessionBuilder("Add a --verbose flag").edit("main.go").bash("go build ./...")
+    decision = _in_repo(tmp_path, builder, "Added the flag; it builds.")
+    assert decision.status == "complete" and not decision.should_block
+    (tmp_path / "cli").mkdir()
+    (tmp_path / "cli" / "flags_test.go").write_text("package cli\n")
+    decision = _in_repo(tmp_path, builder, "Added the flag; it builds.")
+    assert decision.status != "complete" and "tests:not_run" in decision.patterns
+
+
+def test_tests_that_ran_in_the_task_show_a_suite_the_repository_did_not() -> None:
+    builder = (
+        SessionBuilder("Fix the parser")
+        .edit("src/parse.go")
+        .bash("go test ./...", exit=1, output="--- FAIL: TestParse (0.00s)\nFAIL")
+    )
+    ctx = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=False))
+    decision = decide(builder.build("Fixed the parser."), ctx)
+    assert decision.status != "complete" and "tests:failing" in decision.patterns
