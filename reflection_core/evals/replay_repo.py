@@ -284,7 +284,12 @@ def rebuilt_files(facts: TranscriptFacts, session_has_tests: bool) -> dict[str, 
         ecosystems = session_model([], facts.touched).ecosystems
         suite = next((e for e in ecosystems if e in FALLBACK_SUITES), "python")
         files = dict(FALLBACK_SUITES[suite])
-    return dict(sorted(files.items())[:MAX_FILES])
+    kept = dict(sorted(files.items())[:MAX_FILES])
+    # Test files touched deeper in the tree, after the rest: the model looks for Go's
+    # beside the code, and they are no suite the label's fallback would stand for.
+    deeper = [rel for rel in dict.fromkeys(facts.touched) if is_test_file(rel) and rel not in kept]
+    kept.update((rel, "") for rel in deeper[: MAX_FILES - len(kept)])
+    return kept
 
 
 def files_key(files: Mapping[str, str]) -> str:

@@ -226,6 +226,22 @@ def test_contents_are_capped() -> None:
     assert len(files["pyproject.toml"]) == replay_repo.MAX_FILE_CHARS
 
 
+def test_a_test_file_touched_beside_the_code_shows_the_suite_of_a_go_module(
+    tmp_path: Path,
+) -> None:
+    transcript = (
+        Transcript()
+        .bash("go build ./...")
+        .call(
+            "Edit", {"file_path": f"{CWD}/api/server_test.go", "old_string": "a", "new_string": "b"}
+        )
+    )
+    files = transcript.files()
+    assert "go.mod" in files and "api/server_test.go" in files
+    assert repo_signals(write_repo(tmp_path, files)).has_tests
+    assert not repo_signals(write_repo(tmp_path, {"go.mod": files["go.mod"]})).has_tests
+
+
 def test_session_has_tests_is_only_the_fallback_in_the_touched_files_ecosystem() -> None:
     go_only = Transcript().call(
         "Edit", {"file_path": f"{CWD}/api/server.go", "old_string": "a", "new_string": "b"}
