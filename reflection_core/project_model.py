@@ -33,17 +33,33 @@ MAX_LISTING = 500
 
 RepoFiles = Mapping[str, "str | None"]
 
-# Toolchains that offer a test command whether or not the project has a test, and what
-# their test sources look like: (file name endings, directory names, directory name
-# endings). A repository with none of them has no suite to run, and a build is its check.
-TEST_SOURCES: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
-    "go": (("_test.go",), (), ()),  # internal/api/handler_test.go
-    "gradle": ((), ("test",), ("Test",)),  # app/src/test/, src/androidTest/, src/jvmTest/
-    "maven": ((), ("test",), ("Test",)),  # src/test/java/, src/integrationTest/
-}
-# The walk for them: directories it never enters, and how many it lists at most.
+# The walk for toolchains' test sources (TEST_SOURCES): directories it never enters, how
+# many it lists, and how many sources it reads for an inline test (64 KB each).
 SKIPPED_DIRS = frozenset({"node_modules", "vendor", "build", "target", "dist", "out", "testdata"})
 MAX_WALKED_DIRS = 200
+MAX_READ_SOURCES = 200
+
+
+class TestSources(NamedTuple):
+    """What a toolchain's test sources look like, for the walk that looks for them."""
+
+    file_endings: tuple[str, ...] = ()  # a file whose name ends so is a test
+    dir_names: tuple[str, ...] = ()  # a directory so named holds tests
+    dir_endings: tuple[str, ...] = ()
+    inline: tuple[str, tuple[str, ...]] | None = None  # (source suffix, marks of a test in it)
+
+
+# Toolchains that offer a test command whether or not the project has a test, and what
+# their test sources look like. A repository with none of them has no suite to run, and
+# a build is its check.
+TEST_SOURCES: dict[str, TestSources] = {
+    "go": TestSources(file_endings=("_test.go",)),  # internal/api/handler_test.go
+    # app/src/test/, src/androidTest/, src/jvmTest/
+    "gradle": TestSources(dir_names=("test",), dir_endings=("Test",)),
+    "maven": TestSources(dir_names=("test",), dir_endings=("Test",)),  # src/test/java/
+    # crates/core/tests/; #[test], #[cfg(test)] or #[tokio::test] in a source file
+    "rust": TestSources(dir_names=("tests",), inline=(".rs", ("#[test]", "(test)]", "::test]"))),
+}
 
 
 class Command(NamedTuple):
@@ -788,10 +804,10 @@ CONTENT_FILES = (
 )  # fmt: skip
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
     try:
         with path.open("rb") as handle:
-            return handle.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
+            return handle.read(limit).decode("utf-8", errors="replace")
     except OSError:
         return None
 
@@ -832,10 +848,11 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
     wanted = [TEST_SOURCES[e] for e in dict.fromkeys(ecosystems) if e in TEST_SOURCES]
     if not wanted:
         return None
-    endings = tuple(x for w in wanted for x in w[0])
-    dirs = {x for w in wanted for x in w[1]}
-    dir_endings = tuple(x for w in wanted for x in w[2])
-    pending, listed = [root], 0
+    endings = tuple(x for w in wanted for x in w.file_endings)
+    dirs = {x for w in wanted for x in w.dir_names}
+    dir_endings = tuple(x for w in wanted for x in w.dir_endings)
+    inline = {w.inline[0]: w.inline[1] for w in wanted if w.inline}
+    pending, listed, read = [root], 0, 0
     while pending:
         listed += 1
         if listed > MAX_WALKED_DIRS:
@@ -846,13 +863,19 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
             except OSError:
                 continue
             name = entry.name
-            if not is_dir:
-                if name.endswith(endings):
+            if is_dir:
+                if name in dirs or name.endswith(dir_endings):
                     return True
-            elif name in dirs or name.endswith(dir_endings):
+                if not name.startswith(".") and name not in SKIPPED_DIRS:
+                    pending.append(Path(entry.path))
+            elif name.endswith(endings):
                 return True
-            elif not name.startswith(".") and name not in SKIPPED_DIRS:
-                pending.append(Path(entry.path))
+            elif inline and (marks := inline.get(os.path.splitext(name)[1])):
+                read += 1
+                if read > MAX_READ_SOURCES:
+                    return None
+                if any(mark in (_read_text(Path(entry.path), 64 * 1024) or "") for mark in marks):
+                    return True
     return False
 
 

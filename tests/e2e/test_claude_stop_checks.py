@@ -1,13 +1,16 @@
 """The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
 an npm project (also its tests run through a login shell), a `make test` that wraps pytest,
 a stash baseline, a comment-only edit, a scratch note outside the project, a human-only
-request written as a numbered list, and an Android variant's test task after a Kotlin edit:
+request written as a numbered list, an Android variant's test task after a Kotlin edit, and
+a build of a project with no tests (the Android one; a Rust crate through the real cargo):
 each of those stops should stand. And two that should not: the check of an unchecked change
 offered to the user as a question, and a Kotlin edit nothing built."""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -57,6 +60,18 @@ GRADLE_FILES = {
         "class Cart {\n    fun total(prices: List<Int>) = prices.sum()\n}\n"
     ),
 }
+# A Rust crate with no test anywhere (no `tests/`, no `#[test]`): its check is the build.
+RUST_FILES = {
+    "Cargo.toml": '[package]\nname = "shop"\nversion = "0.1.0"\nedition = "2021"\n',
+    ".gitignore": "target/\n",
+    "src/main.rs": 'fn main() {\n    println!("{}", total(&[2, 3]));\n}\n\n'
+    "fn total(prices: &[u32]) -> u32 {\n    prices.iter().sum()\n}\n",
+}
+ADD_COUNT_RS = (
+    "fn total(prices: &[u32]) -> u32 {\n",
+    "fn count(prices: &[u32]) -> usize {\n    prices.len()\n}\n\n"
+    "fn total(prices: &[u32]) -> u32 {\n",
+)
 ADD_COUNT_KT = (
     "    fun total(prices: List<Int>) = prices.sum()\n",
     "    fun total(prices: List<Int>) = prices.sum()\n"
@@ -90,6 +105,21 @@ def gradle_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Pr
     (project.root / "gradlew").chmod(0o755)
     git(project.root, "add", "gradlew")
     git(project.root, "commit", "-q", "-m", "gradlew is executable")
+    return project
+
+
+@pytest.fixture
+def rust_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    """The crate, built by this machine's cargo (its toolchain found outside the scenario's
+    own HOME); skipped where there is none."""
+    cargo = shutil.which("cargo")
+    if cargo is None:
+        pytest.skip("cargo is not on PATH")
+    project = _project(tmp_path, claude_bin, isolated_state, RUST_FILES)
+    home = Path(os.environ.get("HOME", str(Path.home())))
+    project.env.setdefault("RUSTUP_HOME", os.environ.get("RUSTUP_HOME", str(home / ".rustup")))
+    project.env.setdefault("CARGO_HOME", os.environ.get("CARGO_HOME", str(home / ".cargo")))
+    project.env["PATH"] = os.pathsep.join([project.env["PATH"], str(Path(cargo).parent)])
     return project
 
 
@@ -251,6 +281,12 @@ def test_a_variant_build_checks_a_kotlin_edit_in_a_project_without_tests(
     _stands_after_the_check(
         gradle_project, prompt, change, "./gradlew assembleDebug", "BUILD SUCCESSFUL"
     )
+
+
+def test_a_cargo_build_checks_an_edit_of_a_crate_without_tests(rust_project: Project) -> None:
+    prompt = "Add count(prices) to src/main.rs that returns how many prices there are."
+    change = edit(rust_project.path("src/main.rs"), *ADD_COUNT_RS)
+    _stands_after_the_check(rust_project, prompt, change, "cargo build --offline", "Finished")
 
 
 def test_an_unbuilt_kotlin_edit_is_pushed_once_naming_the_projects_build(

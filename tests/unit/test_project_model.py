@@ -275,6 +275,10 @@ def test_ruby_and_php_test_runners(tmp_path: Path, files: dict[str, str], test: 
         ({"settings.gradle.kts": "", "app/src/androidTest/java/UiTest.java": ""}, True),
         ({"pom.xml": "<project/>", "src/main/java/App.java": ""}, False),
         ({"pom.xml": "<project/>", "src/test/java/AppTest.java": ""}, True),
+        ({"Cargo.toml": "[package]\n", "src/main.rs": "fn main() {}\n"}, False),
+        ({"Cargo.toml": "[package]\n", "src/lib.rs": "#[cfg(test)]\nmod tests {}\n"}, True),
+        ({"Cargo.toml": "[package]\n", "src/io.rs": "#[tokio::test]\nasync fn reads() {}\n"}, True),
+        ({"Cargo.toml": "[workspace]\n", "crates/core/tests/parse.rs": ""}, True),
         # A test target of the project's own stands for a suite, whatever the walk sees.
         ({"go.mod": "module x\n", "Makefile": "test:\n\tgo test ./...\n"}, True),
     ],
@@ -294,10 +298,16 @@ def test_a_tree_larger_than_the_walk_is_assumed_to_hold_tests(tmp_path: Path) ->
     assert repo_model(root).has_tests
 
 
+def test_the_walk_reads_a_bounded_number_of_sources_for_inline_tests(tmp_path: Path) -> None:
+    many = {f"src/m{n}.rs": "pub fn f() {}\n" for n in range(pm.MAX_READ_SOURCES + 5)}
+    root = write(tmp_path, {"Cargo.toml": "[package]\n", **many})
+    assert pm.find_test_sources(root, ["rust"]) is None
+
+
 def test_the_walk_runs_only_for_a_toolchain_that_offers_tests_without_them(
     tmp_path: Path,
 ) -> None:
-    assert pm.find_test_sources(write(tmp_path, {"Cargo.toml": ""}), ["rust", "node"]) is None
+    assert pm.find_test_sources(write(tmp_path, {"package.json": "{}"}), ["python", "node"]) is None
 
 
 # ---------------------------------------------------------------- precedence
