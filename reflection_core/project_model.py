@@ -49,8 +49,9 @@ class TestSources(NamedTuple):
     inline: tuple[str, tuple[str, ...]] | None = None  # (source suffix, marks of a test in it)
 
 
-# Toolchains that offer a test command whether or not the project has a test, and what
-# their test sources look like. A repository with none of them has no suite to run, and
+# Toolchains that offer a test command whether or not the project has a test (every
+# table row with a fixed `test` command, Gradle and Maven), and what their test sources
+# look like. A repository with none of them has no suite to run, and
 # a build is its check.
 TEST_SOURCES: dict[str, TestSources] = {
     "go": TestSources(file_endings=("_test.go",)),  # internal/api/handler_test.go
@@ -59,6 +60,19 @@ TEST_SOURCES: dict[str, TestSources] = {
     "maven": TestSources(dir_names=("test",), dir_endings=("Test",)),  # src/test/java/
     # crates/core/tests/; #[test], #[cfg(test)] or #[tokio::test] in a source file
     "rust": TestSources(dir_names=("tests",), inline=(".rs", ("#[test]", "(test)]", "::test]"))),
+    # Deno's own patterns: server_test.ts, util.test.js
+    "deno": TestSources(
+        file_endings=tuple(f"{s}test.{e}" for s in "_." for e in ("ts", "tsx", "mts", "js", "jsx"))
+    ),
+    # Api.Tests/, CartTests.cs, Api.Tests.csproj
+    "dotnet": TestSources(
+        file_endings=("Tests.cs", "Test.cs", "Tests.fs", "Tests.csproj", "Tests.fsproj"),
+        dir_endings=("Tests",),
+    ),
+    "swift": TestSources(dir_names=("Tests",)),  # Tests/ShopTests/
+    "elixir": TestSources(file_endings=("_test.exs",)),  # apps/shop/test/cart_test.exs
+    "zig": TestSources(inline=(".zig", ('test "', "test {"))),  # test "adds" { ... }
+    "ocaml": TestSources(dir_names=("test", "tests")),  # lib/test/dune
 }
 
 

@@ -279,6 +279,19 @@ def test_ruby_and_php_test_runners(tmp_path: Path, files: dict[str, str], test: 
         ({"Cargo.toml": "[package]\n", "src/lib.rs": "#[cfg(test)]\nmod tests {}\n"}, True),
         ({"Cargo.toml": "[package]\n", "src/io.rs": "#[tokio::test]\nasync fn reads() {}\n"}, True),
         ({"Cargo.toml": "[workspace]\n", "crates/core/tests/parse.rs": ""}, True),
+        ({"deno.json": "{}", "main.ts": "", "latest.ts": ""}, False),
+        ({"deno.json": "{}", "lib/server_test.ts": ""}, True),
+        ({"deno.json": "{}", "lib/util.test.js": ""}, True),
+        ({"Shop.sln": "", "Api/Api.csproj": ""}, False),
+        ({"Shop.sln": "", "Api.Tests/Api.Tests.csproj": ""}, True),
+        ({"Package.swift": "", "Sources/Shop/Cart.swift": ""}, False),
+        ({"Package.swift": "", "Tests/ShopTests/CartTests.swift": ""}, True),
+        ({"mix.exs": "", "lib/cart.ex": ""}, False),
+        ({"mix.exs": "", "apps/shop/test/cart_test.exs": ""}, True),
+        ({"build.zig": "", "src/main.zig": "pub fn main() void {}\n"}, False),
+        ({"build.zig": "", "src/cart.zig": 'test "adds" {\n}\n'}, True),
+        ({"dune-project": "", "bin/main.ml": ""}, False),
+        ({"dune-project": "", "lib/test/dune": ""}, True),
         # A test target of the project's own stands for a suite, whatever the walk sees.
         ({"go.mod": "module x\n", "Makefile": "test:\n\tgo test ./...\n"}, True),
     ],
@@ -289,6 +302,11 @@ def test_a_toolchains_test_command_means_a_suite_only_beside_test_sources(
     model = repo_model(write(tmp_path, files))
     assert model.has_tests is has_tests
     assert model.text("test") is not None  # still the project's check: it compiles the code
+
+
+def test_every_toolchain_that_offers_a_test_command_has_test_sources() -> None:
+    fixed = {e.name for e in pm.ECOSYSTEMS if any(p == "test" for p, _ in e.commands)}
+    assert fixed | {"gradle", "maven"} == set(pm.TEST_SOURCES)
 
 
 def test_a_tree_larger_than_the_walk_is_assumed_to_hold_tests(tmp_path: Path) -> None:
