@@ -818,10 +818,10 @@ CONTENT_FILES = (
 )  # fmt: skip
 
 
-def _read_text(path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
+def _read_text(path: Path) -> str | None:
     try:
         with path.open("rb") as handle:
-            return handle.read(limit).decode("utf-8", errors="replace")
+            return handle.read(MAX_FILE_BYTES).decode("utf-8", errors="replace")
     except OSError:
         return None
 
@@ -888,9 +888,25 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
                 read += 1
                 if read > MAX_READ_SOURCES:
                     return None
-                if any(mark in (_read_text(Path(entry.path), 64 * 1024) or "") for mark in marks):
+                if _holds_a_mark(entry.path, marks):
                     return True
     return False
+
+
+def _holds_a_mark(path: str, marks: tuple[str, ...]) -> bool:
+    """Whether the first 64 KB of `path` hold one of `marks` (ASCII), read as bytes: a
+    crate without tests has each of its sources read on every stop."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        head = os.read(fd, 64 * 1024)
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+    return any(mark.encode() in head for mark in marks)
 
 
 def repo_model(root: Path) -> ProjectModel:

@@ -304,6 +304,14 @@ def test_a_toolchains_test_command_means_a_suite_only_beside_test_sources(
     assert model.text("test") is not None  # still the project's check: it compiles the code
 
 
+def test_a_source_the_walk_cannot_read_holds_no_test(tmp_path: Path) -> None:
+    root = write(tmp_path, {"Cargo.toml": "[package]\n", "src/main.rs": "fn main() {}\n"})
+    (root / "src" / "gone.rs").symlink_to(root / "src" / "missing.rs")
+    assert pm.find_test_sources(root, ["rust"]) is False
+    (root / "src" / "lib.rs").write_text("#[test]\nfn adds() {}\n")
+    assert pm.find_test_sources(root, ["rust"]) is True
+
+
 def test_every_toolchain_that_offers_a_test_command_has_test_sources() -> None:
     fixed = {e.name for e in pm.ECOSYSTEMS if any(p == "test" for p, _ in e.commands)}
     assert fixed | {"gradle", "maven"} == set(pm.TEST_SOURCES)
