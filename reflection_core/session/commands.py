@@ -221,7 +221,7 @@ _LINT_PROGRAMS = frozenset(
     {"flake8", "pylint", "stylelint", "shellcheck", "golangci-lint", "hadolint", "yamllint"}
     | {"markdownlint", "codespell", "bandit", "pydocstyle", "pycodestyle", "vulture", "tflint"}
     | {"ktlint", "swiftlint", "clippy-driver", "htmlhint", "actionlint", "oxlint"}
-    | {"staticcheck", "revive"}
+    | {"staticcheck", "revive", "ansible-lint", "kubeconform", "kubeval", "xmllint"}
 )
 _TYPECHECK_PROGRAMS = frozenset(
     {"mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "svelte-check"}
@@ -308,6 +308,14 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("arduino-cli", "compile", "build"),
     ("nginx", "-t", "lint"),
     ("luac", "-p", "lint"),
+    ("caddy", "validate", "lint"),
+    ("systemd-analyze", "verify", "lint"),
+    ("ansible-playbook", "--syntax-check", "lint"),
+    ("pants", "test", "test"),
+    ("pants", "lint", "lint"),
+    ("pants", "check", "typecheck"),
+    ("hatch", "test", "test"),
+    ("elm", "make", "build"),
 )
 # Package managers that add or remove a dependency by editing the project's manifest
 # (program, subcommand, the manifest; "" when it is not at a fixed path): a change the

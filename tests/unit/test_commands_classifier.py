@@ -634,6 +634,14 @@ _SUBCOMMAND_LINES = [
     ("arduino-cli compile --fqbn arduino:avr:uno blink", "build"),
     ("sudo nginx -t", "lint"),
     ("luac -p init.lua", "lint"),
+    ("caddy validate --config Caddyfile", "lint"),
+    ("systemd-analyze verify deploy/app.service", "lint"),
+    ("ansible-playbook --syntax-check -i hosts site.yml", "lint"),
+    ("pants test ::", "test"),
+    ("pants lint src/python::", "lint"),
+    ("pants check ::", "typecheck"),
+    ("hatch test -a", "test"),
+    ("elm make src/Main.elm --output=main.js", "build"),
 ]
 
 
@@ -657,6 +665,10 @@ def test_subcommand_checks_build_render_and_test(line: str, kind: str) -> None:
         ("deno task lint", "lint"),
         ("staticcheck ./...", "lint"),
         ("revive ./...", "lint"),
+        ("ansible-lint playbooks/", "lint"),
+        ("kubeconform -strict k8s/deploy.yaml", "lint"),
+        ("kubeval k8s/deploy.yaml", "lint"),
+        ("xmllint --noout views/cart.xml", "lint"),
         ("npx svelte-check --threshold error", "typecheck"),
     ],
 )
@@ -666,7 +678,16 @@ def test_checks_named_by_their_program_or_task_are_checks(line: str, kind: str) 
 
 @pytest.mark.parametrize(
     "line",
-    ["nix flake update", "nix develop", "terraform apply", "deno task dev", "nginx -s reload"],
+    [
+        "nix flake update",
+        "nix develop",
+        "terraform apply",
+        "deno task dev",
+        "nginx -s reload",
+        "caddy reload",
+        "ansible-playbook -i hosts site.yml",
+        "elm reactor",
+    ],
 )
 def test_config_tools_that_change_or_enter_are_no_check(line: str) -> None:
     assert not classify_command(line).kinds & {"build", "lint", "test"}
