@@ -76,14 +76,17 @@ def signals_from_model(model: ProjectModel) -> RepoSignals:
     )
 
 
-def repo_signals(root: Path, cfg: Config | None = None) -> RepoSignals:
-    """Detect the project's commands; `tests.command` from `cfg` (default: the repo's) wins."""
+def repo_signals(
+    root: Path, cfg: Config | None = None, *, look_for_tests: bool = True
+) -> RepoSignals:
+    """Detect the project's commands; `tests.command` from `cfg` (default: the repo's) wins.
+    `look_for_tests=False`: the commands only (see `repo_model`)."""
     if cfg is None:
         try:
             cfg = config.load(root)
         except config.ConfigError:
             cfg = config.Config(root=root)  # a broken config is reported elsewhere
-    signals = signals_from_model(repo_model(root))
+    signals = signals_from_model(repo_model(root, look_for_tests=look_for_tests))
     override = cfg.get("tests.command")
     if override:
         signals.test_command = override

@@ -117,7 +117,7 @@ def project_test_command(root: Path, cfg: config.Config) -> str | None:
     """`tests.command`, else the detected test command (pytest, npm test, go test ./...)."""
     from reflection_core.project import repo_signals
 
-    return repo_signals(root, cfg).test_command
+    return repo_signals(root, cfg, look_for_tests=False).test_command
 
 
 def command_hint(project_command: str | None) -> str | None:

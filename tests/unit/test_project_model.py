@@ -312,6 +312,23 @@ def test_a_source_the_walk_cannot_read_holds_no_test(tmp_path: Path) -> None:
     assert pm.find_test_sources(root, ["rust"]) is True
 
 
+def test_the_git_guards_ask_for_the_test_command_without_the_walk(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from reflection_core import config
+    from reflection_core.guards.tests_ran import project_test_command
+
+    root = write(tmp_path, {"go.mod": "module x\n", "main.go": ""})
+
+    def no_walk(root: Path, ecosystems: object) -> bool | None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(pm, "find_test_sources", no_walk)
+    assert project_test_command(root, config.Config(root=root)) == "go test ./..."
+    with pytest.raises(AssertionError, match="walked"):
+        repo_model(root)
+
+
 def test_every_toolchain_that_offers_a_test_command_has_test_sources() -> None:
     fixed = {e.name for e in pm.ECOSYSTEMS if any(p == "test" for p, _ in e.commands)}
     assert fixed | {"gradle", "maven"} == set(pm.TEST_SOURCES)
