@@ -871,7 +871,10 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
         listed += 1
         if listed > MAX_WALKED_DIRS:
             return None
-        for entry in _listing(pending.pop()):
+        listing = _whole_listing(pending.pop())
+        if listing is None:
+            return None
+        for entry in listing:
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
             except OSError:
@@ -891,6 +894,17 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
                 if _holds_a_mark(entry.path, marks):
                     return True
     return False
+
+
+def _whole_listing(directory: Path) -> list[os.DirEntry[str]] | None:
+    """Every entry of `directory`, or None when it cannot be read or holds more than
+    MAX_LISTING: a part of the tree not seen must not count as a part without tests."""
+    try:
+        with os.scandir(directory) as entries:
+            listing = list(islice(entries, MAX_LISTING + 1))
+    except OSError:
+        return None
+    return listing if len(listing) <= MAX_LISTING else None
 
 
 def _holds_a_mark(path: str, marks: tuple[str, ...]) -> bool:

@@ -304,6 +304,14 @@ def test_a_toolchains_test_command_means_a_suite_only_beside_test_sources(
     assert model.text("test") is not None  # still the project's check: it compiles the code
 
 
+def test_a_directory_too_large_to_list_whole_leaves_the_tests_assumed(tmp_path: Path) -> None:
+    crowded = {f"api/h{n}.go": "" for n in range(pm.MAX_LISTING + 1)}
+    root = write(tmp_path, {"go.mod": "module x\n", **crowded})
+    assert pm.find_test_sources(root, ["go"]) is None
+    (root / "api" / "h0.go").unlink()
+    assert pm.find_test_sources(root, ["go"]) is False
+
+
 def test_a_source_the_walk_cannot_read_holds_no_test(tmp_path: Path) -> None:
     root = write(tmp_path, {"Cargo.toml": "[package]\n", "src/main.rs": "fn main() {}\n"})
     (root / "src" / "gone.rs").symlink_to(root / "src" / "missing.rs")
