@@ -1,10 +1,12 @@
 """The project model: a repository's ecosystems and how to test, build, typecheck, lint and
 run it, from its own files and from the commands a session ran.
 
-`read_repo` is the only edge: a fixed list of small files at the root, one listing of the
-root and of each test directory, nothing executed. Everything else is pure over what it
-read (`RepoFiles`: relative path -> text, or None for a file seen but not read), so the
-Stop hook, the git guards and the replay of real stops all answer from the same tables.
+`read_repo` and `find_test_sources` are the edge: a fixed list of small files at the root,
+one listing of the root and of each test directory, and for toolchains whose test command
+says nothing of a suite a bounded walk for one; nothing executed. Everything else is pure
+over what they read (`RepoFiles`: relative path -> text, or None for a file seen but not
+read), so the Stop hook, the git guards and the replay of real stops all answer from the
+same tables.
 One table per ecosystem below, as data; `model_from_files` walks them in precedence order
 (the first test command found is the project's: a configured pytest before `npm test`
 before `go test` ... before `make test`, as the guards have always named it).
@@ -40,8 +42,8 @@ MAX_WALKED_DIRS = 200
 MAX_READ_SOURCES = 200
 
 
-class TestSources(NamedTuple):
-    """What a toolchain's test sources look like, for the walk that looks for them."""
+class SuiteMarks(NamedTuple):
+    """What shows a toolchain's test sources, for the walk that looks for them."""
 
     file_endings: tuple[str, ...] = ()  # a file whose name ends so is a test
     dir_names: tuple[str, ...] = ()  # a directory so named holds tests
@@ -50,29 +52,28 @@ class TestSources(NamedTuple):
 
 
 # Toolchains that offer a test command whether or not the project has a test (every
-# table row with a fixed `test` command, Gradle and Maven), and what their test sources
-# look like. A repository with none of them has no suite to run, and
-# a build is its check.
-TEST_SOURCES: dict[str, TestSources] = {
-    "go": TestSources(file_endings=("_test.go",)),  # internal/api/handler_test.go
+# table row with a fixed `test` command, Gradle and Maven), and what shows their test
+# sources. A repository with none of them has no suite to run: a build is its check.
+TEST_SOURCES: dict[str, SuiteMarks] = {
+    "go": SuiteMarks(file_endings=("_test.go",)),  # internal/api/handler_test.go
     # app/src/test/, src/androidTest/, src/jvmTest/
-    "gradle": TestSources(dir_names=("test",), dir_endings=("Test",)),
-    "maven": TestSources(dir_names=("test",), dir_endings=("Test",)),  # src/test/java/
+    "gradle": SuiteMarks(dir_names=("test",), dir_endings=("Test",)),
+    "maven": SuiteMarks(dir_names=("test",), dir_endings=("Test",)),  # src/test/java/
     # crates/core/tests/; #[test], #[cfg(test)] or #[tokio::test] in a source file
-    "rust": TestSources(dir_names=("tests",), inline=(".rs", ("#[test]", "(test)]", "::test]"))),
+    "rust": SuiteMarks(dir_names=("tests",), inline=(".rs", ("#[test]", "(test)]", "::test]"))),
     # Deno's own patterns: server_test.ts, util.test.js
-    "deno": TestSources(
+    "deno": SuiteMarks(
         file_endings=tuple(f"{s}test.{e}" for s in "_." for e in ("ts", "tsx", "mts", "js", "jsx"))
     ),
     # Api.Tests/, CartTests.cs, Api.Tests.csproj
-    "dotnet": TestSources(
+    "dotnet": SuiteMarks(
         file_endings=("Tests.cs", "Test.cs", "Tests.fs", "Tests.csproj", "Tests.fsproj"),
         dir_endings=("Tests",),
     ),
-    "swift": TestSources(dir_names=("Tests",)),  # Tests/ShopTests/
-    "elixir": TestSources(file_endings=("_test.exs",)),  # apps/shop/test/cart_test.exs
-    "zig": TestSources(inline=(".zig", ('test "', "test {"))),  # test "adds" { ... }
-    "ocaml": TestSources(dir_names=("test", "tests")),  # lib/test/dune
+    "swift": SuiteMarks(dir_names=("Tests",)),  # Tests/ShopTests/
+    "elixir": SuiteMarks(file_endings=("_test.exs",)),  # apps/shop/test/cart_test.exs
+    "zig": SuiteMarks(inline=(".zig", ('test "', "test {"))),  # test "adds" { ... }
+    "ocaml": SuiteMarks(dir_names=("test", "tests")),  # lib/test/dune
 }
 
 
