@@ -4,6 +4,7 @@ and a refusal says what to install instead of advising a command that fails."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -114,3 +115,26 @@ def test_doctor_is_content_when_the_runner_is_there(git_repo: Path) -> None:
             "fix": None,
         }
     ]
+
+
+def test_doctor_says_a_build_checks_a_crate_without_tests(tmp_path: Path) -> None:
+    if shutil.which("cargo") is None:
+        pytest.skip("cargo is not on PATH")
+    crate = {"Cargo.toml": "[package]\nname = 'x'\n", "src/main.rs": "fn main() {}\n"}
+    repo = make_repo(tmp_path / "crate", files=crate)
+
+    def tests_finding() -> dict[str, object]:
+        report = subprocess.run(
+            [sys.executable, "-m", "reflection_core", "doctor", "--json"],
+            cwd=repo,
+            env={**os.environ, "PYTHONPATH": str(TREE)},
+            capture_output=True,
+            text=True,
+        )
+        return next(f for f in json.loads(report.stdout)["findings"] if f["topic"] == "tests")
+
+    finding = tests_finding()
+    assert finding["level"] == "ok" and "`cargo test` can run here" in str(finding["message"])
+    assert "no test source in the tree, so a build checks a change" in str(finding["message"])
+    (repo / "src" / "main.rs").write_text("fn main() {}\n\n#[test]\nfn runs() {}\n")
+    assert "no test source" not in str(tests_finding()["message"])
