@@ -929,7 +929,7 @@ def repo_model(root: Path, *, look_for_tests: bool = True) -> ProjectModel:
     `look_for_tests` no walk runs and `has_tests` trusts a toolchain's test command: the
     git guards ask only for the commands, on every commit and push."""
     files = read_repo(root)
-    if not look_for_tests or any(f"{d}/" in files for d in TEST_DIRS):
+    if not look_for_tests or has_test_dir(files):
         return model_from_files(files)
     marked = [e.name for e in ECOSYSTEMS if e.name in TEST_SOURCES and marked_by(e, files)]
     return model_from_files(files, find_test_sources(root, marked))

@@ -22,6 +22,7 @@ from reflection_core.session.gates import (
     LedgerEvidence,
     evaluate_gates,
     pr_evidence,
+    suite_shown,
 )
 from reflection_core.session.human_action import assess_requests
 from reflection_core.session.model import Session
@@ -172,7 +173,9 @@ def _gates_now(session: Session, task: TaskContext, ctx: NudgeContext) -> dict[s
         session,
         GateInputs(
             task=task,
-            required=required_gates(task, ctx.config, ctx.repo.has_tests),
+            required=required_gates(
+                task, ctx.config, suite_shown(ctx.repo.has_tests, session.tool_calls)
+            ),
             protected_branches=list(ctx.config.get("protected_branches", ["main", "master"])),
             ignore_globs=list(tests_cfg.get("ignore", [])),
             allow_partial=bool(tests_cfg.get("allow_partial", False)),

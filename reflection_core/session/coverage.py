@@ -23,7 +23,7 @@ from reflection_core.session.evidence import (
     runs_only_in_ci,
 )
 from reflection_core.session.feedback import Gap
-from reflection_core.session.gates import GateResult, last_change_index, run_passed
+from reflection_core.session.gates import GateResult, last_change_index, ran_tests, run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.todos import parse_todos
 
@@ -443,7 +443,7 @@ def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
 def claimed_without_any_run(session: Session, message: str) -> list[Gap]:
     """The message says the tests pass, and no test ran at all in this task: the
     transcript contradicts the claim, whatever changed."""
-    if any(c.command is not None and "test" in c.command.kinds for c in session.tool_calls):
+    if ran_tests(session.tool_calls):
         return []
     no_run = GateResult("tests", True, False, "no test run in this task")
     claims = unsupported_claims(message, no_run, of_tests_only=True)

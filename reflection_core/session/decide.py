@@ -51,11 +51,12 @@ from reflection_core.session.gates import (
     GateResult,
     LedgerEvidence,
     evaluate_gates,
+    suite_shown,
     tests_gate,
 )
 from reflection_core.session.human_action import HumanActionAssessment, assess_requests
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
-from reflection_core.session.model import Session, ToolCall
+from reflection_core.session.model import Session
 from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import (
     TaskContext,
@@ -700,12 +701,9 @@ def gate_inputs(
     session: Session, task: TaskContext, ctx: DecisionContext, cfg: dict[str, Any], planning: bool
 ) -> GateInputs:
     """The project model as the gates see it: required gates, commands, the ledger, the
-    `stop.require` policy. Tests that ran in this task show a suite the repository's
-    files did not (its tests beside the code, a runner the model has no table for)."""
+    `stop.require` policy; tests that ran in the task show a suite (`suite_shown`)."""
     tests_cfg = cfg["tests"]
-    has_tests = ctx.repo.has_tests
-    if has_tests is False and any(_ran_tests(c) for c in session.tool_calls):
-        has_tests = True
+    has_tests = suite_shown(ctx.repo.has_tests, session.tool_calls)
     return GateInputs(
         task=task,
         required=set() if planning else required_gates(task, cfg, has_tests),
@@ -718,10 +716,6 @@ def gate_inputs(
         require=str(cfg["stop"]["require"]),
         has_tests=has_tests,
     )
-
-
-def _ran_tests(call: ToolCall) -> bool:
-    return call.command is not None and "test" in call.command.kinds
 
 
 def no_change_made(

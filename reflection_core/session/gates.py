@@ -26,7 +26,7 @@ from reflection_core.session.task import TaskContext, is_dependency_manifest, un
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from collections.abc import Iterable
+    from collections.abc import Iterable, Sequence
 
 
 class RunSummary(NamedTuple):
@@ -310,6 +310,17 @@ def _has(call: ToolCall, kind: str) -> bool:
     return call.command is not None and kind in call.command.kinds
 
 
+def ran_tests(calls: Sequence[ToolCall]) -> bool:
+    """A test ran in `calls`, whatever its outcome."""
+    return any(_has(c, "test") for c in calls)
+
+
+def suite_shown(has_tests: bool | None, calls: Sequence[ToolCall]) -> bool | None:
+    """The project model's word on a test suite, unless tests that ran in the task show
+    one its files did not (tests beside the code, a runner it has no table for)."""
+    return True if has_tests is False and ran_tests(calls) else has_tests
+
+
 def last_change_index(session: Session) -> int:
     """Position (in tool_calls) of the latest file change, or -1 when nothing changed."""
     calls = session.tool_calls
@@ -481,7 +492,7 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
     if not after:
         # Tests check the change where they cover it (the repo has a suite, or tests ran
         # in this task); otherwise, under `check`, a build, typecheck or run does.
-        covered = inputs.has_tests is not False or any(_has(c, "test") for c in calls)
+        covered = suite_shown(inputs.has_tests, calls) is not False
         lenient = inputs.require == "check" and not covered
         checked = _other_check(calls, last_change) if lenient else None
         if checked is not None:
