@@ -157,6 +157,10 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("claims:unsupported", "evidence"),  # (7/1, 4 users)
     ("drift:remaining", "soft"),  # (3/0, 2 users)
     ("loop:action", "soft"),  # (no blocks yet)
+    # "Many tool calls, few writes" as a line the user reads was right on 5 of 17 real dev
+    # stops that stood (3 users) and wrong on 12 (9 users): a long investigation before a
+    # small fix, or a question answered by reading, looks the same. Recorded, not said.
+    ("loop:planning", "record"),
     # On the real dev stops "no file changed" came with 10 fine stops for 1 that should
     # have been pushed on: an answer or a question looks the same. Recorded, not said.
     ("work:no_change", "record"),

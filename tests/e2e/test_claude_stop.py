@@ -154,7 +154,7 @@ def test_an_action_only_a_human_can_take_is_not_blocked(project: Project) -> Non
     assert verdict["status"] == "waiting_for_user", verdict
 
 
-def test_a_planning_loop_is_a_note_for_the_user_not_a_push(project: Project) -> None:
+def test_a_planning_loop_is_recorded_in_the_verdict_not_said_nor_pushed(project: Project) -> None:
     looking = [
         read(project.path("calc.py")),
         bash("grep -rn 'def ' ."),
@@ -171,8 +171,10 @@ def test_a_planning_loop_is_a_note_for_the_user_not_a_push(project: Project) -> 
     )
     assert run.blocks == 0, run.describe()
     said = "\n".join(run.hook_messages())
-    assert "planning loop" in said, said
-    assert run.verdict()["status"] == "incomplete", run.verdict()
+    assert "planning loop" not in said, said
+    verdict = run.verdict()
+    assert verdict["status"] == "incomplete", verdict
+    assert any("planning loop" in item for item in verdict["missing"]), verdict
 
 
 def test_an_action_loop_is_pushed_to_change_approach(project: Project) -> None:

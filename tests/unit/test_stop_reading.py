@@ -265,7 +265,8 @@ def test_every_gap_weight_is_known_and_unlisted_is_soft() -> None:
     assert gap_weight("reading:claim_contradicted") == "evidence"
     assert gap_weight("build:not_run") == "hard" and gap_weight("tests:not_run") == "soft"
     assert gap_weight("tests:not_run", "tests") == "hard"
-    assert gap_weight("loop:planning") == "soft" and gap_weight("work:no_change") == "record"
+    assert gap_weight("loop:action") == "soft" and gap_weight("work:no_change") == "record"
+    assert gap_weight("loop:planning") == "record"
 
 
 def test_a_stop_with_only_no_file_changed_open_says_nothing_but_records_it() -> None:

@@ -63,11 +63,12 @@ def test_failing_tests_claimed_done_are_high_at_the_first_stop(tmp_path: Path) -
     assert d.gates["tests"].failing and "failed" in d.gates["tests"].evidence
 
 
-def test_planning_loop_is_named_in_a_note_not_a_block(tmp_path: Path) -> None:
-    # Many reads and no write is a soft finding: the user reads it, the agent is not pushed.
+def test_planning_loop_is_recorded_in_the_verdict_not_a_block_nor_a_line(tmp_path: Path) -> None:
+    # Many reads and no write is kept in the verdict's missing items; no push, no line.
     d = analyze(at_first_stop("claude_planning_loop.jsonl", tmp_path))
     assert not d.should_block and [loop.kind for loop in d.loops] == ["planning"]
-    assert d.note is not None and "planning loop" in d.note
+    assert d.note is None or "planning loop" not in d.note
+    assert any("planning loop" in item for item in d.missing)
 
 
 def test_direct_push_to_main_is_high_at_the_first_stop(tmp_path: Path) -> None:
