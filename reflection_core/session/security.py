@@ -53,7 +53,8 @@ _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
     (
         "tests_deleted",
         lazy(
-            r"\b(rm|git rm)\b[^|;&]*\s(\S*/)?"
+            # `rm` as a command, not a flag: `docker compose run --rm app pytest tests/` runs them.
+            r"(?<![\w-])(rm|git rm)\b[^|;&]*\s(\S*/)?"
             r"(tests?/\S*|test_\S+\.py|\S+_test\.(py|go)|\S+\.(test|spec)\.[jt]sx?)"
         ),
         "deleted test files",
