@@ -410,8 +410,9 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     if not done or _first(_ADMITS, text):
         return []
     # An exit status alone is weak (a status command exits 1 on "nothing to do", a
-    # timeout kills a command that already did its work); error text in the output is not.
-    errored = _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
+    # timeout kills a command that already did its work); error text in the output is
+    # not, nor a check's own failure summary (`--- FAIL:`, `1 failing`, `# fail 1`).
+    errored = last.get("failure_shown") or _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
     sure = errored and last.get("exit_code") not in _KILLED
     return [Fact("claim_contradicted", 0.85 if sure else 0.6, _line_of(text, done))]
 

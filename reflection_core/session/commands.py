@@ -538,15 +538,48 @@ def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
     facts.test(prog, _filters_tests(args))
 
 
+# `go test` flags that take a value as the next argument (`-count 1`, `-tags integration`).
+_GO_TEST_VALUE_FLAGS = frozenset(
+    {
+        *("run", "skip", "bench", "benchtime", "count", "cpu", "timeout", "tags", "p"),
+        *("coverprofile", "coverpkg", "covermode", "parallel", "o", "exec", "ldflags"),
+        *("gcflags", "shuffle", "memprofile", "cpuprofile", "blockprofile", "mutexprofile"),
+        *("trace", "outputdir", "fuzz", "fuzztime", "vet", "mod", "modfile", "test.run"),
+    }
+)
+# Package patterns that name the whole module (or, as `go test` alone does, the package
+# the command runs in).
+_GO_WHOLE_MODULE = frozenset(("./...", "...", "all", "."))
+
+
+def _go_packages(rest: list[str]) -> list[str]:
+    """The package arguments of `go test` (`./calc/...`, `./auth`), flags and their values
+    left out; what follows `-args` goes to the test binary."""
+    packages: list[str] = []
+    skip = False
+    for arg in rest:
+        if skip:
+            skip = False
+        elif arg == "-args":
+            break
+        elif arg.startswith("-"):
+            skip = "=" not in arg and arg.lstrip("-") in _GO_TEST_VALUE_FLAGS
+        else:
+            packages.append(arg)
+    return packages
+
+
 def _go(args: list[str], facts: _Facts) -> None:
     sub, rest = (args[0], args[1:]) if args else ("", [])
     if sub == "test":
         if "-list" in rest or any(a.startswith("-list=") for a in rest):
             return
-        partial = any(
+        filtered = any(
             a in ("-run", "-test.run") or a.startswith(("-run=", "-test.run=")) for a in rest
         )
-        facts.test("go test", partial)
+        packages = _go_packages(rest)
+        some_packages = bool(packages) and not any(p in _GO_WHOLE_MODULE for p in packages)
+        facts.test("go test", filtered or some_packages)
     elif sub in ("build", "install"):
         facts.kinds.add("build")
     elif sub == "run":
@@ -1002,6 +1035,9 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
     elif prog == "meson" and args[:1] == ["test"]:
         facts.test("meson test")
+    elif prog == "node" and "--test" in args:  # Node's own runner: `node --test [files]`
+        named = any(a.startswith("--test-name-pattern") for a in args)
+        facts.test("node --test", named or bool(_positional(args)))
     elif prog == "pre-commit" and args[:1] == ["run"]:
         facts.kinds.add("lint")
     elif _builds(prog, args):

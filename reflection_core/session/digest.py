@@ -14,7 +14,7 @@ import re
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.evidence import is_check
-from reflection_core.session.gates import last_change_index, run_passed
+from reflection_core.session.gates import failure_in_output, last_change_index, run_passed
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext
 
@@ -106,6 +106,9 @@ def _shell_outcome(call: ToolCall) -> dict[str, Any]:
         "ok": call.ok,
         "exit_code": call.exit_code,
         "output_tail": (call.output or "")[-OUTPUT_TAIL:],
+        # A check whose output shows its failure the way the gates read it: a runner's
+        # failure summary (`--- FAIL:`, `1 failing`), a compiler's error line.
+        "failure_shown": is_check(call) and failure_in_output(call),
     }
 
 

@@ -242,11 +242,14 @@ _NOTHING_RAN = lazy(
     r"\b0 tests? (ran|run|executed)\b|\b0 examples, 0 failures\b|\bthere are no tests to run\b",
     re.I,
 )
-# A count of tests that did run: a runner that found nothing in one place ("running 0
-# tests" for doc-tests, "No tests found" for one package) may still have run the rest.
+# A count of tests that did run, or failed: a runner that found nothing in one place
+# ("running 0 tests" for doc-tests, "No tests found" for one package) may still have run
+# the rest, and "0 passed; 2 failed" or "0 passing, 1 failing" ran tests that all failed.
 _RAN_SOME = lazy(
-    r"\b[1-9]\d* (passed|passing)\b|\bRan [1-9]\d* tests?\b|\bTests:\s+[1-9]\d* passed|"
-    r"^ok\s+\S+\s+(\(cached\)|[\d.]+s)",  # go test: one `ok <pkg> <time>` per tested package
+    r"\b[1-9]\d* (passed|passing|failed|failing)\b|\bRan [1-9]\d* tests?\b|"
+    r"\bTests:\s+[1-9]\d* (passed|failed)|\bTests run: [1-9]|"
+    r"^ok\s+\S+\s+(\(cached\)|[\d.]+s)|"  # go test: one `ok <pkg> <time>` per tested package
+    r"^(?-i:(--- )?FAIL[:\s])",  # go test: `--- FAIL: TestX`, `FAIL <pkg>` (a failed build too)
     re.I | re.M,
 )
 _FLAKY = lazy(
@@ -317,8 +320,11 @@ def ran_tests(calls: Sequence[ToolCall]) -> bool:
 
 def suite_shown(has_tests: bool | None, calls: Sequence[ToolCall]) -> bool | None:
     """The project model's word on a test suite, unless tests that ran in the task show
-    one its files did not (tests beside the code, a runner it has no table for)."""
-    return True if has_tests is False and ran_tests(calls) else has_tests
+    one its files did not (tests beside the code, a runner it has no table for). A run
+    that found no test (`[no test files]`, `running 0 tests`) shows none."""
+    if has_tests is False and any(_has(c, "test") and not ran_nothing(c) for c in calls):
+        return True
+    return has_tests
 
 
 def last_change_index(session: Session) -> int:
@@ -357,7 +363,7 @@ def ran_nothing(call: ToolCall) -> bool:
     return bool(_NOTHING_RAN.search(call.output)) and not _RAN_SOME.search(call.output)
 
 
-def _failure_in_output(call: ToolCall) -> bool:
+def failure_in_output(call: ToolCall) -> bool:
     """A runner's failure summary, a compiler's or build tool's error line in a check that
     compiles, or a crash where the program ran (not a trace a build that then reported
     success logged on the way)."""
@@ -382,7 +388,7 @@ def run_passed(call: ToolCall) -> bool | None:
     """
     if call.ok is None:
         return None
-    if call.ok and (_failure_in_output(call) or ran_nothing(call)):
+    if call.ok and (failure_in_output(call) or ran_nothing(call)):
         return False
     if call.ok and call.command is not None and call.command.exit_masked:
         return True if _PASSED_IN_OUTPUT.search(call.output) else None
@@ -652,6 +658,12 @@ def _failing(session: Session, last: ToolCall, action: str, required: bool) -> G
 
 # Folder names too generic to say which package a test run covers.
 _GENERIC_DIRS = frozenset({"src", "lib", "app", "pkg", "internal", "cmd", "source", "code"})
+# The sources a runner's tests can reach: a shell script or a YAML file changed beside Go
+# code is no more exercised by `go test ./...` than by `go test ./calc`.
+RUNNER_SOURCES: dict[str, tuple[str, ...]] = {
+    "go test": (".go",),
+    "cargo test": (".rs",),
+}
 
 
 def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
@@ -659,12 +671,14 @@ def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
     file's module or package (`pytest tests/test_money.py` for `common/money.py`); a
     changed dependency manifest reaches every test, so only the whole suite covers it."""
     raw = run.command.raw.lower() if run.command is not None else ""
+    runner = run.command.test_runner if run.command is not None else None
+    reached = RUNNER_SOURCES.get(runner or "")
     for path in changed:
         if is_dependency_manifest(path):
             return False
         parts = path.replace("\\", "/").lower().split("/")
         name = parts[-1].rsplit(".", 1)[0]
-        if "test" in name or not checkable(path):
+        if "test" in name or not checkable(path) or (reached and not path.endswith(reached)):
             continue
         package = parts[-2] if len(parts) > 1 and parts[-2] not in _GENERIC_DIRS else ""
         if name not in raw and not (package and package in raw):

@@ -446,6 +446,44 @@ def test_go_packages_without_test_files_next_to_tested_ones_still_pass() -> None
     assert gate(s).satisfied
 
 
+@pytest.mark.parametrize(("changed", "covered"), [("calc/calc.go", True), ("util/util.go", False)])
+def test_a_go_test_run_of_some_packages_covers_a_change_in_those_packages_only(
+    changed: str, covered: bool
+) -> None:
+    output = "ok  \texample.com/app/calc\t0.004s\n"
+    s = SessionBuilder("Fix it").edit(changed).bash("go test ./calc/...", output=output).build()
+    result = gate(s)
+    assert result.satisfied is covered
+    assert covered or result.pattern == "tests:partial"
+
+
+def test_a_go_test_run_of_the_changed_package_is_not_partial_for_a_script_beside_it() -> None:
+    # `go test ./...` would not exercise deploy/start.sh either.
+    output = "ok  \texample.com/app/calc\t0.004s\n"
+    s = SessionBuilder("Fix it").edit("calc/calc.go").edit("deploy/start.sh")
+    assert gate(s.bash("go test ./calc/...", output=output).build()).satisfied
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        (
+            "go test ./...",
+            "--- FAIL: TestAdd (0.00s)\nFAIL\nFAIL\texample.com/app/calc\t0.004s\n"
+            "?   \texample.com/app/util\t[no test files]\n",
+        ),
+        ("cargo test", "running 2 tests\ntest result: FAILED. 0 passed; 2 failed; 0 ignored\n"),
+        ("npx mocha", "  0 passing (4ms)\n  1 failing\n"),
+        ("deno test", "FAILED | 0 passed | 1 failed (12ms)\n"),
+    ],
+)
+def test_a_run_whose_every_test_failed_is_a_failure_not_a_run_of_none(
+    command: str, output: str
+) -> None:
+    s = SessionBuilder("Fix it").edit("src/a.go").bash(command, exit=1, output=output)
+    assert gate(s.build()).pattern == "tests:failing"
+
+
 def test_go_run_with_no_test_files_anywhere_ran_nothing() -> None:
     output = "?   \texample.com/shop/cmd/shop\t[no test files]\n"
     s = SessionBuilder("Fix it").edit("cmd/shop/main.go").bash("go test ./...", output=output)

@@ -459,3 +459,20 @@ def test_tests_that_ran_in_the_task_show_a_suite_the_repository_did_not() -> Non
     ctx = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=False))
     decision = decide(builder.build("Fixed the parser."), ctx)
     assert decision.status != "complete" and "tests:failing" in decision.patterns
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("go test ./...", "?   \texample.com/app\t[no test files]\n"),
+        ("cargo test", "running 0 tests\n\ntest result: ok. 0 passed; 0 failed; 0 ignored\n"),
+    ],
+)
+def test_the_toolchains_test_command_checks_a_change_in_a_project_without_tests(
+    command: str, output: str
+) -> None:
+    # It compiles the code and finds no test: that shows no suite, it checks the change.
+    builder = SessionBuilder("Add the flag").edit("main.go").bash(command, output=output)
+    ctx = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=False))
+    decision = decide(builder.build("Added the flag."), ctx)
+    assert decision.status == "complete", decision.patterns

@@ -796,6 +796,24 @@ def _builtin_facts(session: SessionBuilder, final: str) -> list[Fact]:
     return list(read_builtin(decide(session.build(final), CTX).digest).facts)
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("go test ./...", "--- FAIL: TestAdd (0.00s)\n    calc_test.go:9: got 3\nFAIL\n"),
+        ("npx mocha", "  3 passing (9ms)\n  1 failing\n\n  1) add\n     AssertionError"),
+        ("node --test", "\u2716 adds (1.2ms)\n# pass 3\n# fail 1\n"),
+    ],
+)
+def test_done_after_a_test_run_whose_summary_shows_a_failure_is_surely_contradicted(
+    command: str, output: str
+) -> None:
+    # The runner's own failure summary, read as the tests gate reads it: no "error" needed.
+    session = untested_change().bash(command, output=output, exit=1)
+    facts = _builtin_facts(session, "Done.")
+    assert any(f.kind == "claim_contradicted" and f.confidence >= 0.8 for f in facts), facts
+    assert decide(session.build("Done."), CTX).should_block
+
+
 def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language() -> None:
     session = untested_change().bash("npm run build", output="Error: boom", exit=1)
     facts = _builtin_facts(session, "已经修复了，全部完成。")
