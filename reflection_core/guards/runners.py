@@ -9,6 +9,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 
+from reflection_core import go_args
+
 _PYTEST_SELECTING = ("-k", "-m", "--lf", "--last-failed", "--sw", "--stepwise", "--deselect")
 
 
@@ -54,9 +56,8 @@ def is_partial(argv: Sequence[str]) -> bool:
         )
     if tool == "go" and rest[:1] == ["test"]:
         flags = rest[1:]
-        packages = [a for a in flags if not a.startswith("-")]
         selecting = any(a.startswith(("-run", "--run")) for a in flags)
-        return selecting or any(p not in ("./...", "...") for p in packages)
+        return selecting or go_args.names_some_packages(flags)
     if tool == "cargo" and rest[:1] == ["test"]:
         before_sep = rest[1 : rest.index("--")] if "--" in rest else rest[1:]
         return any(not a.startswith("-") for a in before_sep)

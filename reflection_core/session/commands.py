@@ -12,6 +12,7 @@ import functools
 import itertools
 import re
 
+from reflection_core import go_args
 from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
 from reflection_core.session.model import CommandInfo, ToolKind, in_scratch_dir
@@ -538,37 +539,6 @@ def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
     facts.test(prog, _filters_tests(args))
 
 
-# `go test` flags that take a value as the next argument (`-count 1`, `-tags integration`).
-_GO_TEST_VALUE_FLAGS = frozenset(
-    {
-        *("run", "skip", "bench", "benchtime", "count", "cpu", "timeout", "tags", "p"),
-        *("coverprofile", "coverpkg", "covermode", "parallel", "o", "exec", "ldflags"),
-        *("gcflags", "shuffle", "memprofile", "cpuprofile", "blockprofile", "mutexprofile"),
-        *("trace", "outputdir", "fuzz", "fuzztime", "vet", "mod", "modfile", "test.run"),
-    }
-)
-# Package patterns that name the whole module (or, as `go test` alone does, the package
-# the command runs in).
-_GO_WHOLE_MODULE = frozenset(("./...", "...", "all", "."))
-
-
-def _go_packages(rest: list[str]) -> list[str]:
-    """The package arguments of `go test` (`./calc/...`, `./auth`), flags and their values
-    left out; what follows `-args` goes to the test binary."""
-    packages: list[str] = []
-    skip = False
-    for arg in rest:
-        if skip:
-            skip = False
-        elif arg == "-args":
-            break
-        elif arg.startswith("-"):
-            skip = "=" not in arg and arg.lstrip("-") in _GO_TEST_VALUE_FLAGS
-        else:
-            packages.append(arg)
-    return packages
-
-
 def _go(args: list[str], facts: _Facts) -> None:
     sub, rest = (args[0], args[1:]) if args else ("", [])
     if sub == "test":
@@ -577,9 +547,7 @@ def _go(args: list[str], facts: _Facts) -> None:
         filtered = any(
             a in ("-run", "-test.run") or a.startswith(("-run=", "-test.run=")) for a in rest
         )
-        packages = _go_packages(rest)
-        some_packages = bool(packages) and not any(p in _GO_WHOLE_MODULE for p in packages)
-        facts.test("go test", filtered or some_packages)
+        facts.test("go test", filtered or go_args.names_some_packages(rest))
     elif sub in ("build", "install"):
         facts.kinds.add("build")
     elif sub == "run":
