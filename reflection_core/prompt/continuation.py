@@ -77,8 +77,6 @@ _PROPOSAL = LazyPattern(
     r"\b",
     0,  # matched against lower-cased text
 )
-# Words nearly every English message holds: the proposal phrases above can read it.
-_ENGLISH_WORD = LazyPattern(r"\b(?:the|and|is|are|to|of|you|it|this|that|with|for|in)\b")
 _CHOICE = LazyPattern(
     r"\b(?:which (?:one|of these|option|approach|do you|would you|should)|either\b[^.?!]{0,300}\bor"
     r"|options?:|(?:a few|several|two|three|four|some) (?:ways|options|directions|approaches"
@@ -205,22 +203,17 @@ def offered_items(prev_assistant: str) -> set[str]:
     return items
 
 
-def _reads_as_english(prev: str) -> bool:
-    """Can the English proposal phrases tell that this message proposed nothing?"""
-    return len(set(_ENGLISH_WORD.findall(prev[-600:]))) >= 2
-
-
 def resolve(
     found: Continuation, prev_assistant: str | None, prompt: str = "", earlier_turn: str = ""
 ) -> Continuation:
     """Pure: check the continuation's referent against the previous assistant message.
 
-    "ok" or "thanks" after a report acknowledges it; only a go-ahead ("go for it")
-    after a turn that proposed nothing leaves the agent guessing what to do. A pick
-    ("2") counts the options the whole turn offered, and a go-ahead its proposals
-    (`earlier_turn`: its messages before the last), so a list or plan written before a
-    tool call is not taken for none. An either/or is read from the last message only:
-    one the turn settled before its end is not open.
+    A pick ("2") counts the options the whole turn offered (`earlier_turn`: its messages
+    before the last), so a list written before a tool call is not taken for none. An
+    either/or is read from the last message only: one the turn settled before its end is
+    not open. A go-ahead to anything else is not questioned: whether a message proposed
+    something is a matter of wording ("Recommendation: ...", "Ready when you are") no
+    phrase list reads reliably, and the agent reads its own message better.
     """
     text = prompt.lower()
     if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
@@ -248,9 +241,6 @@ def resolve(
         return found
     has_choice = _CHOICE.search(prev) is not None
     asks = "?" in prev[-600:] or "？" in prev[-600:]
-    # A proposal anywhere in the turn counts: "I'll fix it by X", a tool call, "Done reading."
-    proposed = (prev, earlier_turn.lower()) if earlier_turn else (prev,)
-    has_proposal = any(_PROPOSAL.search(text) for text in proposed) or asks
     has_recommendation = _RECOMMENDATION.search(prev) is not None
     go_ahead = _GO_AHEAD.search(text) is not None
     # "ok" after a report that says "depending on ..." acknowledges it; a choice is left
@@ -259,11 +249,5 @@ def resolve(
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if listed else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
-        return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
-    if not has_proposal and not has_choice and go_ahead and _reads_as_english(prev):
-        question = (
-            "Happy to continue, but my last message did not propose a specific change. "
-            "What should I do next: a concrete fix for what I found, or first a short plan?"
-        )
         return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
     return found

@@ -88,10 +88,15 @@ _SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any lang
 _NEW_TARGET = lazy(
     r"https?://|`|(?<![\w-])[\w-]+\.[a-z]{1,5}\b|[\\/]\w|\b[a-z]+_[a-z_]+\b|\b[a-z]+[A-Z]\w*\b"
 )
+# Lines of logs, traces, JSON and compiler or test-runner output: a timestamp, a frame, a
+# level, a brace, a prompt; `file:12:` locations, rustc's `-->` and `|` gutter, `error[E..]:`,
+# pytest's `E   ` and `===`/`___` rules, go's `--- FAIL:` and `FAIL`/`ok` package lines.
 _OUTPUT_LINE = lazy(
     r"^\s*(?:\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|at\s+\S+\s*\(|File \"|Traceback"
     r"|[\w.]*(?:Error|Exception)\b|(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\b|[{}\[\]]|\"[\w-]+\":"
-    r"|\$ |> |\+\s|-\s{2}|npm (?:ERR|WARN))"
+    r"|\$ |> |\+\s|-\s{2}|npm (?:ERR|WARN)"
+    r"|[\w./-]+:\d+:|-->\s|\d*\s*\|(?:\s|$)|(?:error|warning)(?:\[\w+\])?:|E\s{2,}"
+    r"|={3,}|_{3,}|--- (?:FAIL|PASS|SKIP)|(?:FAIL|PASS|ok)(?:\s|$))"
 )
 
 
@@ -276,8 +281,18 @@ def _pasted_beside(text: str, start: int) -> bool:
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     after_colon = line.partition(":")[2] if ":" in line[start - line_start :] else ""
-    rest = text[:line_start] + (text[line_end:] if line_end >= 0 else "") + " " + after_colon
-    return word_count(rest) >= _PASTED_MIN_WORDS
+    below = text[line_end:] if line_end >= 0 else ""
+    rest = text[:line_start] + below + " " + after_colon
+    return word_count(rest) >= _PASTED_MIN_WORDS or _block_below(line, below)
+
+
+def _block_below(line: str, below: str) -> bool:
+    """Lines under the pointing line that are its content, however few their words: the
+    line announces them ("proofread this file:"), or they are indented like code."""
+    lines = [item for item in below.splitlines() if item.strip()]
+    if lines and line.rstrip().endswith(":"):
+        return True
+    return len(lines) >= 2 and any(item[:1] in (" ", "\t") for item in lines)
 
 
 def vanished_screenshot(text: str, attached: bool) -> str | None:

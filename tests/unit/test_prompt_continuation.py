@@ -82,9 +82,9 @@ def test_an_acknowledgement_of_a_report_that_mentions_alternatives_is_not_asked_
     assert score_prompt("go ahead", listed).action == "ask"  # which of the two?
 
 
-def test_go_ahead_after_a_diagnosis_without_a_proposal_asks_what_to_do() -> None:
+def test_go_ahead_after_a_diagnosis_is_left_to_the_agent_not_asked_about() -> None:
     prev = "Tokens live in localStorage and the refresh logic exists in two places."
-    assert score_prompt("go for it", prev).action == "ask"
+    assert score_prompt("go for it", prev).action != "ask"
 
 
 @pytest.mark.parametrize(

@@ -143,6 +143,8 @@ def test_a_referent_whose_content_is_pasted_beside_it_is_not_asked_about() -> No
     notes = "Q3 revenue grew 12 percent on the new plan.\nCosts fell 3 percent after the switch."
     for prompt in (
         f"Make slides from this document:\n\n{notes}",
+        "fix this file\ndef total(items):\n    return sum(items) +\n",
+        "proofread this file:\n\n# Install\n\nRun `npm instal` then `npm strat`.\n",
         f"{notes}\n\nMake slides from this document.",
         "Make slides from this document: revenue grew 12 percent and costs fell 3 percent "
         "after the vendor switch",
@@ -186,11 +188,23 @@ def test_a_number_picks_an_option_the_turn_offered_before_its_last_message() -> 
     assert "there is no 9" in beyond.questions[0]
 
 
-def test_a_go_ahead_answers_a_proposal_the_turn_made_before_its_last_message() -> None:
-    last = "I found it: the export job reads every row into memory, and that is why it is slow."
-    assert "did not propose" in score_prompt("go for it", last).questions[0]
-    plan = "I'll stream the rows in batches of 1,000. Let me read the job first."
-    assert not score_prompt("go for it", last, earlier_turn=plan).questions
+@pytest.mark.parametrize(
+    "last",
+    [
+        "I found it: the export job reads every row into memory, and that is why it is slow.",
+        "Recommendation: move the session store to Redis and keep the cookie signing as is.",
+        "I'm going to rewrite the query in reports/monthly.py with a JOIN.",
+        "Plan:\n\n1. Add an index on orders(created_at).\n2. Rewrite the query.\n\n"
+        "Ready when you are.",
+        "To fix this, change line 12 of src/app.py to return DEFAULTS when the file is empty.",
+    ],
+)
+@pytest.mark.parametrize("reply", ["go for it", "go ahead", "do it", "let's do it"])
+def test_a_go_ahead_is_never_asked_whether_the_message_proposed_something(
+    reply: str, last: str
+) -> None:
+    # Whether a message proposed something is wording no phrase list reads reliably.
+    assert not score_prompt(reply, last).questions
 
 
 def test_a_go_ahead_on_an_irreversible_production_step_is_recorded_but_held_back() -> None:
@@ -308,6 +322,14 @@ def test_a_short_message_naming_a_new_target_is_not_taken_for_a_reply() -> None:
         '{\n  "name": "demo",\n  "version": "1.0.0"\n}',
         "2026-01-02 10:00:01 INFO started\n2026-01-02 10:00:02 ERROR db down\n"
         "2026-01-02 10:00:03 WARN retrying",
+        "error[E0425]: cannot find value `conn` in this scope\n  --> src/main.rs:27:13\n"
+        "   |\n27 |     let r = conn.query(1);\n   |             ^^^^ not found in this scope\n"
+        "\nerror: aborting due to 1 previous error",
+        "--- FAIL: TestPaginate (0.00s)\n    app_test.go:31: got [] want [5 6 7 8 9]\nFAIL\n"
+        "FAIL\texample.com/app\t0.003s",
+        "=========== FAILURES ===========\n________ test_last_page ________\n\n"
+        "    def test_last_page():\n>       assert page(2) == [5, 6]\nE       assert [] == [5, 6]\n"
+        "\ntests/test_app.py:31: AssertionError\n======= 1 failed, 13 passed in 0.21s =======",
     ],
 )
 def test_pasted_output_alone_is_not_a_task_to_question(pasted: str) -> None:
