@@ -282,6 +282,9 @@ PYTHON_TEST_WRAPPERS = (
     ("uv.lock", "uv run pytest"),
     ("poetry.lock", "poetry run pytest"),
 )
+# Lock files of a project environment the tests need: its runner is the command to name
+# (`python -m pytest` outside it may not find pytest or the project's dependencies).
+PYTHON_ENVIRONMENT_LOCKS = frozenset(("uv.lock", "poetry.lock"))
 # Lock file -> the package manager that wrote it, in the order a repo with several is read.
 NODE_PACKAGE_MANAGERS = (
     ("pnpm-lock.yaml", "pnpm"),
@@ -355,9 +358,10 @@ class _Found:
     def text_for(self, purpose: str) -> str | None:
         return next((c.text for c in self.commands if c.purpose == purpose), None)
 
-    def add(self, command: Command) -> None:
+    def add(self, command: Command, *, first: bool = False) -> None:
+        """Add `command` unless known; `first`: before the others, the one to name."""
         if not any(c.text == command.text and c.purpose == command.purpose for c in self.commands):
-            self.commands.append(command)
+            self.commands.insert(0 if first else len(self.commands), command)
             if command.source not in self.evidence:
                 self.evidence.append(command.source)
 
@@ -394,7 +398,8 @@ def _python(files: RepoFiles, found: _Found, has_test_dir: bool) -> None:
     if found.text_for("test") == "python -m pytest":
         for name, text in PYTHON_TEST_WRAPPERS:
             if name in files:
-                found.add(Command(text, "test", "python", name, runs="python -m pytest"))
+                wrapper = Command(text, "test", "python", name, runs="python -m pytest")
+                found.add(wrapper, first=name in PYTHON_ENVIRONMENT_LOCKS)
 
 
 def package_manager(files: RepoFiles, manifest: dict[str, Any]) -> str:

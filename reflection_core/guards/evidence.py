@@ -41,12 +41,15 @@ def _split(command: str) -> tuple[str, ...]:
 
 
 def normalized(argv: Sequence[str]) -> list[str]:
-    """argv with the program's directory dropped and `python -m pytest` read as `pytest`."""
+    """argv with the program's directory dropped, and `python -m pytest`, `uv run pytest`
+    and `poetry run pytest` read as `pytest`."""
     args = list(argv)
     if not args:
         return args
     head = os.path.basename(args[0])
     if (head in _PYTHONS or head.startswith("python3.")) and args[1:2] == ["-m"] and len(args) > 2:
+        return normalized(args[2:])
+    if head in ("uv", "poetry") and args[1:2] == ["run"] and len(args) > 2:
         return normalized(args[2:])
     if head == "py.test":
         head = "pytest"

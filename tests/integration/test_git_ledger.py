@@ -210,6 +210,22 @@ def test_commit_gate_refuses_until_tests_pass_and_again_after_an_edit(project: P
     assert "Changed since that run:\n    src/calc.py" in again.stderr
 
 
+def test_a_uv_locked_project_is_told_to_run_uv_and_a_pytest_run_unlocks_it(
+    project: Path,
+) -> None:
+    # The tests need uv's environment: the refusal names `uv run pytest`, and the run the
+    # plugin records (whatever launched pytest) is that suite.
+    install_native_hooks(project)
+    (project / "uv.lock").write_text("version = 1\n")
+    (project / "pyproject.toml").write_text('[project]\nname = "calc"\nversion = "0.1.0"\n')
+    git(project, "add", "-A")
+    refused = commit(project)
+    assert refused.returncode != 0 and "uv run pytest" in refused.stderr, refused.stderr
+    assert run_pytest(project) == 0
+    accepted = commit(project)
+    assert accepted.returncode == 0, accepted.stderr
+
+
 def test_a_docs_only_change_needs_no_new_run(project: Path) -> None:
     install_native_hooks(project)
     assert run_pytest(project) == 0

@@ -50,6 +50,13 @@ def test_stamps_that_are_not_suite_runs(fields: dict[str, object], why: str) -> 
     assert reason is not None and why in reason
 
 
+@pytest.mark.parametrize("command", ["uv run pytest", "poetry run pytest"])
+def test_a_pytest_run_is_the_suite_of_a_project_that_runs_pytest_in_its_environment(
+    command: str,
+) -> None:
+    assert is_pytest_command(command) and not_the_suite(stamp(), command) is None
+
+
 def test_a_pytest_run_is_not_the_suite_of_an_npm_project() -> None:
     assert "npm test" in (not_the_suite(stamp(), "npm test") or "")
 

@@ -90,9 +90,11 @@ def test_python_tools_a_config_names(
 @pytest.mark.parametrize(("file", "wrapper"), pm.PYTHON_TEST_WRAPPERS)
 def test_python_wrappers_run_the_same_pytest(tmp_path: Path, file: str, wrapper: str) -> None:
     model = repo_model(write(tmp_path, {"pyproject.toml": "[tool.pytest.ini_options]\n", file: ""}))
-    assert model.text("test") == "python -m pytest"
     found = next(c for c in model.all("test") if c.text == wrapper)
     assert found.runs == "python -m pytest"
+    # A uv or Poetry lock means the tests need that environment: its runner is named.
+    named = wrapper if file in pm.PYTHON_ENVIRONMENT_LOCKS else "python -m pytest"
+    assert model.text("test") == named
 
 
 @pytest.mark.parametrize(
