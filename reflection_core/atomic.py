@@ -125,14 +125,28 @@ class locked:  # lower case: used as a function, `with locked(path):`
 
 
 def append_line(path: PathLike, line: str) -> None:
-    """Append one line with a single O_APPEND write under the file's lock."""
+    """Append one line with a single O_APPEND write under the file's lock.
+
+    The line starts on a line of its own: when the file's last line was cut off (a
+    writer killed mid-write), a newline ends it first, so the new line is not glued
+    to the torn one and skipped with it."""
     data = (line.rstrip("\n") + "\n").encode("utf-8", "replace")
     with locked(path):
-        fd = open_nofollow(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = open_nofollow(path, os.O_RDWR | os.O_APPEND | os.O_CREAT)
         try:
+            if not _ends_a_line(fd):
+                data = b"\n" + data
             os.write(fd, data)
         finally:
             os.close(fd)
+
+
+def _ends_a_line(fd: int) -> bool:
+    """The open file is empty or its last byte is a newline (read under the caller's lock)."""
+    if os.fstat(fd).st_size == 0:
+        return True
+    os.lseek(fd, -1, os.SEEK_END)
+    return os.read(fd, 1) == b"\n"
 
 
 def unlink_own_file(path: PathLike) -> bool:

@@ -3,7 +3,8 @@
 Evidence, not claims: a stamp says which content (a git tree id) a command ran
 on and how it ended. The ledger lives inside the git dir
 (`git rev-parse --git-path reflection/ledger.jsonl`), never in the work tree.
-Appends are single locked O_APPEND writes, so concurrent test runs lose nothing;
+Appends are single locked O_APPEND writes, so concurrent test runs lose nothing, and
+each starts on its own line even after a torn last line (`atomic.append_line`);
 when the file grows past `tests.max_entries` lines it is rewritten, under the
 same lock, keeping the newest half. A corrupt line is skipped with a warning. A check
 parses only the lines it needs (`Stamps`): a full ledger holds thousands of runs.

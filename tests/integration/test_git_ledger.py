@@ -278,6 +278,19 @@ def test_a_corrupt_ledger_line_is_survived_by_the_gate(project: Path) -> None:
     assert "skipped a corrupt line" in result.stderr
 
 
+def test_a_passing_run_after_a_truncated_ledger_line_unlocks_the_commit(project: Path) -> None:
+    install_native_hooks(project)
+    assert run_pytest(project) == 0
+    path = ledger.ledger_path(project)
+    with path.open("ab") as torn:  # a recorder killed mid-write
+        torn.write(b'{"argv": ["pyt')
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert run_pytest(project) == 0
+    result = commit(project)
+    assert result.returncode == 0, result.stderr
+
+
 def test_pre_push_needs_evidence_for_every_pushed_commit(project: Path, tmp_path: Path) -> None:
     make_bare_remote(tmp_path / "remote.git", project)
     git(project, "push", "-q", "origin", "main")

@@ -111,6 +111,20 @@ def test_a_truncated_last_line_is_survived(git_repo: Path) -> None:
     assert [s.command for s in ledger.read(git_repo, warn=False)] == ["pytest #1"]
 
 
+def test_a_stamp_appended_after_a_truncated_last_line_starts_its_own_line(
+    git_repo: Path,
+) -> None:
+    ledger.append(git_repo, make_stamp(1))
+    path = ledger.ledger_path(git_repo)
+    path.write_bytes(path.read_bytes() + make_stamp(2).to_json().encode()[:30])
+    ledger.append(git_repo, make_stamp(3))
+    assert [s.command for s in ledger.read(git_repo, warn=False)] == ["pytest #1", "pytest #3"]
+    assert [s.command for s in ledger.read_lazily(git_repo, warn=False).newest_first()] == [
+        "pytest #3",
+        "pytest #1",
+    ]
+
+
 def test_rotation_keeps_the_newest_entries(git_repo: Path) -> None:
     for n in range(250):
         ledger.append(git_repo, make_stamp(n), max_entries=100)
