@@ -122,5 +122,11 @@ def why_not_counted(stamp: Stamp, project_command: str | None, allow_partial: bo
     return "interrupted or stopped before every test ran"
 
 
+def collection_errors(stamp: Stamp) -> list[str]:
+    """The files a pytest run failed to collect, as its recorder noted them: a refusal
+    names them, since a run that never collected a file failed rather than ran nothing."""
+    return [n for n in stamp.notes if n.startswith("error collecting ") or "collection error" in n]
+
+
 def format_counts(stamp: Stamp) -> str:
     return ", ".join(f"{v} {k}" for k, v in stamp.counts.items() if v) or "no tests ran"

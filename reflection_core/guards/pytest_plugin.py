@@ -317,6 +317,14 @@ def _scanned_tree(root: Path, exclude: list[str]) -> str:
     return worktree_tree(root, exclude, background=True)  # its error is reported when recording
 
 
+def collection_error_notes(node_ids: Sequence[str], shown: int = 3) -> list[str]:
+    """What a refusal names of a run's collection errors: the first few files, then a count."""
+    notes = [f"error collecting {node_id}" for node_id in node_ids[:shown]]
+    if len(node_ids) > shown:
+        notes.append(f"and {len(node_ids) - shown} more collection error(s)")
+    return notes
+
+
 class _LedgerRecorder:
     """Collects the outcome of one session and appends its stamp at the end."""
 
@@ -336,6 +344,7 @@ class _LedgerRecorder:
         self.started = time.monotonic()
         self.counts = {"passed": 0, "failed": 0, "errors": 0, "skipped": 0}
         self.deselected = 0
+        self.uncollectable: list[str] = []  # the files pytest failed to collect (node ids)
         # The shaping files known when collection ended, and which of them the fingerprint
         # leaves out, asked of git beside the tests once the fingerprint is known.
         self.shaping_check: tuple[list[Path], Callable[[], set[Path]]] | None = None
@@ -377,6 +386,13 @@ class _LedgerRecorder:
 
     def pytest_deselected(self, items: list[Any]) -> None:
         self.deselected += len(items)
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        """A file that fails to collect (a syntax or import error) is an error of the run:
+        the run failed, it did not merely run no tests."""
+        if report.failed:
+            self.counts["errors"] += 1
+            self.uncollectable.append(report.nodeid or "the session")
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         outcome = report.outcome  # what .passed, .failed and .skipped compare: read once
@@ -421,6 +437,8 @@ class _LedgerRecorder:
             notes.append(f"{self.deselected} test(s) deselected by a hook, not by an option")
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             notes.append("interrupted")
+        partial = bool(notes)
+        notes += collection_error_notes(self.uncollectable)
         args = [str(a) for a in self.config.invocation_params.args]
         addopts = os.environ.get("PYTEST_ADDOPTS", "").strip()
         command = " ".join(["pytest", *args])
@@ -432,7 +450,7 @@ class _LedgerRecorder:
             exitstatus,
             time.monotonic() - self.started,
             counts=self.counts,
-            partial=bool(notes),
+            partial=partial,
             source="pytest",
             tree=tree,
             tool_versions={"pytest": pytest.__version__},

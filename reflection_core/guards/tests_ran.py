@@ -22,6 +22,7 @@ from reflection_core import config
 from reflection_core.globs import path_matches
 from reflection_core.guards import fingerprint, gitcmd, ledger, runner_ready
 from reflection_core.guards.evidence import (
+    collection_errors,
     is_pytest_command,
     not_the_suite,
     outcome,
@@ -206,6 +207,9 @@ def _exact_evidence(tree: str, latest: Stamp, rules: SuiteRules) -> TreeEvidence
         reason = f"tests passed on this tree: {describe(latest)}"
         return TreeEvidence(tree, True, exact=True, stamp=latest, reason=reason)
     reason = f"the latest test run on this tree failed: {describe(latest)}"
+    uncollected = collection_errors(latest)
+    if uncollected:
+        reason += ": " + "; ".join(uncollected)
     return TreeEvidence(tree, False, exact=True, stamp=latest, reason=reason)
 
 

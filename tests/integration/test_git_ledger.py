@@ -85,6 +85,14 @@ def test_a_failing_run_records_its_exit_status_and_counts(project: Path) -> None
     assert stamp.counts["failed"] == 1 and stamp.counts["passed"] == 1
 
 
+def test_a_collection_error_is_recorded_as_an_error_of_the_file(project: Path) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return a +\n")
+    assert run_pytest(project) == 2
+    (stamp,) = ledger.read(project)
+    assert stamp.counts["errors"] == 1
+    assert "error collecting tests/test_calc.py" in stamp.notes
+
+
 @pytest.mark.parametrize(
     "args",
     [["-k", "zero"], ["tests/test_calc.py"], ["tests/test_calc.py::test_add"], ["--lf"]],
@@ -257,6 +265,20 @@ def test_a_failed_run_on_the_staged_tree_refuses_the_commit(project: Path) -> No
     refused = commit(project)
     assert refused.returncode != 0
     assert "the latest test run on this tree failed" in refused.stderr
+
+
+def test_a_run_that_cannot_collect_a_test_file_refuses_the_commit_as_failed(
+    project: Path,
+) -> None:
+    install_native_hooks(project)
+    (project / "src" / "calc.py").write_text("this is a syntax error(\n")
+    git(project, "add", "-A")
+    assert run_pytest(project) == 2
+    refused = commit(project)
+    assert refused.returncode != 0
+    assert "the latest test run on this tree failed" in refused.stderr
+    assert "error collecting tests/test_calc.py" in refused.stderr
+    assert "no tests ran" not in refused.stderr
 
 
 def test_with_the_ledger_off_the_gate_passes(project: Path) -> None:
