@@ -512,6 +512,13 @@ def pushed_commits(
     return pairs
 
 
+def peeled_commit(root: Path, sha: str) -> str:
+    """The commit a pushed object names (an annotated tag's commit; else `sha` itself), so
+    a pushed tag on the tip is judged as that tip, which a test run now can prove."""
+    args = ["rev-parse", "-q", "--verify", f"{sha}^{{commit}}"]
+    return gitcmd.run(root, args, check=False).strip() or sha
+
+
 def check_push_refs(
     root: Path, cfg: config.Config, refs: Sequence[tuple[str, str]], remote: str
 ) -> int:
@@ -522,6 +529,7 @@ def check_push_refs(
     ref's tip only, and says so.
     """
     tip_only = cfg.get("tests.push_commits") == "tip"
+    refs = [(peeled_commit(root, local_sha), remote_sha) for local_sha, remote_sha in refs]
     commits: dict[str, str] = {}
     for local_sha, remote_sha in refs:
         for commit, tree in pushed_commits(root, local_sha, remote, remote_sha, tip_only):

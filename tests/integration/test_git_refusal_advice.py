@@ -106,6 +106,23 @@ def test_a_skipped_commit_in_a_push_explains_and_the_rebase_advice_works(
     assert pushed.returncode == 0, pushed.stderr
 
 
+def test_an_annotated_tag_on_an_untested_tip_is_refused_as_the_tip_and_the_advice_works(
+    project: Path, env: dict[str, str]
+) -> None:
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "git commit -q --no-verify -m untested").returncode == 0
+    git(project, "tag", "-a", "v2", "-m", "release 2")
+    refused = sh(project, env, "git push -q origin v2")
+    assert refused.returncode != 0
+    assert "(untested)" in refused.stderr
+    assert "not its tip" not in refused.stderr and "git rebase -x" not in refused.stderr
+    run = advice_line(refused.stderr, "Run the full test suite, then try again:")
+    assert sh(project, env, run.partition(":")[2].strip()).returncode == 0
+    pushed = sh(project, env, "git push -q origin v2")
+    assert pushed.returncode == 0, pushed.stderr
+
+
 def test_a_skipped_commit_advice_tip_only(project: Path, env: dict[str, str]) -> None:
     (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
     git(project, "add", "-A")
