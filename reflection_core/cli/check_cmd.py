@@ -55,6 +55,29 @@ def tests_command(ci: bool, staged: bool, rev: str | None, as_json: bool) -> Non
         raise SystemExit(code)
 
 
+def _check_local_branch(root: Path, patterns: list[str]) -> None:
+    """What the commit guard would say of a commit here now: a protected branch refuses,
+    except for its first commit (a new repository's `main` has no history to protect)."""
+    from reflection_core.guards import gitcmd
+    from reflection_core.guards.branches import protected_rule
+    from reflection_core.guards.protected_commit import commit_refusal, is_unborn
+
+    branch = gitcmd.current_branch(root)
+    protected = branch is not None and protected_rule(branch, patterns) is not None
+    unborn = protected and is_unborn(root)
+    message = commit_refusal(branch, patterns, unborn=unborn)
+    if message:
+        click.echo(message, err=True)
+        raise SystemExit(1)
+    if unborn:
+        click.echo(
+            f"reflection: on {branch}, which is protected but has no commits yet: its first "
+            "commit is allowed, later ones are refused."
+        )
+        return
+    click.echo(f"reflection: on {branch or 'a detached HEAD'}, which is not protected.")
+
+
 @command.command("branch")
 @click.option("--ci", is_flag=True, help="Read the GitHub Actions context; print annotations.")
 def branch_command(ci: bool) -> None:
@@ -65,14 +88,7 @@ def branch_command(ci: bool) -> None:
     cfg = load_config_or_exit(str(root))
     patterns = cfg.get("protected_branches")
     if not ci:
-        from reflection_core.guards.protected_commit import commit_refusal
-
-        branch = gitcmd.current_branch(root)
-        message = commit_refusal(branch, patterns)
-        if message:
-            click.echo(message, err=True)
-            raise SystemExit(1)
-        click.echo(f"reflection: on {branch or 'a detached HEAD'}, which is not protected.")
+        _check_local_branch(root, patterns)
         return
     from reflection_core.guards import ci as ci_mod
     from reflection_core.guards.branches import protected_rule

@@ -41,6 +41,11 @@ def commit_refusal(
     )
 
 
+def is_unborn(root: Path) -> bool:
+    """The checked-out branch has no commit yet: its first commit is allowed anywhere."""
+    return not gitcmd.run(root, ["rev-parse", "--verify", "-q", "HEAD"], check=False).strip()
+
+
 def check_commit(root: Path, cfg: config.Config) -> int:
     """Print the refusal for committing in `root` now, if any; 1 when refused."""
     if not cfg.get("guards.refuse_commits_on_protected"):
@@ -48,8 +53,7 @@ def check_commit(root: Path, cfg: config.Config) -> int:
     branch = gitcmd.current_branch(root)
     if branch is None or protected_rule(branch, cfg.get("protected_branches")) is None:
         return 0
-    unborn = not gitcmd.run(root, ["rev-parse", "--verify", "-q", "HEAD"], check=False).strip()
-    message = commit_refusal(branch, cfg.get("protected_branches"), unborn=unborn)
+    message = commit_refusal(branch, cfg.get("protected_branches"), unborn=is_unborn(root))
     if message:
         sys.stderr.write(message + "\n")
         return 1

@@ -118,3 +118,26 @@ def test_check_branch_reports_a_protected_checkout(repo: Path) -> None:
         [str(REFLECTION), "check", "branch"], cwd=repo, capture_output=True, text=True
     )
     assert on_feat.returncode == 0 and "on feat, which is not protected" in on_feat.stdout
+
+
+def test_check_branch_allows_the_first_commit_of_a_new_repository_like_the_hook(
+    tmp_path: Path,
+) -> None:
+    new = tmp_path / "new"
+    new.mkdir()
+    git(new, "init", "-q", "-b", "main")
+    hook = new / ".git" / "hooks" / "pre-commit"
+    hook.write_text(f'#!/bin/sh\nexec "{REFLECTION}" hook pre-commit\n')
+    hook.chmod(0o755)
+    (new / ".reflection.yaml").write_text("tests:\n  ledger: false\n")
+    git(new, "add", "-A")
+    check = subprocess.run(
+        [str(REFLECTION), "check", "branch"], cwd=new, capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stderr
+    assert "on main, which is protected but has no commits yet" in check.stdout
+    assert run_git(new, "commit", "-m", "first").returncode == 0
+    again = subprocess.run(
+        [str(REFLECTION), "check", "branch"], cwd=new, capture_output=True, text=True
+    )
+    assert again.returncode == 1 and "protected branch 'main'" in again.stderr
