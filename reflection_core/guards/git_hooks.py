@@ -23,7 +23,12 @@ from pathlib import Path
 from reflection_core import config, paths
 from reflection_core.guards import registry
 from reflection_core.guards.branches import PushParseError, parse_push_lines
-from reflection_core.guards.hookenv import commit_config, push_config, within_deadline
+from reflection_core.guards.hookenv import (
+    commit_config,
+    config_refusal,
+    push_config,
+    within_deadline,
+)
 from reflection_core.guards.registry import PushContext
 
 CHAINED_SUFFIX = ".before-reflection"
@@ -84,7 +89,7 @@ def _pre_commit_guards(root: Path) -> int:
     try:
         cfg = commit_config(root)
     except config.ConfigError as exc:
-        sys.stderr.write(f"reflection: configuration error: {exc}\n")
+        sys.stderr.write(config_refusal(exc, "commit") + "\n")
         return 2
     return run_guards("pre-commit", root, cfg, None)
 
@@ -131,7 +136,8 @@ def _pre_push_guards(root: Path, remote: str, stdin: bytes) -> int:
     try:
         cfg = push_config(root, [r.remote_sha for r in refs if not r.is_new])
     except config.ConfigError as exc:
-        return fail_closed(f"configuration error: {exc}")
+        sys.stderr.write(config_refusal(exc, "push") + "\n")
+        return 1
     try:
         return run_guards("pre-push", root, cfg, PushContext(remote, refs))
     except Exception as exc:  # fail closed on our own bugs too

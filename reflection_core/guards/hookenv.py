@@ -15,11 +15,11 @@ from reflection_core.hookio import (
 )
 
 
-def repo_and_config() -> tuple[Path, config.Config] | int:
+def repo_and_config(refused: str = "commit") -> tuple[Path, config.Config] | int:
     """(root, config) for the current repo, or the exit code to return right away.
 
-    Outside a repository there is nothing to check (0); a bad config file is a
-    usage error (2) whose message names the file and the key.
+    Outside a repository there is nothing to check (0); a bad config file refuses the
+    `refused` action (2) with a message naming the file, the problem and the fix.
     """
     root = paths.find_repo_root()
     if root is None:
@@ -28,8 +28,23 @@ def repo_and_config() -> tuple[Path, config.Config] | int:
     try:
         return root, commit_config(root)
     except config.ConfigError as exc:
-        sys.stderr.write(f"reflection: configuration error: {exc}\n")
+        sys.stderr.write(config_refusal(exc, refused) + "\n")
         return 2
+
+
+def config_refusal(exc: config.ConfigError, refused: str) -> str:
+    """What a guard says when it cannot read the config: it refuses (fails closed, since
+    a broken file must not switch the guards off) and names the file to fix."""
+    staged = " (and `git add` it when it is staged)" if "commit" in refused else ""
+    again = "try again" if " or " in refused else f"{refused} again"
+    skip = "--no-verify" if " or " in refused else f"`git {refused} --no-verify`"
+    return (
+        f"reflection: configuration error: {exc}\n"
+        f"reflection: refusing the {refused} (fails closed): the configuration cannot be "
+        "read, so the guards cannot tell what to check.\n"
+        f"  Fix {exc.source}{staged}, then {again}; `reflection doctor` checks it.\n"
+        f"  (Emergency only: {skip} skips every check.)"
+    )
 
 
 def commit_config(root: Path) -> config.Config:

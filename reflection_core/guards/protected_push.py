@@ -23,7 +23,7 @@ from reflection_core.guards.branches import (
     parse_push_lines,
     refs_from_pre_commit_env,
 )
-from reflection_core.guards.hookenv import push_config, within_deadline
+from reflection_core.guards.hookenv import config_refusal, push_config, within_deadline
 from reflection_core.guards.registry import PushContext
 from reflection_core.records import replace
 
@@ -124,7 +124,8 @@ def _check(remote_arg: str | None) -> int:
     try:
         cfg = push_config(root, [r.remote_sha for r in refs if not r.is_new])
     except config.ConfigError as exc:
-        return fail_closed(f"configuration error: {exc}")
+        sys.stderr.write(config_refusal(exc, "push") + "\n")
+        return 1
     remote = remote_arg or os.environ.get("PRE_COMMIT_REMOTE_NAME") or "origin"
     if not refs:
         sys.stderr.write(

@@ -637,7 +637,7 @@ def _check(stage: str) -> int:
     from reflection_core.guards.branches import PushParseError
     from reflection_core.guards.hookenv import repo_and_config
 
-    loaded = repo_and_config()
+    loaded = repo_and_config("commit or push" if stage == "auto" else stage)
     if isinstance(loaded, int):
         return loaded
     root, cfg = loaded

@@ -141,3 +141,15 @@ def test_check_branch_allows_the_first_commit_of_a_new_repository_like_the_hook(
         [str(REFLECTION), "check", "branch"], cwd=new, capture_output=True, text=True
     )
     assert again.returncode == 1 and "protected branch 'main'" in again.stderr
+
+
+def test_a_commit_under_an_unreadable_config_is_refused_naming_the_file_to_fix(
+    repo: Path,
+) -> None:
+    git(repo, "switch", "-q", "-c", "feat")
+    (repo / ".reflection.yaml").write_text("protected_branches: [main\n  foo: : bar\n")
+    result = run_git(repo, "commit", "-q", "--allow-empty", "-m", "x")
+    assert result.returncode != 0
+    assert "refusing the commit (fails closed): the configuration cannot be read" in result.stderr
+    assert f"Fix {repo / '.reflection.yaml'}" in result.stderr
+    assert "`git commit --no-verify`" in result.stderr
