@@ -748,7 +748,20 @@ def _parse(source: str | os.PathLike[str], raw_bytes: bytes | None = None) -> An
     try:
         return yaml.load(raw_bytes.decode("utf-8"), Loader=_yaml12_loader())
     except (yaml.YAMLError, UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise ConfigError(str(source), "", f"invalid YAML: {exc}") from None
+        raise ConfigError(str(source), "", _yaml_error_text(exc)) from None
+
+
+def _yaml_error_text(exc: BaseException) -> str:
+    """A YAML error on one line, where first (line and column, from 1) then what: PyYAML's
+    own text renders a snippet, names `<unicode string>` for the file, and was cut off."""
+    mark, problem = getattr(exc, "problem_mark", None), getattr(exc, "problem", None)
+    if mark is None or not problem:
+        return "invalid YAML: " + " ".join(str(exc).split())
+    text = f"invalid YAML at line {mark.line + 1}, column {mark.column + 1}: {problem}"
+    context, at = getattr(exc, "context", None), getattr(exc, "context_mark", None)
+    if context and at is not None:
+        text += f" ({context} at line {at.line + 1}, column {at.column + 1})"
+    return text
 
 
 def _yaml12_loader() -> Any:

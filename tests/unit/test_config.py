@@ -101,6 +101,16 @@ def test_invalid_yaml_is_a_config_error(git_repo: Path) -> None:
         config.load(git_repo)
 
 
+def test_a_yaml_error_names_the_file_and_where_in_it_in_one_whole_line(git_repo: Path) -> None:
+    source = write(git_repo, ".reflection.yaml", "protected_branches: [main\n  foo: : bar\n")
+    with pytest.raises(ConfigError) as info:
+        config.load(git_repo)
+    assert str(info.value) == (
+        f"{source}: invalid YAML at line 2, column 6: expected ',' or ']', but got ':' "
+        "(while parsing a flow sequence at line 1, column 21)"
+    )
+
+
 def test_invalid_toml_is_a_config_error(git_repo: Path) -> None:
     write(git_repo, "pyproject.toml", "[tool.reflection\nx = 1\n")
     with pytest.raises(ConfigError, match="invalid TOML"):
