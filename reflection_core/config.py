@@ -38,6 +38,7 @@ class ConfigError(Exception):
         self.key = key[:MAX_ERROR_CHARS]
         if len(message) > MAX_ERROR_CHARS:  # a summary, never a rendered structure
             message = message[: MAX_ERROR_CHARS - 3] + "..."
+        self.problem = message  # what is wrong, without the file and the key
         where = f"{source}: {self.key}" if key else source
         super().__init__(f"{where}: {message}")
 

@@ -69,6 +69,22 @@ def check_environment() -> list[Finding]:
     return findings
 
 
+def config_fix(name: str, exc: config_mod.ConfigError) -> str:
+    """The fix for a config error, naming the problem itself: the key and what it expects,
+    where the YAML breaks, or that the file cannot be read at all."""
+    if exc.key and exc.problem.startswith("unknown key"):
+        return f"remove or rename `{exc.key}` in {name}: it is not a setting"
+    if exc.key:
+        return f"give `{exc.key}` in {name} a valid value: {exc.problem}"
+    if exc.problem.startswith(("exists but", "is larger than")):
+        return f"make {name} a readable file under 1 MB, or remove it"
+    if exc.problem.startswith(("invalid YAML", "invalid TOML")):
+        syntax, _, rest = exc.problem.removeprefix("invalid ").partition(" ")
+        where = rest.partition(":")[0] if rest.startswith("at line") else ""
+        return f"correct the {syntax.rstrip(':')} syntax in {name} {where}".rstrip()
+    return f"edit {name}: {exc.problem}"
+
+
 def check_config(root: Path) -> list[Finding]:
     source = config_mod.config_source(root)
     if source is None:
@@ -76,7 +92,7 @@ def check_config(root: Path) -> list[Finding]:
     try:
         config_mod.load_file(source)
     except config_mod.ConfigError as exc:
-        return [Finding("problem", "config", str(exc), f"edit {source.name}: {exc.key or 'top'}")]
+        return [Finding("problem", "config", str(exc), config_fix(source.name, exc))]
     yaml_and_toml = source.name != "pyproject.toml" and b"[tool.reflection" in _read_bytes(
         root / "pyproject.toml"
     )

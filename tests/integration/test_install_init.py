@@ -248,6 +248,33 @@ def test_doctor_reports_a_broken_setup_with_fixes(git_repo: Path, tmp_path: Path
     )
 
 
+@pytest.mark.parametrize(
+    ("text", "fix"),
+    [
+        (
+            "protected_branches: [main\n  foo: : bar\n",
+            "correct the YAML syntax in .reflection.yaml at line 2, column 6",
+        ),
+        (
+            "stop:\n  max_attempts: many\n",
+            "give `stop.max_attempts` in .reflection.yaml a valid value: expected an integer "
+            "(got 'many')",
+        ),
+        ("stopp: {}\n", "remove or rename `stopp` in .reflection.yaml: it is not a setting"),
+        ("- main\n", "edit .reflection.yaml: expected a mapping at the top level"),
+    ],
+    ids=["yaml-syntax", "bad-value", "unknown-key", "not-a-mapping"],
+)
+def test_doctors_fix_for_a_broken_config_names_the_problem(
+    git_repo: Path, tmp_path: Path, text: str, fix: str
+) -> None:
+    (git_repo / ".reflection.yaml").write_text(text, encoding="utf-8")
+    result = reflection(git_repo, "doctor", "--json", home=tmp_path / "home")
+    report = json.loads(result.stdout)
+    (problem,) = [f for f in report["findings"] if f["topic"] == "config"]
+    assert problem["fix"] == fix
+
+
 def test_doctor_is_happy_after_init(git_repo: Path, tmp_path: Path) -> None:
     assert reflection(git_repo, "init").returncode == 0
     result = reflection(git_repo, "doctor", home=tmp_path / "home")
