@@ -549,10 +549,16 @@ def check_push_refs(
     by_tree = {e.tree: e for e in evidence_for_trees(root, trees, cfg)}
     unproven = [(c, by_tree[t]) for c, t in commits.items() if not by_tree[t].passed]
     tips = {local_sha for local_sha, _ in refs}
+    head_tree = gitcmd.run(root, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], check=False)
     for commit, evidence in unproven[:MAX_REPORTED_COMMITS]:
         subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
         headline = f"refusing the push of {commit[:12]} ({subject[:60]})"
-        text = refusal_text(evidence, headline, verb="push", rerun_helps=commit in tips)
+        elsewhere = commit in tips and commits[commit] != head_tree.strip()
+        rerun_helps = commit in tips and not elsewhere
+        text = refusal_text(evidence, headline, verb="push", rerun_helps=rerun_helps)
+        if elsewhere:
+            hint = evidence.command_hint or "<your test command>"
+            text += "\n" + not_checked_out_advice(root, commit, hint, checked_out_at(root, commit))
         sys.stderr.write(text + "\n")
     if len(unproven) > MAX_REPORTED_COMMITS:
         more = len(unproven) - MAX_REPORTED_COMMITS
@@ -562,6 +568,41 @@ def check_push_refs(
         # `commits` is newest first, so the last unproven earlier commit is the oldest.
         sys.stderr.write(skipped_commit_advice(root, earlier[-1], by_tree, commits) + "\n")
     return 1 if unproven else 0
+
+
+def checked_out_at(root: Path, commit: str) -> Path | None:
+    """Another worktree of this repository whose HEAD is `commit`, if any."""
+    listing = gitcmd.run(root, ["worktree", "list", "--porcelain", "-z"], check=False)
+    path: Path | None = None
+    for field_ in listing.split("\0"):
+        if field_.startswith("worktree "):
+            path = Path(field_.removeprefix("worktree "))
+        elif field_ == f"HEAD {commit}" and path is not None and path != root:
+            return path
+    return None
+
+
+def not_checked_out_advice(root: Path, commit: str, hint: str, worktree: Path | None) -> str:
+    """The way out when a pushed tip is not the tree checked out here: the tests run on the
+    checked-out tree and each worktree keeps its own ledger, so they must run where the
+    commit is checked out, and the push go from there."""
+    short = commit[:12]
+    if worktree is not None:
+        return (
+            f"reflection: {short} is checked out in the worktree {worktree}, not here: running "
+            "the tests here cannot prove it. Run them there and push from there:\n"
+            f"    cd {shlex.quote(str(worktree))} && {hint}   (then push again from there)"
+        )
+    scratch = shlex.quote(str(root.parent / f"{root.name}-test-{short}"))
+    return (
+        f"reflection: {short} is not checked out here: running the tests here cannot prove it "
+        "(they run on the checked-out tree). Check it out, run the tests there, then push "
+        "again from there:\n"
+        f"    git worktree add --detach {scratch} {short} && cd {scratch} && {hint}   (then "
+        "push again from there)\n"
+        f"    or commit or stash your work, `git switch` to its branch, run {hint}, then push "
+        "again"
+    )
 
 
 def skipped_commit_advice(

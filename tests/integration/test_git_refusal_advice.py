@@ -123,6 +123,41 @@ def test_an_annotated_tag_on_an_untested_tip_is_refused_as_the_tip_and_the_advic
     assert pushed.returncode == 0, pushed.stderr
 
 
+def test_a_branch_that_is_not_checked_out_is_refused_with_advice_that_works(
+    project: Path, env: dict[str, str]
+) -> None:
+    git(project, "switch", "-q", "-c", "b2")
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "-A")
+    assert sh(project, env, "git commit -q --no-verify -m b2").returncode == 0
+    git(project, "switch", "-q", "feature")
+    refused = sh(project, env, "git push -q origin b2")
+    assert refused.returncode != 0
+    assert "is not checked out here: running the tests here cannot prove it" in refused.stderr
+    assert "Run the full test suite" not in refused.stderr
+    assert sh(project, env, advice_line(refused.stderr, "git worktree add")).returncode == 0
+    short = git(project, "rev-parse", "--short=12", "b2").strip()
+    pushed = sh(project.parent / f"{project.name}-test-{short}", env, "git push -q origin b2")
+    assert pushed.returncode == 0, pushed.stderr
+
+
+def test_a_branch_checked_out_in_another_worktree_is_refused_naming_that_worktree(
+    project: Path, env: dict[str, str]
+) -> None:
+    other = project.parent / "other"
+    git(project, "worktree", "add", "-q", "-b", "wtb", str(other))
+    (other / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(other, "add", "-A")
+    assert sh(other, env, "python -m pytest -q").returncode == 0
+    assert sh(other, env, "git commit -q -m wt").returncode == 0
+    refused = sh(project, env, "git push -q origin wtb")
+    assert refused.returncode != 0
+    assert f"is checked out in the worktree {other}, not here" in refused.stderr
+    assert sh(project, env, advice_line(refused.stderr, "cd ")).returncode == 0
+    pushed = sh(other, env, "git push -q origin wtb")
+    assert pushed.returncode == 0, pushed.stderr
+
+
 def test_a_skipped_commit_advice_tip_only(project: Path, env: dict[str, str]) -> None:
     (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
     git(project, "add", "-A")
