@@ -549,7 +549,11 @@ def check_push_refs(
     by_tree = {e.tree: e for e in evidence_for_trees(root, trees, cfg)}
     unproven = [(c, by_tree[t]) for c, t in commits.items() if not by_tree[t].passed]
     tips = {local_sha for local_sha, _ in refs}
-    head_tree = gitcmd.run(root, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], check=False)
+    head_tree = (
+        ""
+        if not unproven
+        else gitcmd.run(root, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], check=False)
+    )
     for commit, evidence in unproven[:MAX_REPORTED_COMMITS]:
         subject = gitcmd.run(root, ["log", "-1", "--format=%s", commit], check=False).strip()
         headline = f"refusing the push of {commit[:12]} ({subject[:60]})"
