@@ -372,18 +372,47 @@ def hooks_dir(root: Path) -> Path:
     return path if path.is_absolute() else (root / path)
 
 
+def shared_with_the_repository(root: Path, path: Path) -> bool:
+    """A hook file git would track: inside the work tree (`core.hooksPath = .githooks`)
+    and not ignored (husky keeps its `.husky/_` ignored)."""
+    try:
+        relative = path.resolve().relative_to(root.resolve())
+    except (OSError, ValueError):
+        return False
+    if relative.parts[:1] == (".git",):
+        return False
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", "--no-index", "--", relative.as_posix()],
+        cwd=root,
+        capture_output=True,
+    )
+    return ignored.returncode != 0
+
+
 def is_native_hook(text: str | None) -> bool:
     return text is not None and any(
         marker in text for marker in (NATIVE_HOOK_MARKER, *OLD_NATIVE_MARKERS)
     )
 
 
-def native_hook_script(hook_type: str, python: str | None = None) -> str:
+def native_hook_script(hook_type: str, python: str | None = None, *, shared: bool = False) -> str:
     """A git hook that runs reflection's `hook_type` guards with an absolute interpreter path.
 
     If the interpreter is gone (a deleted virtualenv) the hook refuses and says how to
-    repair or bypass: the protected-branch check must not silently stop running.
+    repair or bypass: the protected-branch check must not silently stop running. `shared`:
+    the hooks directory is part of the repository (`core.hooksPath = .githooks`), so the
+    hook names nobody's paths and runs through the shared launcher, which refuses the
+    same way when it finds no reflection.
     """
+    if shared:
+        return f"""#!/bin/sh
+{NATIVE_HOOK_MARKER} ({hook_type})
+# Installed by `reflection init` in a hooks directory this repository shares: it names
+# nobody's paths. It runs reflection's {hook_type} guards through the shared launcher
+# (.reflection-hook, which refuses when reflection is not installed), then the hook
+# that was here before, kept as {hook_type}{CHAINED_SUFFIX}.
+exec sh "$(git rev-parse --show-toplevel)/{launcher.LAUNCHER}" hook {hook_type} "$@"
+"""
     interpreter = shlex.quote(python or sys.executable)
     verb = "push" if hook_type == "pre-push" else "commit"
     return f"""#!/bin/sh
@@ -410,7 +439,14 @@ def _plan_native_hook(plan: InitPlan, hook_type: str) -> None:
         return
     target = directory / hook_type
     existing = _read(target)
-    script = native_hook_script(hook_type)
+    shared = shared_with_the_repository(plan.root, target)
+    script = native_hook_script(hook_type, shared=shared)
+    if shared:
+        _plan_launcher(plan)
+        plan.notes.append(
+            f"{_rel(target, plan.root)} is in the repository (core.hooksPath), so it runs "
+            f"through {launcher.LAUNCHER} and names nobody's paths: commit both"
+        )
     if existing is not None and not is_native_hook(existing):
         chained = directory / f"{hook_type}{CHAINED_SUFFIX}"
         if chained.exists():

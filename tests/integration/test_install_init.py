@@ -378,3 +378,30 @@ def test_init_names_config_commands_it_does_not_trust_and_never_trusts_them(
     assert reflection(git_repo, "trust").returncode == 0
     again = reflection(git_repo, "init")
     assert "reflection trust" not in again.stdout, again.stdout
+
+
+def test_hooks_in_a_hooks_directory_the_repository_shares_name_nobodys_paths(
+    git_repo: Path,
+) -> None:
+    # `core.hooksPath = .githooks` (committed with the project): the hooks run through the
+    # shared launcher, and still refuse a commit on the protected branch.
+    git(git_repo, "config", "core.hooksPath", ".githooks")
+    result = reflection(git_repo, "init")
+    assert result.returncode == 0, result.stderr
+    for hook_type in ("pre-commit", "pre-push"):
+        script = (git_repo / ".githooks" / hook_type).read_text()
+        assert sys.executable not in script and str(BIN) not in script, script
+        assert ".reflection-hook" in script
+    (git_repo / "notes.txt").write_text("x\n")
+    git(git_repo, "add", "notes.txt")
+    refused = subprocess.run(
+        ["git", "commit", "-q", "-m", "on main"], cwd=git_repo, capture_output=True, text=True
+    )
+    assert refused.returncode != 0 and "protected branch" in refused.stderr, refused.stderr
+
+
+def test_hooks_in_the_git_dir_keep_this_clones_interpreter(git_repo: Path) -> None:
+    result = reflection(git_repo, "init")
+    assert result.returncode == 0, result.stderr
+    script = (git_repo / ".git" / "hooks" / "pre-commit").read_text()
+    assert "PYTHON=" in script and ".reflection-hook" not in script
