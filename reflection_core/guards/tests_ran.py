@@ -379,6 +379,7 @@ def refusal_text(
     skip_hint: bool = True,
     untracked: Sequence[str] = (),
     unstaged: Sequence[str] = (),
+    left_out: tuple[Sequence[str], Sequence[str]] = ((), ()),
     exclude_file: str = ".git/info/exclude",
     verb: str = "commit",
     rerun_helps: bool = True,
@@ -392,7 +393,7 @@ def refusal_text(
     closing advice says what can).
     """
     lines = [f"reflection: {headline}: {evidence.reason}."]
-    aside = set(untracked) | set(unstaged)
+    aside = set(untracked) | set(unstaged) | set(left_out[0])
     others = [p for p in evidence.changed_paths if p not in aside]
     if others:
         lines.append("  Changed since that run:")
@@ -405,6 +406,8 @@ def refusal_text(
         lines += _untracked_choices(untracked, run, exclude_file)
     if unstaged:
         lines += _unstaged_choices(unstaged, run)
+    if left_out[0]:
+        lines += _left_out_choices(*left_out, run)
     if rerun_helps and (others or not aside):
         lines += _rerun_advice(evidence.command_hint)
     if skip_hint:
@@ -427,6 +430,22 @@ def _untracked_choices(untracked: Sequence[str], run: str, exclude_file: str) ->
         "commits and of test evidence; then commit again)",
         "    or add them to tests.ignore in .reflection.yaml (changes there never need "
         "a test run), then commit again",
+    ]
+
+
+def _left_out_choices(left_out: Sequence[str], named: Sequence[str], run: str) -> list[str]:
+    """Staged files `git commit <paths>` leaves out, which the tests ran with: commit the
+    named paths with them (`--include`), or test without them."""
+    quoted = " ".join(shlex.quote(p) for p in left_out[:MAX_LISTED_PATHS])
+    include = " ".join(shlex.quote(p) for p in named) or "<the paths you named>"
+    return [
+        "  Staged but left out (`git commit <paths>` commits only the paths it names; the "
+        "tests ran with these too):",
+        *(f"    {p}" for p in left_out[:MAX_LISTED_PATHS]),
+        "  Choose one:",
+        f"    git commit --include {include}   (with everything staged, as the tests ran)",
+        f"    git stash push -- {quoted} && {run}   (test without them; then commit again "
+        "and `git stash pop`)",
     ]
 
 
@@ -463,8 +482,9 @@ def _rerun_advice(hint: str | None) -> list[str]:
 # ---------------------------------------------------------------- the two stages
 
 
-def _git_paths(root: Path, args: Sequence[str]) -> set[str]:
-    return {p for p in gitcmd.run(root, [*args, "-z"], check=False).split("\0") if p}
+def _git_paths(root: Path, args: Sequence[str], env: Mapping[str, str] | None = None) -> set[str]:
+    output = gitcmd.run(root, [*args, "-z"], env=env, check=False)
+    return {p for p in output.split("\0") if p}
 
 
 def check_staged(root: Path, cfg: config.Config) -> int:
@@ -475,10 +495,15 @@ def check_staged(root: Path, cfg: config.Config) -> int:
     changed = set(evidence.changed_paths)
     untracked: list[str] = []
     unstaged: list[str] = []
+    left_out: list[str] = []
+    named: list[str] = []
     if changed:
         others = _git_paths(root, ["ls-files", "--others", "--exclude-standard"])
         modified = _git_paths(root, ["diff", "--name-only", "--no-renames"])
-        untracked = sorted(changed & others)
+        left_out = sorted(changed & others & staged_but_left_out(root))
+        if left_out:  # the paths the commit names: staged in its own index, against HEAD
+            named = sorted(_git_paths(root, ["diff", "--cached", "--name-only", "--no-renames"]))
+        untracked = sorted(changed & others - set(left_out))
         unstaged = sorted(changed & modified)
     exclude_file = gitcmd.run(root, ["rev-parse", "--git-path", "info/exclude"]).strip()
     text = refusal_text(
@@ -486,10 +511,22 @@ def check_staged(root: Path, cfg: config.Config) -> int:
         "refusing the commit",
         untracked=untracked,
         unstaged=unstaged,
+        left_out=(left_out, named),
         exclude_file=shlex.quote(exclude_file),
     )
     sys.stderr.write(text + "\n")
     return 1
+
+
+def staged_but_left_out(root: Path) -> set[str]:
+    """Paths staged in the repository's index that `git commit <paths>` leaves out: git
+    then commits from a temporary index (GIT_INDEX_FILE) holding only the named paths."""
+    temporary = os.environ.get("GIT_INDEX_FILE")
+    git_dir = gitcmd.run(root, ["rev-parse", "--absolute-git-dir"], check=False).strip()
+    real = os.path.join(git_dir, "index") if git_dir else ""
+    if not temporary or not real or os.path.abspath(os.path.join(root, temporary)) == real:
+        return set()
+    return _git_paths(root, ["ls-files", "--cached"], env={"GIT_INDEX_FILE": real})
 
 
 def pushed_commits(

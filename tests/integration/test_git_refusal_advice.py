@@ -81,6 +81,39 @@ def test_untracked_file_advice_exclude_it(project: Path, env: dict[str, str]) ->
     assert "notes.tmp" not in git(project, "show", "--name-only", "HEAD")
 
 
+def refused_commit_of_named_paths(project: Path, env: dict[str, str]) -> str:
+    # `git commit <paths>` commits only those paths; a staged file the tests ran with is
+    # left out of the commit, not untracked.
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    (project / "src" / "other.py").write_text("Z = 1\n")
+    git(project, "add", "src/other.py")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    refused = sh(project, env, "git commit -q -m only src/calc.py")
+    assert refused.returncode != 0
+    assert "Staged but left out" in refused.stderr and "Untracked" not in refused.stderr
+    assert "    src/other.py" in refused.stderr
+    return refused.stderr
+
+
+def test_named_paths_advice_commit_them_with_everything_staged(
+    project: Path, env: dict[str, str]
+) -> None:
+    message = refused_commit_of_named_paths(project, env)
+    line = advice_line(message, "git commit")
+    assert line == "git commit --include src/calc.py"
+    done = sh(project, env, f"{line} -q -m all")
+    assert done.returncode == 0, done.stderr
+    assert "src/other.py" in git(project, "show", "--name-only", "HEAD")
+
+
+def test_named_paths_advice_test_without_the_others(project: Path, env: dict[str, str]) -> None:
+    message = refused_commit_of_named_paths(project, env)
+    assert sh(project, env, advice_line(message, "git stash push")).returncode == 0
+    done = sh(project, env, "git commit -q -m only src/calc.py")
+    assert done.returncode == 0, done.stderr
+    assert sh(project, env, "git stash pop").returncode == 0
+
+
 def test_a_skipped_commit_in_a_push_explains_and_the_rebase_advice_works(
     project: Path, env: dict[str, str]
 ) -> None:
