@@ -46,6 +46,14 @@ def uses_pytest(command: str) -> bool:
     return "pytest" in words or "py.test" in words or any(w.endswith("/pytest") for w in words)
 
 
+def in_pre_commits_environment(prefix: str) -> bool:
+    """The interpreter is one the pre-commit framework built for a pinned hook repository
+    (`~/.cache/pre-commit/repo.../py_env-python3.12`): not where the project's tests run."""
+    import os
+
+    return os.path.basename(prefix.rstrip(os.sep)).startswith("py_env-")
+
+
 def missing(command: str | None, python: str | None = None) -> str | None:
     """What to install before `command` can run here, as one line; None when nothing is missing.
 
@@ -58,6 +66,13 @@ def missing(command: str | None, python: str | None = None) -> str | None:
     import shutil
 
     python = python or sys.executable
+    if uses_pytest(command) and in_pre_commits_environment(sys.prefix):
+        return (
+            f"this hook runs from pre-commit's own environment ({sys.prefix}), which cannot "
+            "record your test runs: install reflection where your tests run (its pytest "
+            "plugin records them there), or use the local hooks `reflection init "
+            "--pre-commit` writes"
+        )
     if uses_pytest(command) and importlib.util.find_spec("pytest") is None:
         quoted = shlex.quote(python)
         return f"pytest is not installed for {python}: {quoted} -m pip install pytest"

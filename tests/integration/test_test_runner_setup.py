@@ -77,6 +77,28 @@ def test_a_python_project_without_pytest_is_reported_with_the_install_command(
     )
 
 
+def test_a_guard_run_from_pre_commits_own_environment_says_it_cannot_see_the_tests(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    # A hook pinned by tag runs from an environment pre-commit built (`py_env-...`):
+    # installing pytest there would change nothing, so the refusal says where to install.
+    python = interpreter_without_pytest(tmp_path / "repo0" / "py_env-python3")
+    repo = make_repo(tmp_path / "calc", files=PROJECT)
+    git(repo, "switch", "-q", "-c", "feature")
+    (repo / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(repo, "add", "-A")
+    refused = subprocess.run(
+        [python, "-m", "reflection_core", "check", "tests", "--staged"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert refused.returncode != 0
+    assert "runs from pre-commit's own environment" in refused.stderr, refused.stderr
+    assert "-m pip install pytest" not in refused.stderr
+
+
 def test_an_npm_project_without_npm_is_reported(tmp_path: Path, env: dict[str, str]) -> None:
     bare_bin = tmp_path / "bin"
     bare_bin.mkdir()
