@@ -44,6 +44,7 @@ class RepoSignals:
     ecosystems: list[str] = field(default_factory=list)
     run_command: str | None = None
     test_runs: str | None = None  # what the test command runs when it wraps a runner
+    tested_dirs: frozenset[str] | None = None  # Go packages with tests (ProjectModel)
     model: ProjectModel = field(default_factory=ProjectModel)
 
 
@@ -72,6 +73,7 @@ def signals_from_model(model: ProjectModel) -> RepoSignals:
         ecosystems=list(model.ecosystems),
         run_command=model.text("run"),
         test_runs=test.runs if test else None,
+        tested_dirs=model.tested_dirs,
         model=model,
     )
 

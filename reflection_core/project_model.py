@@ -96,6 +96,9 @@ class ProjectModel:
     test_file_templates: tuple[tuple[str, str], ...] = ()  # (ecosystem, "... {path}")
     test_package_templates: tuple[tuple[str, str], ...] = ()  # (ecosystem, "... {package}")
     has_tests: bool = False
+    # Go packages (directories, `/`-separated, "" for the root) with a `_test.go` beside
+    # their sources; None when not looked for or the walk was cut short.
+    tested_dirs: frozenset[str] | None = None
     test_files: tuple[str, ...] = ()  # test files the session touched
     evidence: tuple[str, ...] = ()
 
@@ -937,4 +940,32 @@ def repo_model(root: Path, *, look_for_tests: bool = True) -> ProjectModel:
     if not look_for_tests or has_test_dir(files):
         return model_from_files(files)
     marked = [e.name for e in ECOSYSTEMS if e.name in TEST_SOURCES and marked_by(e, files)]
-    return model_from_files(files, find_test_sources(root, marked))
+    model = model_from_files(files, find_test_sources(root, marked))
+    if model.has_tests and "go" in marked:
+        return replace(model, tested_dirs=go_test_dirs(root))
+    return model
+
+
+def go_test_dirs(root: Path) -> frozenset[str] | None:
+    """The directories holding a Go test file (relative, `/`-separated, "" for the root):
+    `go test` tests a package by the `_test.go` files beside it, so a change to a package
+    without one is checked by its build. None when the bounded walk ends before it has
+    looked everywhere."""
+    found: set[str] = set()
+    pending, listed = [root], 0
+    while pending:
+        listed += 1
+        directory = pending.pop()
+        listing = _whole_listing(directory) if listed <= MAX_WALKED_DIRS else None
+        if listing is None:
+            return None
+        for entry in listing:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS:
+                pending.append(Path(entry.path))
+            elif not is_dir and entry.name.endswith("_test.go"):
+                found.add("" if directory == root else directory.relative_to(root).as_posix())
+    return frozenset(found)

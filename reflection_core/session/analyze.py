@@ -41,6 +41,7 @@ def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:
         run_command=signals.run_command,
         test_runs=signals.test_runs,
         ecosystems=tuple(signals.ecosystems),
+        tested_dirs=signals.tested_dirs,
     )
     return facts, {
         "available": True,

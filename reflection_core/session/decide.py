@@ -53,6 +53,7 @@ from reflection_core.session.gates import (
     evaluate_gates,
     suite_shown,
     tests_gate,
+    untested_packages_only,
 )
 from reflection_core.session.human_action import HumanActionAssessment, assess_requests
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
@@ -95,6 +96,7 @@ class RepoFacts:
     run_command: str | None = None
     test_runs: str | None = None  # what the test command runs when it wraps one (make test)
     ecosystems: tuple[str, ...] = ()
+    tested_dirs: frozenset[str] | None = None  # Go packages with a test file beside them
 
 
 @record
@@ -704,6 +706,13 @@ def gate_inputs(
     `stop.require` policy; tests that ran in the task show a suite (`suite_shown`)."""
     tests_cfg = cfg["tests"]
     has_tests = suite_shown(ctx.repo.has_tests, session.tool_calls)
+    require = str(cfg["stop"]["require"])
+    if (
+        has_tests
+        and require == "check"
+        and untested_packages_only(task.changed_paths, ctx.repo.tested_dirs)
+    ):
+        has_tests = False  # no test reaches the change: its build checks it
     return GateInputs(
         task=task,
         required=set() if planning else required_gates(task, cfg, has_tests),
@@ -713,7 +722,7 @@ def gate_inputs(
         test_command=tests_cfg["command"] or ctx.repo.test_command,
         build_command=ctx.repo.build_command,
         ledger=ctx.ledger if tests_cfg["ledger"] else None,
-        require=str(cfg["stop"]["require"]),
+        require=require,
         has_tests=has_tests,
     )
 

@@ -318,6 +318,18 @@ def ran_tests(calls: Sequence[ToolCall]) -> bool:
     return any(_has(c, "test") for c in calls)
 
 
+def untested_packages_only(changed: Sequence[str], tested_dirs: frozenset[str] | None) -> bool:
+    """Every changed source is Go in a package with no `_test.go` beside it (`tested_dirs`,
+    from the project model): no test reaches the change, so its build checks it. A changed
+    test file, or any other kind of source, keeps the tests required."""
+    if tested_dirs is None:
+        return False
+    code = [p.replace("\\", "/") for p in changed if checkable(p)]
+    if not code or not all(p.endswith(".go") and not p.endswith("_test.go") for p in code):
+        return False
+    return all(p.rpartition("/")[0] not in tested_dirs for p in code)
+
+
 def suite_shown(has_tests: bool | None, calls: Sequence[ToolCall]) -> bool | None:
     """The project model's word on a test suite, unless tests that ran in the task show
     one its files did not (tests beside the code, a runner it has no table for). A run

@@ -519,3 +519,24 @@ def test_each_narrower_run_template_is_offered_for_its_ecosystem(
         command = model.test_package_command("unit", ecosystem.name)
         template = ecosystem.test_package.replace("{tool}", command.split()[0] if command else "")
         assert command == template.format(package="unit")
+
+
+def test_a_go_module_knows_which_of_its_packages_have_tests(tmp_path: Path) -> None:
+    files = {
+        "go.mod": "module x\n",
+        "main.go": "",
+        "calc/calc.go": "",
+        "calc/calc_test.go": "",
+        "util/util.go": "",
+        "vendor/dep/dep_test.go": "",  # not the project's
+    }
+    model = repo_model(write(tmp_path, files))
+    assert model.has_tests and model.tested_dirs == frozenset({"calc"})
+    (tmp_path / "main_test.go").write_text("")
+    assert repo_model(tmp_path).tested_dirs == frozenset({"", "calc"})
+
+
+def test_a_go_module_too_large_to_walk_knows_no_tested_packages(tmp_path: Path) -> None:
+    many = {f"pkg{n}/file.go": "" for n in range(pm.MAX_WALKED_DIRS + 5)}
+    root = write(tmp_path, {"go.mod": "module x\n", "a/a_test.go": "", **many})
+    assert pm.go_test_dirs(root) is None

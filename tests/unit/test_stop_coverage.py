@@ -447,6 +447,9 @@ def test_a_go_module_without_tests_is_complete_once_a_build_checked_the_change(
     (tmp_path / "cli").mkdir()
     (tmp_path / "cli" / "flags_test.go").write_text("package cli\n")
     decision = _in_repo(tmp_path, builder, "Added the flag; it builds.")
+    assert decision.status == "complete", "tests of another package do not reach main.go"
+    (tmp_path / "main_test.go").write_text("package main\n")
+    decision = _in_repo(tmp_path, builder, "Added the flag; it builds.")
     assert decision.status != "complete" and "tests:not_run" in decision.patterns
 
 
@@ -476,3 +479,18 @@ def test_the_toolchains_test_command_checks_a_change_in_a_project_without_tests(
     ctx = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=False))
     decision = decide(builder.build("Added the flag."), ctx)
     assert decision.status == "complete", decision.patterns
+
+
+@pytest.mark.parametrize(
+    ("changed", "complete"),
+    [("util/util.go", True), ("calc/calc.go", False), ("util/util_test.go", False)],
+)
+def test_a_go_build_checks_a_change_to_a_package_no_test_reaches(
+    changed: str, complete: bool
+) -> None:
+    # `go test` tests a package by the `_test.go` files beside it: util has none.
+    builder = SessionBuilder("Fix the helper").edit(changed).bash("go build ./...", output="")
+    repo = RepoFacts(has_tests=True, tested_dirs=frozenset({"calc"}))
+    decision = decide(builder.build("Fixed."), DecisionContext(config=config.defaults(), repo=repo))
+    assert (decision.status == "complete") is complete, decision.patterns
+    assert complete or "tests:not_run" in decision.patterns
