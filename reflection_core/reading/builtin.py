@@ -59,6 +59,30 @@ ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"^(теперь|сейчас|далее)?[,]?\s*(давайте|я (сейчас )?(запущу|проверю|создам|исправлю|"
     r"обновлю|добавлю))",  # ru
 )
+# A step that waits on the user is not one the turn could have taken: its last words are
+# a courtesy or a promise for after the user's answer ("I'll implement it as soon as you
+# tell me which one", "Déjame saber si necesitas algo más"). One phrase a line, by
+# language; the Korean entry above keeps its own "if/after" exclusion.
+WAITS_ON_USER: tuple[str, ...] = (
+    r"\b(once|when|whenever|after|as soon as|if|unless|until) you\b",
+    r"\b(whichever|whatever|however) you\b|\bif (you'?d like|you want|needed|necessary)\b"
+    r"|\byour (answer|reply|decision|choice|approval|go-ahead|confirmation)\b",
+    r"\b(wait|waiting) (for|on) your\b|\bawait your\b|\bstand by\b|\b(stay|remain) available\b",
+    r"\bd[eé]jame saber\b|\bav[ií]same\b|\b(en cuanto|cuando|una vez que|si) (me |lo |la )*"
+    r"(dig|confirm|respond|aprueb|decid|necesit|quier)\w*|\bquedo (atento|a la espera)",  # es
+    r"\bdeixe-me saber\b|\bme avise\b|\b(assim que|quando|se|depois que) (voc[eê] )?(me )?"
+    r"(responder|disser|confirmar|aprovar|decidir|precisar|quiser)\b|\b(à|a) disposi[cç][aã]o\b"
+    r"|\baguard\w+",  # pt
+    r"\blaisse(z)?-moi savoir\b|\b(dès que|quand|lorsque|si|une fois que) (tu|vous)\b"
+    r"|\bdisponible\b|\bj'attends\b|\ben attendant\b|\battendre (ta|votre)\b",  # fr
+    r"\blass (mich|es mich) wissen\b|\bbescheid\b|\b(sobald|wenn|falls|nachdem) (du|sie)\b"
+    r"|\bwarte\w*|\bverf[üu]gung\b",  # de
+    r"\b(когда|как только|после того как|если) (вы|ты)\b|\bесли (нужно|потребуется)\b"
+    r"|\bпри необходимости\b|\bжд(у|ать)\b|\bдайте знать\b|\bпосле (вашего|твоего)\b",  # ru
+    r"等待|等你|等您|(你|您)(确认|同意|批准|回复|决定|选择|告诉我)(后|之后|以后)|如果(你|您)",  # zh
+    r"次第|ましたら|いただ(ければ|いたら)|必要(に応じて|であれば)|ご要望|お待ち|待機",  # ja
+    r"주시면|주시는 대로|되는 대로|기다리",  # ko
+)
 # Asks leave to go on with the task it was given: the task already asked for it.
 CONTINUE_OFFER: tuple[str, ...] = (
     r"\b(would you like|do you want|want) me to (continue|proceed|keep going|carry on|finish)\b",
@@ -245,6 +269,7 @@ def _compile(phrases: tuple[str, ...]) -> tuple[re.Pattern[str], ...]:
 
 
 _ANNOUNCED = _compile(ANNOUNCED_NEXT_ACTION)
+_WAITS_ON_USER = _compile(WAITS_ON_USER)
 _REMAINING = _compile(REMAINING_WORK)
 _BACKGROUND = _compile(BACKGROUND_WAIT)
 _IRREVERSIBLE = _compile(IRREVERSIBLE)
@@ -298,9 +323,19 @@ def announced_next_action(text: str) -> str | None:
         return line
     if sentence.endswith(_QUESTION_MARKS):
         return None
+    if _first(_WAITS_ON_USER, sentence) or _asks_before(line, sentence):
+        return None  # a courtesy, or a step for after the user's answer
     if _first(_ANNOUNCED, sentence) and not sentence.partition(":")[2].strip():
         return sentence[:200]  # "Let me sum up: it works" went on to say it
     return None
+
+
+def _asks_before(line: str, sentence: str) -> bool:
+    """The final line asks the user something before its last sentence ("Raise or return
+    None? I'll write the tests to match."): the step it then announces waits on the
+    answer, in any language."""
+    before = line[: line.rfind(sentence)].rstrip("*_ ")
+    return before.endswith(_QUESTION_MARKS)
 
 
 # Code a message hands over: fenced blocks (each line a candidate) and inline spans.

@@ -39,6 +39,19 @@ EXAMPLES = {
         "Agora vou atualizar o roteador",
         "Теперь я проверю сборку",
     ],
+    "WAITS_ON_USER": [
+        "I'll implement it as soon as you tell me which one.",
+        "I'll implement whichever you choose.",
+        "I'll wait for your go-ahead.",
+        "Déjame saber si necesitas algo más.",
+        "Vou ficar à disposição para ajustes.",
+        "Je vais rester disponible si besoin.",
+        "Lass mich wissen, falls du noch etwas brauchst.",
+        "Я обновлю клиент, как только вы ответите.",
+        "我将继续等待你的反馈。",
+        "ご確認いただき次第、修正を実装します。",
+        "승인되는 대로 배포를 진행하겠습니다.",
+    ],
     "CONTINUE_OFFER": [
         "Would you like me to continue implementing the rest?",
         "Shall I proceed?",
@@ -1044,6 +1057,32 @@ def test_a_line_that_goes_on_past_its_colon_is_not_an_announcement(final: str) -
 )
 def test_a_step_that_waits_on_the_user_is_not_an_announced_step(final: str) -> None:
     assert builtin.announced_next_action(final) is None
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "Do you want `add` to raise or to return None? I'll write the tests to match.",
+        "Какой дизайн вам больше нравится? Я исправлю модуль.",
+        "v1과 v2 중 어떤 API를 사용할까요? 확인 후 바로 수정하겠습니다.",
+        "関数テーブルとクラス継承、どちらがよいですか？実装します。",
+    ],
+)
+def test_a_step_announced_after_a_question_to_the_user_waits_on_the_answer(final: str) -> None:
+    assert builtin.announced_next_action(final) is None
+
+
+def test_a_finished_and_checked_task_ending_on_a_courtesy_is_not_pushed() -> None:
+    session = (
+        SessionBuilder("Fix the rounding in add()")
+        .edit("src/calc.py")
+        .bash("python -m pytest -q", output="3 passed in 0.02s")
+    )
+    for final in (
+        "Listo, 3 pruebas pasan. Déjame saber si necesitas algo más.",
+        "Fertig, alle Tests laufen. Lass mich wissen, falls du noch etwas brauchst.",
+    ):
+        assert not decide(session.build(final), CTX).should_block, final
 
 
 @pytest.mark.parametrize(
