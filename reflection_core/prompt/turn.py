@@ -95,7 +95,7 @@ _OUTPUT_LINE = lazy(
     r"^\s*(?:\d{1,4}[-/:.]\d{1,2}[-/:.]\d{1,4}|\[\d|at\s+\S+\s*\(|File \"|Traceback"
     r"|[\w.]*(?:Error|Exception)\b|(?:ERROR|WARN(?:ING)?|INFO|DEBUG)\b|[{}\[\]]|\"[\w-]+\":"
     r"|\$ |> |\+\s|-\s{2}|npm (?:ERR|WARN)"
-    r"|[\w./-]+:\d+:|-->\s|\d*\s*\|(?:\s|$)|(?:error|warning)(?:\[\w+\])?:|E\s{2,}"
+    r"|[\w./-]+:\d+:|-->\s|(?:\d+\s*)?\|(?:\s|$)|(?:error|warning)(?:\[\w+\])?:|E\s{2,}"
     r"|={3,}|_{3,}|--- (?:FAIL|PASS|SKIP)|(?:FAIL|PASS|ok)(?:\s|$))"
 )
 
