@@ -315,9 +315,10 @@ def open_todos(session: Session) -> list[Gap]:
     ]
 
 
-def checked_since_last_change(session: Session) -> bool:
-    """A test, build, typecheck or lint ran after the latest file change."""
-    latest = last_code_change(session.tool_calls)
+def checked_since_last_change(session: Session, *, artifacts: bool = False) -> bool:
+    """A test, build, typecheck or lint ran after the latest file change (`artifacts`:
+    counting a cleared cache or build output as a change)."""
+    latest = last_code_change(session.tool_calls, artifacts=artifacts)
     if latest < 0:
         return True  # only comments, whitespace or docs changed: nothing new to check
     return any(is_check(call) for call in session.tool_calls[latest + 1 :])
@@ -427,7 +428,8 @@ def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
     if not any(not is_doc_file(p) and not runs_only_in_ci(p) for p in changed):
         return []
     error = reported_error(session.task_prompt)
-    if error is None or checked_since_last_change(session):
+    # Clearing a cache (`rm -rf .next`) is a fix attempt the error needs checked too.
+    if error is None or checked_since_last_change(session, artifacts=True):
         return []
     return [
         Gap(

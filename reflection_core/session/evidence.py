@@ -190,9 +190,63 @@ def project_view(session: Session, root: str | None) -> Session:
     return replace(session, events=events) if changed else session
 
 
+# What a run leaves behind and no check exercises: deleting it changes no code. One name
+# a line (a directory or file anywhere in the path), then file endings.
+ARTIFACT_NAMES: tuple[str, ...] = (
+    "__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".coverage",
+    "htmlcov",
+    ".nyc_output",
+    ".next",
+    ".turbo",
+    ".parcel-cache",
+)
+ARTIFACT_ENDINGS: tuple[str, ...] = (".pyc", ".log")
+# A formatter's own report that it changed nothing: each line of its output says so.
+UNCHANGED_REPORTS: tuple[str, ...] = (
+    r"^\s*\d+ files? left unchanged\.?$",  # black, ruff format
+    r"\(unchanged\)$",  # prettier --write: one line per file
+    r"^all done!",  # black's banner beside its count
+)
+_UNCHANGED = tuple(lazy(p, re.I) for p in UNCHANGED_REPORTS)
+_FORMATTERS = frozenset({"black", "ruff", "prettier", "isort", "autopep8", "yapf"})
+
+
 def is_change(call: ToolCall) -> bool:
     """A tool call that changes what a check could exercise."""
     return call.changes_files and not comment_only_edit(call)
+
+
+def leaves_the_code_as_it_was(call: ToolCall) -> bool:
+    """A command that only deleted what runs leave behind (`rm -rf .pytest_cache`), or a
+    formatter that reported it changed nothing: a check that ran before it still shows
+    the code. (Clearing a cache may still be the fix of a reported error.)"""
+    return removes_only_artifacts(call) or formatted_nothing(call)
+
+
+def removes_only_artifacts(call: ToolCall) -> bool:
+    """A shell command whose every modified path is a cache, a log or bytecode."""
+    files = call.command.modified_files if call.command is not None else ()
+    return call.kind == "shell" and bool(files) and all(is_artifact(p) for p in files)
+
+
+def is_artifact(path: str) -> bool:
+    parts = path.replace("\\", "/").rstrip("/").split("/")
+    return any(p in ARTIFACT_NAMES for p in parts) or parts[-1].endswith(ARTIFACT_ENDINGS)
+
+
+def formatted_nothing(call: ToolCall) -> bool:
+    """A formatter run whose output says, line by line, that it left every file as it was
+    (`1 file left unchanged`, `src/a.js 12ms (unchanged)`)."""
+    command = call.command
+    if command is None or call.ok is not True or not _FORMATTERS & set(command.programs):
+        return False
+    lines = [line.strip() for line in (call.output or "").splitlines() if line.strip()]
+    return bool(lines) and all(any(p.search(line) for p in _UNCHANGED) for line in lines)
 
 
 def is_baseline(calls: list[ToolCall], pos: int) -> bool:
@@ -229,10 +283,11 @@ def is_doc_file(path: str) -> bool:
     return any(is_doc_path("/".join(parts[i:])) for i in range(len(parts)))
 
 
-def is_code_change(call: ToolCall) -> bool:
-    """A change to code or config: not comments only, not documentation only. A command
-    that modifies files it does not name counts."""
-    if not is_change(call):
+def is_code_change(call: ToolCall, *, artifacts: bool = False) -> bool:
+    """A change to code or config: not comments only, not documentation only, not a
+    command that left the code as it was (unless `artifacts`: clearing a cache is then a
+    change too). A command that modifies files it does not name counts."""
+    if not is_change(call) or (not artifacts and leaves_the_code_as_it_was(call)):
         return False
     files = list(call.files) if call.kind in ("edit", "write") else []
     if call.command is not None:
@@ -240,6 +295,9 @@ def is_code_change(call: ToolCall) -> bool:
     return not files or not all(is_doc_file(f) for f in files)
 
 
-def last_code_change(calls: list[ToolCall]) -> int:
-    """Position of the latest change to code or config, or -1."""
-    return next((pos for pos in range(len(calls) - 1, -1, -1) if is_code_change(calls[pos])), -1)
+def last_code_change(calls: list[ToolCall], *, artifacts: bool = False) -> int:
+    """Position of the latest change to code or config (see `is_code_change`), or -1."""
+    found = (
+        p for p in range(len(calls) - 1, -1, -1) if is_code_change(calls[p], artifacts=artifacts)
+    )
+    return next(found, -1)

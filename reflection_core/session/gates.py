@@ -20,6 +20,7 @@ from reflection_core.session.evidence import (
     is_baseline,
     is_change,
     is_check,
+    leaves_the_code_as_it_was,
 )
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
@@ -355,7 +356,7 @@ def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
     calls = session.tool_calls
     for pos in range(len(calls) - 1, -1, -1):
         call = calls[pos]
-        if not is_change(call):
+        if not is_change(call) or leaves_the_code_as_it_was(call):
             continue
         paths = [p.replace("\\", "/") for p in call.files] if call.kind in ("edit", "write") else []
         if call.command is not None:

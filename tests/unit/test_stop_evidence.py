@@ -8,6 +8,8 @@ from reflection_core import config
 from reflection_core.records import replace
 from reflection_core.session.decide import DecisionContext, decide
 from reflection_core.session.evidence import (
+    ARTIFACT_ENDINGS,
+    ARTIFACT_NAMES,
     COMMENT_SYNTAX,
     SUITE_BLIND,
     checkable,
@@ -225,3 +227,80 @@ def test_a_shell_edit_after_the_tests_in_a_project_under_tmp_pushes_the_agent_on
     )
     ctx = DecisionContext(config=config.defaults(), root="/tmp/shop")
     assert decide(session, ctx).should_block
+
+
+CTX = DecisionContext(config=config.defaults())
+# One artifact per ARTIFACT_NAMES entry, then one per ARTIFACT_ENDINGS entry.
+ARTIFACTS = [
+    "src/__pycache__",
+    ".pytest_cache",
+    ".mypy_cache",
+    ".ruff_cache",
+    ".hypothesis",
+    ".coverage",
+    "htmlcov",
+    ".nyc_output",
+    ".next",
+    ".turbo",
+    ".parcel-cache",
+    "src/calc.cpython-312.pyc",
+    "bench.log",
+]
+
+
+def test_every_artifact_entry_has_a_sample() -> None:
+    assert len(ARTIFACTS) == len(ARTIFACT_NAMES) + len(ARTIFACT_ENDINGS)
+
+
+@pytest.mark.parametrize("path", ARTIFACTS)
+def test_deleting_what_runs_leave_behind_leaves_a_passing_run_standing(path: str) -> None:
+    session = (
+        SessionBuilder("Fix the rounding")
+        .edit("src/calc.py")
+        .bash("python -m pytest -q", output="3 passed in 0.02s")
+        .bash(f"rm -rf {path}")
+    )
+    decision = decide(session.build("Fixed; 3 tests pass."), CTX)
+    assert decision.status == "complete", decision.patterns
+
+
+def test_deleting_a_source_after_the_run_makes_it_stale() -> None:
+    session = (
+        SessionBuilder("Fix the rounding")
+        .edit("src/calc.py")
+        .bash("python -m pytest -q", output="3 passed in 0.02s")
+        .bash("rm -f src/legacy.py")
+    )
+    assert "tests:not_rerun" in decide(session.build("Fixed."), CTX).patterns
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("black src/", "All done! ✨ 🍰 ✨\n1 file left unchanged."),
+        ("ruff format .", "3 files left unchanged"),
+        ("npx prettier --write src/a.js", "src/a.js 12ms (unchanged)"),
+    ],
+)
+def test_a_formatter_that_reports_no_change_leaves_a_passing_run_standing(
+    command: str, output: str
+) -> None:
+    session = (
+        SessionBuilder("Fix the rounding")
+        .edit("src/a.py")
+        .bash("python -m pytest -q", output="3 passed in 0.02s")
+        .bash(command, output=output)
+    )
+    assert decide(session.build("Fixed; 3 tests pass."), CTX).status == "complete"
+    reformatted = (
+        SessionBuilder("Fix the rounding")
+        .edit("src/a.py")
+        .bash("python -m pytest -q", output="3 passed in 0.02s")
+        .bash(command, output="1 file reformatted")
+    )
+    assert "tests:not_rerun" in decide(reformatted.build("Fixed."), CTX).patterns
+
+
+def test_clearing_a_cache_to_fix_a_pasted_error_still_needs_a_check() -> None:
+    session = SessionBuilder("Error: Cannot find module './chunks/vendor.js'").bash("rm -rf .next")
+    assert "error_fix:not_checked" in decide(session.build("Cleared the cache."), CTX).patterns
