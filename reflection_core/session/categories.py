@@ -13,7 +13,7 @@ import re
 from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
 from reflection_core.session.gates import GateResult
-from reflection_core.session.human_action import HumanActionAssessment
+from reflection_core.session.human_action import HumanActionAssessment, prose_of
 from reflection_core.session.model import Session
 
 
@@ -423,9 +423,10 @@ def contradicted_claims(text: str, session: Session) -> list[str]:
 
 
 def drift_markers(text: str) -> list[str]:
-    """Lines announcing work still to do, unless optional or empty ("Next steps: none")."""
+    """Lines announcing work still to do, unless optional or empty ("Next steps: none").
+    Code blocks and quotes are read as what they are: a `# TODO` in a snippet is code."""
     found = []
-    lines = (text or "").splitlines()
+    lines = prose_of(text or "").splitlines()
     for number, line in enumerate(lines):
         match = leftmost(_DRIFT, line)
         if not match:

@@ -326,6 +326,14 @@ def test_an_explicitly_empty_next_steps_list_is_not_drift(final: str) -> None:
     assert run(final).status == "complete"
 
 
+def test_a_todo_inside_a_code_block_is_code_not_work_left() -> None:
+    from reflection_core.session.categories import drift_markers
+
+    snippet = "Fixed and tested:\n\n```python\n# TODO: decide on float handling\nx = 1\n```"
+    assert drift_markers(snippet) == []
+    assert drift_markers("Fixed.\n\nTODO: wire the settings page") != []
+
+
 def test_a_claim_backed_by_the_transcript_is_not_false_when_the_ledger_lacks_the_run() -> None:
     from reflection_core.session.gates import LedgerEvidence
 
