@@ -914,6 +914,8 @@ if TYPE_CHECKING:
 _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (("pytest", "py.test"), lambda prog, args, heredoc, facts: _pytest(args, facts)),
     (("unittest",), lambda prog, args, heredoc, facts: _unittest(args, facts)),
+    # `python -m doctest app/calc.py`: that module's examples, a run of some tests.
+    (("doctest",), lambda prog, args, heredoc, facts: facts.test("doctest", True)),
     (("tox", "nox"), lambda prog, args, heredoc, facts: _tox(prog, args, facts)),
     (("make", "gmake"), lambda prog, args, heredoc, facts: _make(args, facts)),
     (_SCRIPT_RUNNERS, lambda prog, args, heredoc, facts: _script_run(prog, args, facts)),

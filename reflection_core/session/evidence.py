@@ -81,6 +81,13 @@ SUITE_BLIND: tuple[str, ...] = (
     ".github/**",
     ".gitlab-ci.yml",
     ".devcontainer/**",
+    "*.tf",  # infrastructure: checked by its own tools (terraform validate, helm lint)
+    "*.tfvars",
+    "k8s/**",
+    "kubernetes/**",
+    "helm/**",
+    "charts/**",
+    "nginx/**",
 )
 
 

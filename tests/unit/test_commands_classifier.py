@@ -109,6 +109,7 @@ PARTIAL_TEST_RUNS = [
     "go test ./... -run TestLogin",
     "go test -run=TestLogin ./auth",
     "go test ./calc/...",
+    "python -m doctest -v app/calc.py",
     "node --test test/calc.test.js",
     "node --test --test-name-pattern=adds",
     "go test -count 1 ./calc",
