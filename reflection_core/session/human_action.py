@@ -83,7 +83,8 @@ HUMAN_ONLY_OTHER_LANGUAGES: tuple[tuple[str, str], ...] = (
         "login",
         r"로그인(해|하여|한 ?후|하신 ?후)|(请|需要)(您)?登录|ログインして|"
         r"\bmelden sie sich\b.{0,30}\ban\b|"
-        r"\bconnectez-vous\b|\binicie sesi[oó]n\b|\bfaça (o )?login\b|\bвойдите\b",
+        r"\bconnectez-vous\b|\binicie sesi[oó]n\b|\bfaça (o )?login\b|\bвойдите\b|"
+        r"\bmelde dich\b.{0,60}\ban\b",
     ),
     (
         "payment",
@@ -93,8 +94,10 @@ HUMAN_ONLY_OTHER_LANGUAGES: tuple[tuple[str, str], ...] = (
     ),
     (
         "approval",
-        r"승인(해|이 필요|을 받)|(需要|请)(您)?(批准|审批)|承認(して|が必要)|\bgenehmigung\b|"
-        r"\bvotre approbation\b|\bsu aprobaci[oó]n\b|\bsua aprovação\b|ваше одобрение",
+        r"승인(해|이 필요|을 받)|(需要|请)(您)?(批准|审批)|等待.{0,12}(批准|审批)|"
+        r"承認(して|が必要)|\bgenehmigung\b|\bvotre approbation\b|\bsu aprobaci[oó]n\b|"
+        r"\bsua aprovação\b|"
+        r"ваше одобрение|(ждёт|ждет|ожидает) одобрения",
     ),
 )
 HUMAN_ONLY += tuple((kind, lazy(pattern, re.I)) for kind, pattern in HUMAN_ONLY_OTHER_LANGUAGES)
@@ -207,6 +210,28 @@ _HANDOVER = lazy(
     r"shared|pasted|provided|entered|approved|completed|confirmed|done)\b(?P<object>[^.?!]*)",
     re.I,
 )
+# The same hand-over, and the same statement of a need, in the other languages of the
+# tables (ko, zh, ja, de, fr, es, pt, ru): "Por favor, envíame el código actual." after
+# "npm pide un código 2FA ...". Without English's object check: the need stated right
+# before and a hand-over verb are the shape.
+HANDOVER_OTHER_LANGUAGES: tuple[str, ...] = (
+    r"알려 ?주세요|보내 ?주세요|입력해 ?주세요|승인해 ?주세요",  # ko
+    r"发给我|发送给我|提供给我|告诉我|请.{0,20}(批准|审批|输入)",  # zh
+    r"送って|教えて|入力して|承認して",  # ja
+    r"\b(schick|sende|gib) (mir|uns)\b|\b(bestätige|genehmige)\b|\bmelde dich\b",  # de
+    r"\b(envoie|envoyez|donne|donnez)-moi\b|\bm'envoyer\b|\bme (donner|transmettre)\b|"
+    r"\b(approuve|approuvez|saisis|saisissez)\b",  # fr
+    r"\benv[ií]ame\b|\bdame\b|\bcomp[aá]rteme\b|\b(aprueba|apruebe|introduce)\b",  # es
+    r"\bme (envie|mande|passe|dê)\b|\benvie-me\b|\b(aprove|digite|informe)\b",  # pt
+    r"пришлите|пришли|отправьте|сообщите|одобрите|введите",  # ru
+)
+_HANDOVER_OTHER = tuple(lazy(p, re.I) for p in HANDOVER_OTHER_LANGUAGES)
+_NEEDS_OTHER = lazy(
+    r"요구|필요|需要|要求|等待|必要|求め|\b(verlangt|benötigt|erfordert|braucht|wartet)\b|"
+    r"\b(demande|exige|nécessite|requiert|attend)\b|\b(pide|requiere|necesita|exige|espera)\b|"
+    r"\b(pede|requer|precisa|exige|aguarda)\b|требует|ждёт|ждет|ожидает|нужен|нужна",
+    re.I,
+)
 _PRONOUN = lazy(r"\b(it|that|this|them|those|these|one)\b", re.I)
 _WORD = lazy(r"[a-z0-9]+")
 # Words that say nothing about which item a request refers to.
@@ -311,8 +336,14 @@ def human_only_kind(sentence: str) -> str | None:
 def refers_back(request: str, previous: str) -> bool:
     """Whether `request` hands over or acts on a human-only item that `previous` says
     is needed ("... asks for a two-factor code." + "Please send me the current code.")."""
+    if human_only_kind(previous) is None:
+        return False
     match = _HANDOVER.search(request)
-    if match is None or not _NEEDS.search(previous) or human_only_kind(previous) is None:
+    if match is None:
+        return bool(_NEEDS_OTHER.search(previous)) and any(
+            p.search(request) for p in _HANDOVER_OTHER
+        )
+    if not _NEEDS.search(previous):
         return False
     obj = match.group("object")
     if _PRONOUN.search(obj):
@@ -344,7 +375,8 @@ def assess_requests(text: str) -> HumanActionAssessment:
             sentence = f"{before} {sentence}"[:300]
         if kind is not None:
             result.human_only.append((kind, sentence))
-            stated_before = _NEEDS.search(before) and human_only_kind(before)
+            needs = _NEEDS.search(before) or _NEEDS_OTHER.search(before)
+            stated_before = needs and human_only_kind(before)
             result.blocking |= bool(_BLOCKING.search(sentence) or stated_before)
         elif _CHOICE.search(sentence) or any(p.search(sentence) for p in _CHOICE_OTHER):
             result.questions.append(sentence)

@@ -1013,6 +1013,39 @@ def test_each_other_language_human_only_request_is_held(kind: str, example: str)
     assert [k for k, _ in assessment.human_only] == [kind], assessment
 
 
+# One (need stated, hand-over asked) pair per HANDOVER_OTHER_LANGUAGES entry, in order.
+HANDOVER_EXAMPLES = [
+    ("npm이 게시 전에 2FA 일회용 코드를 요구합니다.", "현재 코드를 알려주세요."),
+    ("发布需要验证码。", "请把当前的验证码发给我。"),
+    ("公開には2FAの認証コードが必要です。", "現在のコードを教えてください。"),
+    ("npm verlangt einen 2FA-Code.", "Bitte schick mir den aktuellen Code."),
+    ("npm demande un code 2FA.", "Veuillez m'envoyer le code actuel."),
+    ("npm pide un código 2FA de tu app.", "Por favor, envíame el código actual."),
+    ("O npm pede um código 2FA do seu aplicativo.", "Por favor, me envie o código atual."),
+    ("npm требует одноразовый код 2FA.", "Пожалуйста, пришлите текущий код."),
+]
+
+
+@pytest.mark.parametrize(("need", "handover"), HANDOVER_EXAMPLES)
+def test_a_hand_over_of_a_needed_item_is_human_only_in_other_languages(
+    need: str, handover: str
+) -> None:
+    from reflection_core.session import human_action
+
+    assert len(HANDOVER_EXAMPLES) == len(human_action.HANDOVER_OTHER_LANGUAGES)
+    assessment = human_action.assess_requests(f"{need} {handover}")
+    assert [k for k, _ in assessment.human_only] == ["2fa"] and assessment.blocking, assessment
+
+
+def test_a_2fa_wait_in_spanish_is_waiting_for_the_user_not_complete() -> None:
+    final = (
+        "npm pide un código de un solo uso (2FA) de tu app de autenticación antes de aceptar "
+        "la publicación. Por favor, envíame el código actual."
+    )
+    decision = decide(SessionBuilder("Publica la versión 0.1.0").bash("ls").build(final), CTX)
+    assert decision.status == "waiting_for_user" and not decision.should_block
+
+
 def test_a_request_word_inside_another_word_does_not_make_a_request() -> None:
     from reflection_core.session.human_action import requests_in
 
