@@ -328,6 +328,8 @@ def untested_packages_only(changed: Sequence[str], tested_dirs: frozenset[str] |
     code = [p.replace("\\", "/") for p in changed if checkable(p)]
     if not code or not all(p.endswith(".go") and not p.endswith("_test.go") for p in code):
         return False
+    if any(p.startswith("/") or p[1:3] == ":/" for p in code):
+        return False  # outside the repository, or not relative to it: no package known
     return all(p.rpartition("/")[0] not in tested_dirs for p in code)
 
 

@@ -483,7 +483,12 @@ def test_the_toolchains_test_command_checks_a_change_in_a_project_without_tests(
 
 @pytest.mark.parametrize(
     ("changed", "complete"),
-    [("util/util.go", True), ("calc/calc.go", False), ("util/util_test.go", False)],
+    [
+        ("util/util.go", True),
+        ("calc/calc.go", False),
+        ("util/util_test.go", False),
+        ("/elsewhere/util/util.go", False),  # not a path of this repository
+    ],
 )
 def test_a_go_build_checks_a_change_to_a_package_no_test_reaches(
     changed: str, complete: bool
