@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatch
 from itertools import islice
 from pathlib import Path
@@ -864,6 +864,31 @@ def read_repo(root: Path) -> dict[str, str | None]:
     return files
 
 
+class _CutShort(Exception):
+    """The bounded walk ended before it had looked everywhere."""
+
+
+def _walked(root: Path) -> Iterator[tuple[Path, os.DirEntry[str], bool]]:
+    """(directory, entry, is a directory) for every entry of the tree under `root`, hidden
+    and SKIPPED_DIRS left out; raises _CutShort past MAX_WALKED_DIRS directories or at one
+    it cannot list whole (a part not seen must not count as a part without tests)."""
+    pending, listed = [root], 0
+    while pending:
+        listed += 1
+        directory = pending.pop()
+        listing = _whole_listing(directory) if listed <= MAX_WALKED_DIRS else None
+        if listing is None:
+            raise _CutShort
+        for entry in listing:
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                continue
+            if is_dir and not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS:
+                pending.append(Path(entry.path))
+            yield directory, entry, is_dir
+
+
 def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
     """Whether the repository holds a test source of the toolchains in TEST_SOURCES that
     mark it: True on the first one seen, False when none is, None when the bounded walk
@@ -875,25 +900,13 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
     dirs = {x for w in wanted for x in w.dir_names}
     dir_endings = tuple(x for w in wanted for x in w.dir_endings)
     inline = {w.inline[0]: w.inline[1] for w in wanted if w.inline}
-    pending, listed, read = [root], 0, 0
-    while pending:
-        listed += 1
-        if listed > MAX_WALKED_DIRS:
-            return None
-        listing = _whole_listing(pending.pop())
-        if listing is None:
-            return None
-        for entry in listing:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
+    read = 0
+    try:
+        for _, entry, is_dir in _walked(root):
             name = entry.name
             if is_dir:
                 if name in dirs or name.endswith(dir_endings):
                     return True
-                if not name.startswith(".") and name not in SKIPPED_DIRS:
-                    pending.append(Path(entry.path))
             elif name.endswith(endings):
                 return True
             elif inline and (marks := inline.get(os.path.splitext(name)[1])):
@@ -902,6 +915,8 @@ def find_test_sources(root: Path, ecosystems: Iterable[str]) -> bool | None:
                     return None
                 if _holds_a_mark(entry.path, marks):
                     return True
+    except _CutShort:
+        return None
     return False
 
 
@@ -951,21 +966,11 @@ def go_test_dirs(root: Path) -> frozenset[str] | None:
     `go test` tests a package by the `_test.go` files beside it, so a change to a package
     without one is checked by its build. None when the bounded walk ends before it has
     looked everywhere."""
-    found: set[str] = set()
-    pending, listed = [root], 0
-    while pending:
-        listed += 1
-        directory = pending.pop()
-        listing = _whole_listing(directory) if listed <= MAX_WALKED_DIRS else None
-        if listing is None:
-            return None
-        for entry in listing:
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError:
-                continue
-            if is_dir and not entry.name.startswith(".") and entry.name not in SKIPPED_DIRS:
-                pending.append(Path(entry.path))
-            elif not is_dir and entry.name.endswith("_test.go"):
-                found.add("" if directory == root else directory.relative_to(root).as_posix())
-    return frozenset(found)
+    try:
+        return frozenset(
+            "" if directory == root else directory.relative_to(root).as_posix()
+            for directory, entry, is_dir in _walked(root)
+            if not is_dir and entry.name.endswith("_test.go")
+        )
+    except _CutShort:
+        return None
