@@ -48,10 +48,12 @@ AGENT_EVENTS: dict[str, str] = {
 # Codex's legacy `notify` program: one JSON argument).
 GIT_EVENTS: dict[str, str] = {
     "pre-commit": "reflection_core.guards.git_hooks:pre_commit_main",
+    "pre-merge-commit": "reflection_core.guards.git_hooks:pre_merge_commit_main",
     "pre-push": "reflection_core.guards.git_hooks:pre_push_main",
     "codex-notify": "reflection_core.consumers.codex_notify:main",
     # One guard each, as the pre-commit framework runs them through the shared launcher.
     "reflection-protected-commit": "reflection_core.guards.protected_commit:main",
+    "reflection-protected-merge": "reflection_core.guards.protected_merge:main",
     "reflection-protected-push": "reflection_core.guards.protected_push:main",
     "reflection-tests-ran": "reflection_core.guards.tests_ran:main",
 }

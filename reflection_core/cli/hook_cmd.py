@@ -27,7 +27,8 @@ def command(event: str, host: str | None, args: tuple[str, ...]) -> int:
 
     EVENT is an agent event (user-prompt-submit, stop, subagent-stop, stop-failure,
     session-start, session-end, post-tool-use) or a git hook name (pre-commit,
-    pre-push; codex-notify for Codex's legacy notifier). `--help` only prints this.
+    pre-merge-commit, pre-push; codex-notify for Codex's legacy notifier). `--help` only
+    prints this.
     """
     from reflection_core.hook_dispatch import run_hook
 

@@ -23,14 +23,16 @@ if TYPE_CHECKING:
     "--git-hooks",
     "git_hooks",
     is_flag=True,
-    help="Native pre-commit and pre-push hooks running the git guards (the default).",
+    help="Native pre-commit, pre-merge-commit and pre-push hooks running the git guards "
+    "(the default).",
 )
 @click.option(
     "--pre-commit",
     "pre_commit",
     is_flag=True,
     help="Run the commit-stage guards through the pre-commit framework instead "
-    "(.pre-commit-config.yaml + `pre-commit install`); the push guard stays a native hook.",
+    "(.pre-commit-config.yaml + `pre-commit install`); the merge and push guards stay "
+    "native hooks.",
 )
 @click.option(
     "--pre-push",

@@ -1,6 +1,6 @@
-"""Native git hooks: `reflection hook pre-commit` and `reflection hook pre-push`.
+"""Native git hooks: `reflection hook pre-commit`, `pre-merge-commit` and `pre-push`.
 
-`reflection init` installs `<hooks dir>/pre-commit` and `<hooks dir>/pre-push`
+`reflection init` installs `<hooks dir>/pre-commit`, `pre-merge-commit` and `pre-push`
 scripts that run these with the absolute path of the installing interpreter.
 They run the registry's guards for the hook type, in table order, then the hook
 that was there before (`<type>.before-reflection`, e.g. the pre-commit
@@ -92,6 +92,25 @@ def _pre_commit_guards(root: Path) -> int:
         sys.stderr.write(config_refusal(exc, "commit") + "\n")
         return 2
     return run_guards("pre-commit", root, cfg, None)
+
+
+def pre_merge_commit_main(argv: Sequence[str] | None = None) -> int:
+    """No merge commits on a protected branch (git runs no pre-commit hook for them)."""
+    args = list(argv or [])
+    root = paths.find_repo_root()
+    if root is None:
+        return 0
+    status = within_deadline(lambda: _pre_merge_commit_guards(root), "merge")
+    return status or run_chained(root, "pre-merge-commit", args, b"")
+
+
+def _pre_merge_commit_guards(root: Path) -> int:
+    try:
+        cfg = commit_config(root)
+    except config.ConfigError as exc:
+        sys.stderr.write(config_refusal(exc, "merge") + "\n")
+        return 2
+    return run_guards("pre-merge-commit", root, cfg, None)
 
 
 def fail_closed(message: str) -> int:

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from reflection_core.config import Config
     from reflection_core.guards.branches import PushedRef
 
-HOOK_TYPES = ("pre-commit", "pre-push")
+HOOK_TYPES = ("pre-commit", "pre-merge-commit", "pre-push")
 MINIMUM_PRE_COMMIT = "3.2.0"
 
 
@@ -71,6 +71,19 @@ GUARDS: tuple[Guard, ...] = (
         module="reflection_core.guards.protected_commit",
         stages=("pre-commit",),
         ci_check=None,  # CI checks out detached commits; `check branch --ci` covers pushes
+    ),
+    Guard(
+        id="reflection-protected-merge",
+        name="refuse merge commits on protected branches",
+        description=(
+            "Refuses `git merge` recording a merge commit while a protected branch is "
+            "checked out (git runs no pre-commit hook for it), and says how to undo the "
+            "merge and make it on a branch. Under the pre-commit framework, install the "
+            "hook type too: `pre-commit install --hook-type pre-merge-commit`."
+        ),
+        module="reflection_core.guards.protected_merge",
+        stages=("pre-merge-commit",),
+        ci_check=None,  # a merge commit reaches the remote only by a push: `check branch`
     ),
     Guard(
         id="reflection-protected-push",

@@ -234,6 +234,8 @@ def _native_hook_findings(
     hook_type: str, script: str, framework_ids: list[str], framework_runs: bool
 ) -> list[Finding]:
     """Reflection's native hook: is its interpreter still there, do guards also run twice?"""
+    from reflection_core.install.init import HOOK_VERBS
+
     findings: list[Finding] = []
     interpreter = _interpreter_of(script)
     if interpreter and not os.access(interpreter, os.X_OK):
@@ -242,7 +244,7 @@ def _native_hook_findings(
                 "problem",
                 "git hooks",
                 f"{hook_type}: reflection's hook runs {interpreter}, which is gone: "
-                f"every {'push' if hook_type == 'pre-push' else 'commit'} is refused",
+                f"every {HOOK_VERBS.get(hook_type, 'commit')} is refused",
                 "reflection init (from the environment reflection is installed in)",
             )
         )
@@ -266,6 +268,16 @@ def _no_native_hook_finding(
 ) -> Finding:
     """Without reflection's native hook: the framework's is enough for commits, never for
     pushes."""
+    if hook_type == "pre-merge-commit":
+        if framework_runs:
+            return Finding("ok", "git hooks", "pre-merge-commit: run by the pre-commit framework")
+        return Finding(
+            "warn",
+            "git hooks",
+            "pre-merge-commit: no reflection hook, so `git merge` records merge commits on "
+            "protected branches (pushing them is still refused)",
+            "reflection init",
+        )
     if hook_type == "pre-push":
         gap = (
             "the pre-commit framework shows the push guard only the first pushed ref "

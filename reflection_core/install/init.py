@@ -3,8 +3,8 @@
 Plans every file change first (pure merges in merge.py), then either prints the
 diffs (`--dry-run`) or writes them atomically. Re-running changes nothing.
 
-The default git setup is two native hooks (`<hooks dir>/pre-commit` and
-`pre-push`) that run the guard registry with the absolute path of the
+The default git setup is three native hooks (`<hooks dir>/pre-commit`,
+`pre-merge-commit` and `pre-push`) that run the guard registry with the absolute path of the
 interpreter that ran `init`: they see every pushed ref (deletes and new
 branches included), need nothing on PATH, and cost one process per commit. A hook
 that was already there (the pre-commit framework's shim, a hook of your own) is
@@ -45,7 +45,7 @@ class InitOptions:
     claude_md: bool = False
     dry_run: bool = False
     hosts: tuple[str, ...] = ()  # more agent hosts (install/hosts.py): gemini, opencode
-    git_hooks: bool = False  # native pre-commit and pre-push hooks (the default)
+    git_hooks: bool = False  # native pre-commit, pre-merge-commit and pre-push (the default)
 
     @property
     def nothing_selected(self) -> bool:
@@ -65,10 +65,14 @@ class InitOptions:
         return self
 
     def native_hook_types(self) -> tuple[str, ...]:
-        """Native hooks to install: the push guard always goes native (it sees every ref)."""
+        """Native hooks to install: the push guard always goes native (it sees every ref),
+        and so does the merge guard beside the framework (`pre-commit install` sets up
+        only the commit stage)."""
         if self.git_hooks and not self.pre_commit:
-            return ("pre-commit", "pre-push")
-        if self.git_hooks or self.pre_commit or self.pre_push:
+            return ("pre-commit", "pre-merge-commit", "pre-push")
+        if self.git_hooks or self.pre_commit:
+            return ("pre-merge-commit", "pre-push")
+        if self.pre_push:
             return ("pre-push",)
         return ()
 
@@ -395,6 +399,10 @@ def is_native_hook(text: str | None) -> bool:
     )
 
 
+# What a hook type guards, as `git <verb> --no-verify` names it.
+HOOK_VERBS = {"pre-commit": "commit", "pre-merge-commit": "merge", "pre-push": "push"}
+
+
 def native_hook_script(hook_type: str, python: str | None = None, *, shared: bool = False) -> str:
     """A git hook that runs reflection's `hook_type` guards with an absolute interpreter path.
 
@@ -414,7 +422,7 @@ def native_hook_script(hook_type: str, python: str | None = None, *, shared: boo
 exec sh "$(git rev-parse --show-toplevel)/{launcher.LAUNCHER}" hook {hook_type} "$@"
 """
     interpreter = shlex.quote(python or sys.executable)
-    verb = "push" if hook_type == "pre-push" else "commit"
+    verb = HOOK_VERBS.get(hook_type, "commit")
     return f"""#!/bin/sh
 {NATIVE_HOOK_MARKER} ({hook_type})
 # Installed by `reflection init`: runs reflection's {hook_type} guards (see the guard

@@ -72,7 +72,7 @@ def test_merge_commits_run_pre_merge_commit_not_pre_commit(repo: Path) -> None:
     assert finished.returncode == 1 and "protected branch 'main'" in finished.stderr
     git(repo, "merge", "--abort")
     merged = run_git(repo, "merge", "--no-ff", "-m", "merge feat", "feat")
-    assert merged.returncode == 0  # documented: add the pre-merge-commit stage to cover this
+    assert merged.returncode == 0  # the merge guard's hook covers this (test_git_protected_merge)
 
 
 def test_the_first_commit_of_a_new_repository_is_allowed(tmp_path: Path) -> None:

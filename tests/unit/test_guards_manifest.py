@@ -17,6 +17,7 @@ MANIFEST = ROOT / ".pre-commit-hooks.yaml"
 EXPECTED_STAGES = {
     "reflection-protected-push": ["pre-push"],
     "reflection-protected-commit": ["pre-commit"],
+    "reflection-protected-merge": ["pre-merge-commit"],
     "reflection-tests-ran": ["pre-commit", "pre-push"],
 }
 
