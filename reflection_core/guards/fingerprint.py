@@ -349,6 +349,35 @@ def _try_lock(path: str) -> int | None:
     return fd
 
 
+def dirty_submodules(root: Root) -> list[str]:
+    """Submodules whose work tree holds edits or untracked files: a fingerprint holds a
+    submodule only as the commit it has checked out, so a run on such a tree tested
+    content that no commit holds. Asked of git only where `.gitmodules` exists."""
+    if not os.path.isfile(os.path.join(root, ".gitmodules")):
+        return []
+    listed = gitcmd.run(
+        root,
+        ["config", "-f", ".gitmodules", "-z", "--get-regexp", r"^submodule\..*\.path$"],
+        check=False,
+    )
+    paths = [entry.split("\n", 1)[1] for entry in listed.split("\0") if "\n" in entry]
+    if not paths:
+        return []
+    status = gitcmd.run(
+        root,
+        ["status", "--porcelain=v2", "-z", "--ignore-submodules=none", "--", *paths],
+        check=False,
+    )
+    dirty = []
+    for entry in status.split("\0"):
+        fields = entry.split(" ", 8)
+        # `1 XY S<c><m><u> ... <path>`: m, tracked content changed; u, untracked files.
+        state = fields[2] if len(fields) == 9 and fields[0] == "1" else ""
+        if state[:1] == "S" and (state[2] == "M" or state[3] == "U"):
+            dirty.append(fields[8])
+    return dirty
+
+
 def staged_tree(root: Root) -> str:
     """Tree id of what `git commit` would record now (the index, or GIT_INDEX_FILE in hooks)."""
     return gitcmd.run(root, ["write-tree"]).strip()

@@ -396,12 +396,20 @@ def record_run(
         cfg = config.load(root)
         exclude = cfg.get("tests.fingerprint_exclude") if exclude is None else exclude
         max_entries = cfg.get("tests.max_entries") if max_entries is None else max_entries
+    from reflection_core.guards.fingerprint import dirty_submodules, worktree_tree
     from reflection_core.redact import redact, redact_argv  # only recorders pay for them
 
     if tree is None:
-        from reflection_core.guards.fingerprint import worktree_tree
-
         tree = worktree_tree(root, exclude or ())
+    dirty = dirty_submodules(root)
+    if dirty:
+        more = f" and {len(dirty) - 1} more" if len(dirty) > 1 else ""
+        partial = True  # the tree id holds the submodule's commit, not what the run tested
+        notes = [
+            *notes,
+            f"submodule {dirty[0]}{more} had uncommitted changes, which the fingerprint "
+            "cannot hold: commit or stash them and run the tests again",
+        ]
     stamp = Stamp(
         tree=tree,
         command=redact(command),

@@ -499,7 +499,11 @@ def check_staged(root: Path, cfg: config.Config) -> int:
     named: list[str] = []
     if changed:
         others = _git_paths(root, ["ls-files", "--others", "--exclude-standard"])
-        modified = _git_paths(root, ["diff", "--name-only", "--no-renames"])
+        # A submodule's own edits are not staged by `git add <it>` (its commit is): the
+        # run's note says what to do with them.
+        modified = _git_paths(
+            root, ["diff", "--name-only", "--no-renames", "--ignore-submodules=dirty"]
+        )
         left_out = sorted(changed & others & staged_but_left_out(root))
         if left_out:  # the paths the commit names: staged in its own index, against HEAD
             named = sorted(_git_paths(root, ["diff", "--cached", "--name-only", "--no-renames"]))
