@@ -827,6 +827,26 @@ def test_done_after_a_test_run_whose_summary_shows_a_failure_is_surely_contradic
     assert decide(session.build("Done."), CTX).should_block
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("bundle exec rspec 2>&1 | tail -20", "Finished in 0.01 s\n1 example, 1 failure\n"),
+        ("npx jest 2>&1 | tail -5", "Tests:       1 failed, 4 passed, 5 total\n"),
+        ("cmake --build build 2>&1 | tail", "src/calc.cpp:3:5: error: use of undeclared 'c'\n"),
+    ],
+)
+def test_done_after_a_failing_check_whose_status_a_pipe_hid_is_contradicted(
+    command: str, output: str
+) -> None:
+    # Exit 0 from `tail`: the check's own failure in its output is the evidence.
+    session = untested_change().bash(command, output=output, exit=0)
+    facts = _builtin_facts(session, "Done.")
+    assert any(f.kind == "claim_contradicted" and f.confidence >= 0.8 for f in facts), facts
+    assert decide(session.build("Done."), CTX).should_block
+    later = untested_change().bash(command, output=output, exit=0).bash("git status", output="")
+    assert not any(f.kind == "claim_contradicted" for f in _builtin_facts(later, "Done."))
+
+
 def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language() -> None:
     session = untested_change().bash("npm run build", output="Error: boom", exit=1)
     facts = _builtin_facts(session, "已经修复了，全部完成。")
