@@ -27,18 +27,22 @@ from reflection_core.session.task import is_doc_path
 # comment delimiters). One language family a line (a test per entry).
 COMMENT_SYNTAX: tuple[tuple[frozenset[str], tuple[str, ...], tuple[tuple[str, str], ...]], ...] = (
     (
-        frozenset({"py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yaml", "yml", "toml"}),
+        frozenset({"py", "pyi", "sh", "bash", "zsh", "rb", "pl", "r", "yaml", "yml", "toml"})
+        | {"ex", "exs"},
         ("#",),
         (),
     ),
     (
         frozenset({"js", "mjs", "cjs", "ts", "tsx", "jsx", "go", "rs", "java", "kt", "swift"})
-        | {"c", "h", "cc", "cpp", "hpp", "cs", "scala", "dart", "php", "sol", "zig"},
+        | {"c", "h", "cc", "cpp", "hpp", "cs", "scala", "dart", "php", "sol", "zig"}
+        | {"kts", "gradle", "groovy"},
         ("//",),
         (("/*", "*/"),),
     ),
     (frozenset({"css", "scss", "less"}), (), (("/*", "*/"),)),
-    (frozenset({"sql", "lua", "hs"}), ("--",), ()),
+    (frozenset({"sql", "lua"}), ("--",), ()),
+    (frozenset({"hs"}), ("--",), (("{-", "-}"),)),
+    (frozenset({"nix"}), ("#",), (("/*", "*/"),)),
     (frozenset({"html", "htm", "xml", "svg"}), (), (("<!--", "-->"),)),
 )
 

@@ -130,6 +130,13 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         " 2 fail",
     ),
     RunSummary(
+        "sbt, scalatest",
+        r"^\[info\] All tests passed\.|^\[info\] Passed: Total [1-9]\d*, Failed 0\b",
+        r"\*\*\* [1-9]\d* TESTS? FAILED \*\*\*|^\[error\] Failed: Total \d+, Failed [1-9]",
+        "[info] All tests passed.",
+        "[error] Failed: Total 12, Failed 1, Errors 0, Passed 11",
+    ),
+    RunSummary(
         "dart, flutter",
         r"\bAll tests passed!",
         r"\bSome tests failed\.",
@@ -148,6 +155,13 @@ COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
         "src/main.c:12:3: error: 'x' undeclared (first use in this function)",
     ),
     ("go", r"^\S+\.go:\d+:\d+: \S", "./internal/app/app.go:12:3: undefined: render"),
+    (
+        "elixir",
+        r"^\*\* \((?:CompileError|SyntaxError|TokenMissingError|MismatchedDelimiterError)\)"
+        r"|^== Compilation error in file ",
+        "** (CompileError) lib/calc.ex:3: undefined function c/0",
+    ),
+    ("nix", r"^error:\s*$|^\s+error: \S", "       error: undefined variable 'pkgs'"),
 )
 # A build tool's line that it failed, one tool a line: (tool, pattern, example). Read for
 # builds, type checks and lints run through the tool (`npm run build | tail -3`), each

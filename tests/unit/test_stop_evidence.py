@@ -28,8 +28,25 @@ COMMENT_EDITS = [
     ("main.go", "x := 1 // old", "x := 1 /* new */ // note"),
     ("site.css", "a { color: red; } /* old */", "a { color: red; }"),
     ("q.sql", "select 1; -- old", "select 1; -- new"),
+    ("Calc.hs", "add a b = a + b -- old", "add a b = a + b {- new -}"),
+    ("flake.nix", "{ x = 1; } # old", "{ x = 1; /* new */ }"),
     ("page.html", "<p>hi</p><!-- old -->", "<p>hi</p>"),
 ]
+
+
+@pytest.mark.parametrize(
+    ("path", "old", "new"),
+    [
+        ("lib/calc.ex", "def add(a, b), do: a + b", "def add(a, b), do: a + b  # sum"),
+        ("mix.exs", "version: \"0.1.0\"", "version: \"0.1.0\" # bump later"),
+        ("build.gradle.kts", 'id("java")', 'id("java") // the JVM plugin'),
+    ],
+)
+def test_comments_in_languages_sharing_a_family_are_no_change(
+    path: str, old: str, new: str
+) -> None:
+    call = SessionBuilder("t").edit(path, old=old, new=new).build().tool_calls[0]
+    assert comment_only_edit(call)
 
 
 def test_every_language_family_has_a_sample() -> None:
