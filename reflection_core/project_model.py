@@ -74,6 +74,10 @@ TEST_SOURCES: dict[str, SuiteMarks] = {
     "elixir": SuiteMarks(file_endings=("_test.exs",)),  # apps/shop/test/cart_test.exs
     "zig": SuiteMarks(inline=(".zig", ('test "', "test {"))),  # test "adds" { ... }
     "ocaml": SuiteMarks(dir_names=("test", "tests")),  # lib/test/dune
+    "sbt": SuiteMarks(dir_names=("test",)),  # src/test/scala/
+    "stack": SuiteMarks(dir_names=("test", "tests")),  # test/Spec.hs
+    "cabal": SuiteMarks(dir_names=("test", "tests")),
+    "dart": SuiteMarks(file_endings=("_test.dart",)),  # test/widget_test.dart
 }
 
 
@@ -212,6 +216,31 @@ OCAML = Ecosystem(
     test_globs=("test/*.ml",),
     extensions=(".ml", ".mli"),
 )
+SBT = Ecosystem(
+    "sbt",
+    ("build.sbt",),
+    (("test", "sbt test"), ("build", "sbt compile")),
+    test_package='sbt "testOnly {package}"',
+    test_globs=("src/test/*",),
+    extensions=(".scala",),
+)
+# A stack project keeps a generated .cabal file beside stack.yaml: stack's row comes first.
+STACK = Ecosystem(
+    "stack",
+    ("stack.yaml",),
+    (("test", "stack test"), ("build", "stack build")),
+    extensions=(".hs",),
+)
+CABAL = Ecosystem(
+    "cabal",
+    ("*.cabal", "cabal.project"),
+    (("test", "cabal test"), ("build", "cabal build")),
+    extensions=(".hs",),
+)
+# Nix flakes: `nix flake check` evaluates every output (and builds the flake's checks), the
+# nearest thing a configuration repository has to a compile. Read last: a project's own
+# build command comes first.
+NIX = Ecosystem("nix", ("flake.nix",), (("build", "nix flake check"),), extensions=(".nix",))
 # Ecosystems whose commands depend on what their files say: the rows name the markers,
 # test file shapes and narrower-run templates; the readers below add the commands.
 PYTHON = Ecosystem(
@@ -261,12 +290,23 @@ PHP = Ecosystem(
     test_globs=("*Test.php",),
     extensions=(".php",),
 )
+# Dart and Flutter share pubspec.yaml; a Flutter package names the flutter SDK in it.
+DART = Ecosystem(
+    "dart",
+    ("pubspec.yaml",),
+    test_globs=("*_test.dart",),
+    extensions=(".dart",),
+)
+DART_TOOLS = {
+    "dart": (("test", "dart test"), ("typecheck", "dart analyze")),
+    "flutter": (("test", "flutter test"), ("typecheck", "flutter analyze")),
+}
 MAKE = Ecosystem("make", ("Makefile", "makefile", "GNUmakefile"))
 JUST = Ecosystem("just", ("justfile", "Justfile", ".justfile"))
 
 ECOSYSTEMS = (
     PYTHON, NODE, GO, RUST, MAKE, JUST, GRADLE, MAVEN, CMAKE, DENO, DOTNET, SWIFT, ELIXIR,
-    ZIG, OCAML, RUBY, PHP,
+    ZIG, OCAML, SBT, STACK, CABAL, RUBY, PHP, DART, NIX,
 )  # fmt: skip
 
 # Python tools a config file names: (purpose, command, any of these in the config text).
@@ -526,7 +566,9 @@ def _cmake(files: RepoFiles, found: _Found) -> None:
     _table_commands(CMAKE, files, found)
     text = files["CMakeLists.txt"] or ""
     if "enable_testing" in text or "add_test" in text:
-        found.add(Command("ctest --test-dir build", "test", "cmake", "CMakeLists.txt add_test"))
+        # ctest runs the binaries already built: a source change needs the build first.
+        ctest = "cmake --build build && ctest --test-dir build"
+        found.add(Command(ctest, "test", "cmake", "CMakeLists.txt add_test"))
 
 
 def _ruby(files: RepoFiles, found: _Found) -> None:
@@ -543,11 +585,28 @@ def _php(files: RepoFiles, found: _Found) -> None:
     if "composer.json" not in files:
         return
     found.mark(PHP)
-    scripts = json_object(files["composer.json"]).get("scripts")
+    manifest = files["composer.json"] or ""
+    # Pest's tests are closures PHPUnit does not find: a Pest project runs them through Pest.
+    pest = "pestphp/pest" in manifest or "tests/Pest.php" in files
+    if pest:
+        found.file_templates.insert(0, ("php", "vendor/bin/pest {path}"))
+    scripts = json_object(manifest).get("scripts")
     if isinstance(scripts, dict) and "test" in scripts:
         found.add(Command("composer test", "test", "php", "composer.json scripts.test"))
+    elif pest:
+        found.add(Command("vendor/bin/pest", "test", "php", "composer.json pestphp/pest"))
     elif "phpunit.xml" in files or "phpunit.xml.dist" in files:
         found.add(Command("vendor/bin/phpunit", "test", "php", "phpunit.xml"))
+
+
+def _dart(files: RepoFiles, found: _Found) -> None:
+    if "pubspec.yaml" not in files:
+        return
+    tool = "flutter" if "sdk: flutter" in (files["pubspec.yaml"] or "") else "dart"
+    found.mark(DART)
+    found.file_templates.append(("dart", f"{tool} test {{path}}"))
+    for purpose, text in DART_TOOLS[tool]:
+        found.add(Command(text, purpose, "dart", "pubspec.yaml"))
 
 
 def _is_python_test(name: str) -> bool:
@@ -601,11 +660,13 @@ def model_from_files(files: RepoFiles, test_sources: bool | None = None) -> Proj
         lambda: _cmake(files, found),
         *[
             lambda e=e: _table_commands(e, files, found)
-            for e in (DENO, DOTNET, SWIFT, ELIXIR, ZIG, OCAML)
+            for e in (DENO, DOTNET, SWIFT, ELIXIR, ZIG, OCAML, SBT, STACK, CABAL)
         ],
         lambda: _ruby(files, found),
         lambda: _php(files, found),
+        lambda: _dart(files, found),
         lambda: _bare_python(files, found),
+        lambda: _table_commands(NIX, files, found),
     ]
     for read in readers:
         read()
@@ -823,7 +884,7 @@ def combine(repo: ProjectModel, session: ProjectModel) -> ProjectModel:
 CONTENT_FILES = (
     "pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "package.json",
     "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile",
-    "CMakeLists.txt", "composer.json",
+    "CMakeLists.txt", "composer.json", "pubspec.yaml",
 )  # fmt: skip
 
 

@@ -284,8 +284,6 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("stack", "build", "build"),
     ("cabal", "test", "test"),
     ("cabal", "build", "build"),
-    ("sbt", "test", "test"),
-    ("sbt", "compile", "build"),
     ("lein", "test", "test"),
     ("php", "artisan test", "test"),
     ("R", "CMD check", "test"),
@@ -623,8 +621,38 @@ def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
     if "test" not in named and any(gradle_task_kind(t) == "test" for t in excluded):
         kinds.discard("test")  # `build -x test`: the build leaves the tests out
     if "test" in kinds:
-        facts.test(f"{prog} test", "--tests" in args)
+        # `:core:test` tests one module of a multi-project build: some of the tests.
+        scoped = any(gradle_task_kind(t) == "test" and t.strip(":").count(":") for t in tasks)
+        facts.test(f"{prog} test", "--tests" in args or scoped)
     facts.kinds.update(k for k in kinds if k in ("build", "lint"))
+
+
+# sbt task names (after an optional `project/` or `Config/` scope) -> what they check.
+_SBT_TASKS = {
+    "test": "test",
+    "testOnly": "test some",
+    "testQuick": "test some",
+    "compile": "build",
+    "run": "run",
+}
+
+
+def _sbt(args: list[str], facts: _Facts) -> None:
+    """sbt runs every task its arguments name, in order (`sbt clean test`, `sbt "testOnly
+    X"`, `sbt ";clean;test"`); a task scoped to one project (`core/test`) tests some."""
+    for arg in args:
+        if arg.startswith("-"):
+            continue
+        for command in arg.split(";"):
+            words = command.split()
+            if not words:
+                continue
+            scope, _, task = words[0].rpartition("/")
+            kind = _SBT_TASKS.get(task)
+            if kind and kind.startswith("test"):
+                facts.test("sbt test", kind == "test some" or scope not in ("", "Test"))
+            elif kind:
+                facts.kinds.add(kind)
 
 
 def _maven(prog: str, args: list[str], facts: _Facts) -> None:
@@ -924,6 +952,7 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (("cargo",), lambda prog, args, heredoc, facts: _cargo(args, facts)),
     (("gradle", "gradlew"), lambda prog, args, heredoc, facts: _gradle(prog, args, facts)),
     (("mvn", "mvnw"), lambda prog, args, heredoc, facts: _maven(prog, args, facts)),
+    (("sbt",), lambda prog, args, heredoc, facts: _sbt(args, facts)),
     (
         ("ctest",),
         lambda prog, args, heredoc, facts: facts.test(

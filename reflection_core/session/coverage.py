@@ -143,6 +143,13 @@ COMPILED_SUFFIXES: tuple[str, ...] = (
     ".swift",
     ".cs",
     ".sol",
+    ".scala",
+    ".hs",
+    ".dart",
+    ".ex",
+    ".zig",
+    ".fs",
+    ".ml",
 )
 # Shapes of error output pasted into a prompt: the task is "make this error go away",
 # so a fix nothing ran afterwards is a guess. One shape a line (a test per entry).

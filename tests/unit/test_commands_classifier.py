@@ -282,6 +282,33 @@ def test_a_gradle_task_is_read_by_its_name_after_the_project_path(
     assert gradle_task_kind(f":app:{task}") == kind
 
 
+def test_a_gradle_test_task_of_one_module_is_some_of_the_tests() -> None:
+    scoped = classify_command("./gradlew :core:test")
+    assert scoped.test_runner == "gradlew test" and scoped.partial
+    assert classify_command("./gradlew core:test").partial
+    assert not classify_command("./gradlew test").partial
+    assert not classify_command("./gradlew clean :test").partial  # the root project's
+
+
+@pytest.mark.parametrize(
+    ("command", "kinds", "partial"),
+    [
+        ("sbt test", {"test"}, False),
+        ("sbt clean test", {"test"}, False),
+        ("sbt ';clean;test'", {"test"}, False),
+        ("sbt -v Test/test", {"test"}, False),
+        ('sbt "testOnly calc.CalcSpec"', {"test"}, True),
+        ("sbt core/test", {"test"}, True),
+        ("sbt compile", {"build"}, False),
+        ("sbt clean compile", {"build"}, False),
+        ("sbt run", {"run"}, False),
+    ],
+)
+def test_sbt_runs_every_task_it_is_given(command: str, kinds: set[str], partial: bool) -> None:
+    facts = classify_command(command)
+    assert set(facts.kinds) == kinds and facts.partial is partial
+
+
 def test_an_excluded_gradle_task_is_not_run() -> None:
     assert set(classify_command("./gradlew assembleDebug -x test").kinds) == {"build"}
     assert set(classify_command("./gradlew build -x test").kinds) == {"build"}
@@ -619,8 +646,6 @@ _SUBCOMMAND_LINES = [
     ("stack build", "build"),
     ("cabal test", "test"),
     ("cabal build", "build"),
-    ("sbt test", "test"),
-    ("sbt compile", "build"),
     ("lein test", "test"),
     ("php artisan test", "test"),
     ("R CMD check .", "test"),

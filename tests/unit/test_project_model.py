@@ -245,7 +245,7 @@ def test_cmake_tests_only_when_the_lists_add_them(tmp_path: Path) -> None:
     plain = repo_model(write(tmp_path / "a", {"CMakeLists.txt": "project(x)\n"}))
     assert plain.text("test") is None and plain.text("build") is not None
     tested = repo_model(write(tmp_path / "b", {"CMakeLists.txt": "enable_testing()\n"}))
-    assert tested.text("test") == "ctest --test-dir build"
+    assert tested.text("test") == "cmake --build build && ctest --test-dir build"
 
 
 @pytest.mark.parametrize(
@@ -256,10 +256,44 @@ def test_cmake_tests_only_when_the_lists_add_them(tmp_path: Path) -> None:
         ({"Gemfile": "", "Rakefile": ""}, "bundle exec rake test"),
         ({"composer.json": json.dumps({"scripts": {"test": "phpunit"}})}, "composer test"),
         ({"composer.json": "{}", "phpunit.xml": ""}, "vendor/bin/phpunit"),
+        (
+            {
+                "composer.json": json.dumps({"require-dev": {"pestphp/pest": "^2"}}),
+                "phpunit.xml": "",
+            },
+            "vendor/bin/pest",
+        ),
+        ({"composer.json": "{}", "phpunit.xml": "", "tests/Pest.php": ""}, "vendor/bin/pest"),
+        ({"pubspec.yaml": "name: calc\n"}, "dart test"),
+        ({"pubspec.yaml": "dependencies:\n  flutter:\n    sdk: flutter\n"}, "flutter test"),
     ],
 )
-def test_ruby_and_php_test_runners(tmp_path: Path, files: dict[str, str], test: str) -> None:
+def test_ruby_php_and_dart_test_runners(tmp_path: Path, files: dict[str, str], test: str) -> None:
     assert repo_model(write(tmp_path, files)).text("test") == test
+
+
+def test_one_pest_or_flutter_test_file_runs_through_its_own_runner(tmp_path: Path) -> None:
+    pest = repo_model(write(tmp_path / "a", {"composer.json": "{}", "tests/Pest.php": ""}))
+    assert (
+        pest.test_file_command("tests/Unit/CalcTest.php")
+        == "vendor/bin/pest tests/Unit/CalcTest.php"
+    )
+    flutter = {"pubspec.yaml": "dependencies:\n  flutter:\n    sdk: flutter\n"}
+    model = repo_model(write(tmp_path / "b", flutter))
+    assert model.test_file_command("test/calc_test.dart") == "flutter test test/calc_test.dart"
+    assert model.text("typecheck") == "flutter analyze"
+
+
+def test_a_flake_names_its_check_only_when_no_other_build_is_known(tmp_path: Path) -> None:
+    alone = repo_model(write(tmp_path / "a", {"flake.nix": "{ }\n"}))
+    assert alone.text("build") == "nix flake check"
+    beside = repo_model(write(tmp_path / "b", {"flake.nix": "{ }\n", "Cargo.toml": "[package]\n"}))
+    assert beside.text("build") == "cargo build"
+
+
+def test_a_stack_project_with_its_generated_cabal_file_names_stack(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"stack.yaml": "", "calc.cabal": "", "test/Spec.hs": ""}))
+    assert model.text("test") == "stack test" and model.text("build") == "stack build"
 
 
 # ---------------------------------------------------------------- test sources of a toolchain
@@ -294,6 +328,12 @@ def test_ruby_and_php_test_runners(tmp_path: Path, files: dict[str, str], test: 
         ({"build.zig": "", "src/cart.zig": 'test "adds" {\n}\n'}, True),
         ({"dune-project": "", "bin/main.ml": ""}, False),
         ({"dune-project": "", "lib/test/dune": ""}, True),
+        ({"build.sbt": "", "src/main/scala/Calc.scala": ""}, False),
+        ({"build.sbt": "", "src/test/scala/CalcSpec.scala": ""}, True),
+        ({"calc.cabal": "", "src/Calc.hs": ""}, False),
+        ({"stack.yaml": "", "test/Spec.hs": ""}, True),
+        ({"pubspec.yaml": "name: calc\n", "lib/calc.dart": ""}, False),
+        ({"pubspec.yaml": "name: calc\n", "test/calc_test.dart": ""}, True),
         # A test target of the project's own stands for a suite, whatever the walk sees.
         ({"go.mod": "module x\n", "Makefile": "test:\n\tgo test ./...\n"}, True),
     ],
@@ -341,7 +381,7 @@ def test_the_git_guards_ask_for_the_test_command_without_the_walk(
 
 def test_every_toolchain_that_offers_a_test_command_has_test_sources() -> None:
     fixed = {e.name for e in pm.ECOSYSTEMS if any(p == "test" for p, _ in e.commands)}
-    assert fixed | {"gradle", "maven"} == set(pm.TEST_SOURCES)
+    assert fixed | {"gradle", "maven", "dart"} == set(pm.TEST_SOURCES)
 
 
 def test_a_tree_larger_than_the_walk_is_assumed_to_hold_tests(tmp_path: Path) -> None:

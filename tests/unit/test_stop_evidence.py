@@ -38,7 +38,7 @@ COMMENT_EDITS = [
     ("path", "old", "new"),
     [
         ("lib/calc.ex", "def add(a, b), do: a + b", "def add(a, b), do: a + b  # sum"),
-        ("mix.exs", "version: \"0.1.0\"", "version: \"0.1.0\" # bump later"),
+        ("mix.exs", 'version: "0.1.0"', 'version: "0.1.0" # bump later'),
         ("build.gradle.kts", 'id("java")', 'id("java") // the JVM plugin'),
     ],
 )
