@@ -25,7 +25,7 @@ if python3 -c 'import reflection_core' >/dev/null 2>&1; then exec python3 -c "$e
 why="reflection is not installed for you, so its $2 check did not run"
 fix="install reflection, then run 'reflection init' in this repository"
 case "$2" in
-    pre-commit | pre-push | reflection-*)
+    pre-commit | pre-merge-commit | pre-push | reflection-*)
         echo "reflection: $why; refusing. Fix: $fix (or skip once with --no-verify)." >&2
         exit 1 ;;
 esac

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from reflection_core.guards.registry import HOOK_TYPES, hook_ids
 from reflection_core.install.launcher import LAUNCHER, SHARED_COMMAND
 from tests.gitutil import fresh_user_env, git, make_bare_remote, make_repo
 
@@ -115,14 +116,18 @@ def test_without_any_installation_the_hook_fails_open_and_says_so(
     assert "reflection init" in message
 
 
+@pytest.mark.parametrize(
+    "hook", [*HOOK_TYPES, *(f"{guard_id} " for guard_id in hook_ids())], ids=str.strip
+)
 def test_without_any_installation_a_git_hook_through_the_launcher_refuses(
-    shared_repo: Path, tmp_path: Path
+    shared_repo: Path, tmp_path: Path, hook: str
 ) -> None:
     (shared_repo / ".git" / "reflection" / "python").unlink()
     env = user_env(tmp_path / "home-c", "/usr/bin:/bin")
-    ran = run(shared_repo, env, f"{SHARED_COMMAND} hook pre-push origin url", "")
-    assert ran.returncode == 1
+    ran = run(shared_repo, env, f"{SHARED_COMMAND} hook {hook.strip()} origin url", "")
+    assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "refusing" in ran.stderr and "--no-verify" in ran.stderr
+    assert ran.stdout == ""  # no agent-host JSON for git
 
 
 def doctor(repo: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
