@@ -158,19 +158,21 @@ def tree_evidence(
     diffs: Mapping[str, list[str]],
     ignore: Sequence[str],
     rules: SuiteRules,
+    aside: frozenset[str] = frozenset(),
 ) -> TreeEvidence:
     """Evidence for `tree` from the ledger's stamps and each candidate tree's changed paths.
 
     Only suite runs count (see guards.evidence): the latest passing or failing one on
     `tree` decides; otherwise a passing one on a tree that differs only in ignorable
     paths. `diffs` maps a passing stamp's tree to the paths that differ from `tree`
-    (missing when git no longer has that tree).
+    (missing when git no longer has that tree). `aside`: paths present in the work tree
+    but left out of `tree` (untracked, unstaged), which the refusal's choices resolve.
     """
     on_tree = [s for s in stamps if s.tree == tree]
     decisive = [s for s in on_tree if rules.outcome(s) != "none"]
     if decisive:
         return _exact_evidence(tree, decisive[-1], rules)
-    ignorable_only, best = _nearest_pass(stamps, diffs, ignore, rules)
+    ignorable_only, best = _nearest_pass(stamps, diffs, ignore, rules, aside)
     if ignorable_only is not None:
         stamp, changed = ignorable_only
         return TreeEvidence(
@@ -221,12 +223,17 @@ def _nearest_pass(
     diffs: Mapping[str, list[str]],
     ignore: Sequence[str],
     rules: SuiteRules,
+    aside: frozenset[str] = frozenset(),
 ) -> tuple[_Near | None, _Near | None]:
     """The newest passing run on a tree that differs only in ignorable paths (it counts),
     else None and the passing run whose tree differs in the fewest paths that need a run,
     the newest of those on a tie, with those paths: a docs file beside the run the user
-    just made neither sends them to an older run nor is listed."""
+    just made neither sends them to an older run nor is listed. Paths left `aside` (in the
+    work tree, not in this tree) count after the others: the run just made on the work
+    tree, scratch files and all, is named with them rather than an older run whose
+    difference only a new run could close."""
     best: _Near | None = None
+    best_cost = (0, 0)
     for stamp in reversed(stamps):
         if stamp.tree not in diffs or rules.outcome(stamp) != "pass":
             continue
@@ -234,8 +241,9 @@ def _nearest_pass(
         needing_a_run = [p for p in changed if not ignorable(p, ignore)]
         if not needing_a_run:
             return (stamp, changed), None
-        if best is None or len(needing_a_run) < len(best[1]):
-            best = (stamp, needing_a_run)
+        cost = (sum(p not in aside for p in needing_a_run), len(needing_a_run))
+        if best is None or cost < best_cost:
+            best, best_cost = (stamp, needing_a_run), cost
     return None, best
 
 
@@ -324,6 +332,7 @@ def evidence_for_trees(
     cfg: config.Config,
     view: LedgerView | None = None,
     diffs: Mapping[tuple[str, str], list[str]] | None = None,
+    aside: frozenset[str] = frozenset(),
 ) -> list[TreeEvidence]:
     """Evidence for several trees with one ledger read and one diff process.
 
@@ -342,7 +351,7 @@ def evidence_for_trees(
     results = []
     for tree in trees:
         per_tree = {old: paths_ for (old, new), paths_ in diffs.items() if new == tree}
-        evidence = tree_evidence(tree, stamps, per_tree, ignore, rules)
+        evidence = tree_evidence(tree, stamps, per_tree, ignore, rules, aside)
         evidence.command_hint = view.hint
         results.append(evidence)
     return results
@@ -354,9 +363,10 @@ def evidence_for_tree(
     cfg: config.Config,
     view: LedgerView | None = None,
     diffs: Mapping[tuple[str, str], list[str]] | None = None,
+    aside: frozenset[str] = frozenset(),
 ) -> TreeEvidence:
     """What the ledger proves about `tree` (a tree id): passed, exactly or up to ignorable paths."""
-    return evidence_for_trees(root, [tree], cfg, view, diffs)[0]
+    return evidence_for_trees(root, [tree], cfg, view, diffs, aside)[0]
 
 
 def current_tree_evidence(root: Path, cfg: config.Config) -> TreeEvidence:
@@ -489,7 +499,8 @@ def _git_paths(root: Path, args: Sequence[str], env: Mapping[str, str] | None = 
 
 def check_staged(root: Path, cfg: config.Config) -> int:
     """pre-commit stage: the staged tree needs a passing run. 1 when refused."""
-    evidence = evidence_for_tree(root, fingerprint.staged_tree(root), cfg)
+    staged = fingerprint.staged_tree(root)
+    evidence = evidence_for_tree(root, staged, cfg)
     if evidence.passed:
         return 0
     changed = set(evidence.changed_paths)
@@ -504,6 +515,9 @@ def check_staged(root: Path, cfg: config.Config) -> int:
         modified = _git_paths(
             root, ["diff", "--name-only", "--no-renames", "--ignore-submodules=dirty"]
         )
+        if others | modified:  # the run on the work tree may be the one to name
+            evidence = evidence_for_tree(root, staged, cfg, aside=frozenset(others | modified))
+            changed = set(evidence.changed_paths)
         left_out = sorted(changed & others & staged_but_left_out(root))
         if left_out:  # the paths the commit names: staged in its own index, against HEAD
             named = sorted(_git_paths(root, ["diff", "--cached", "--name-only", "--no-renames"]))

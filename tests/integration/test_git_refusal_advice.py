@@ -81,6 +81,26 @@ def test_untracked_file_advice_exclude_it(project: Path, env: dict[str, str]) ->
     assert "notes.tmp" not in git(project, "show", "--name-only", "HEAD")
 
 
+def test_more_untracked_files_than_changed_ones_still_name_the_run_just_made(
+    project: Path, env: dict[str, str]
+) -> None:
+    # The run on the work tree differs from the commit in the two scratch files; an older
+    # run differs in the one staged change, which only a new run could close.
+    assert sh(project, env, "python -m pytest -q").returncode == 0  # on the clean tree
+    (project / "notes1.tmp").write_text("scratch\n")
+    (project / "notes2.tmp").write_text("scratch\n")
+    (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
+    git(project, "add", "src/calc.py")
+    assert sh(project, env, "python -m pytest -q").returncode == 0
+    refused = sh(project, env, "git commit -q -m change")
+    assert refused.returncode != 0
+    assert "    notes1.tmp" in refused.stderr and "    notes2.tmp" in refused.stderr
+    assert "Run the full test suite" not in refused.stderr  # a rerun would change nothing
+    assert sh(project, env, advice_line(refused.stderr, "printf")).returncode == 0
+    done = sh(project, env, "git commit -q -m change")
+    assert done.returncode == 0, done.stderr
+
+
 def refused_commit_of_named_paths(project: Path, env: dict[str, str]) -> str:
     # `git commit <paths>` commits only those paths; a staged file the tests ran with is
     # left out of the commit, not untracked.
