@@ -10,8 +10,10 @@ create no commit and run no hook; the push guard still keeps them off the remote
 from __future__ import annotations
 
 import argparse
+import os
+import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from reflection_core import config
@@ -21,22 +23,46 @@ from reflection_core.guards.hookenv import repo_and_config, within_deadline
 from reflection_core.guards.registry import PushContext
 
 
-def merge_refusal(branch: str | None, patterns: Sequence[str]) -> str | None:
-    """The refusal message for a merge commit on `branch`, or None when it may proceed."""
+def merge_refusal(
+    branch: str | None, patterns: Sequence[str], merged: str | None = None, pulling: bool = False
+) -> str | None:
+    """The refusal message for a merge commit on `branch`, or None when it may proceed.
+    `merged` names what is merged in, when git says; `pulling`: `git pull` on a branch
+    whose history diverged from its upstream, which a rebase keeps linear."""
     if branch is None:
         return None
     rule = protected_rule(branch, patterns)
     if rule is None:
         return None
-    return (
+    head = (
         f"reflection: refusing to merge into protected branch '{branch}' "
         f"(matched rule {rule!r} in protected_branches).\n"
+    )
+    if pulling:
+        return head + (
+            "  Its local commits diverged from its upstream. Undo the merge, move them to a\n"
+            f"  branch, and bring '{branch}' up to date:\n"
+            "    git merge --abort\n"
+            "    git branch my-change\n"
+            "    git reset --keep @{upstream}\n"
+            "  then push my-change and open a pull request.\n"
+            "  (Emergency only: `git pull --no-verify` skips this check.)"
+        )
+    return head + (
         "  Undo the merge, then merge on a branch and open a pull request:\n"
         "    git merge --abort\n"
         "    git switch -c my-merge\n"
-        "    git merge <branch>\n"
+        f"    git merge {shlex.quote(merged) if merged else '<branch>'}\n"
         "  (Emergency only: `git merge --no-verify` skips this check.)"
     )
+
+
+def merge_in_progress(env: Mapping[str, str]) -> tuple[str | None, bool]:
+    """What git's environment says of the merge under way: the one head merged in, by the
+    name it was given (`GITHEAD_<sha>=feat`), and whether `git pull` started it."""
+    heads = [v for k, v in env.items() if k.startswith("GITHEAD_") and v and " " not in v]
+    action = env.get("GIT_REFLOG_ACTION", "")
+    return (heads[0] if len(heads) == 1 else None), action.split(" ", 1)[0] == "pull"
 
 
 def check_merge(root: Path, cfg: config.Config) -> int:
@@ -46,7 +72,9 @@ def check_merge(root: Path, cfg: config.Config) -> int:
     commit is a commit on the branch."""
     if not cfg.get("guards.refuse_commits_on_protected"):
         return 0
-    message = merge_refusal(gitcmd.current_branch(root), cfg.get("protected_branches"))
+    merged, pulling = merge_in_progress(os.environ)
+    branch = gitcmd.current_branch(root)
+    message = merge_refusal(branch, cfg.get("protected_branches"), merged, pulling)
     if message:
         sys.stderr.write(message + "\n")
         return 1

@@ -58,6 +58,36 @@ def test_a_merge_commit_on_main_is_refused_and_abort_restores_the_branch(repo: P
     assert git(repo, "rev-parse", "HEAD").strip() == head
 
 
+def test_the_refusal_names_the_branch_merged_in(repo: Path) -> None:
+    merged = run(repo, "git", "merge", "--no-edit", "feat")
+    assert "    git merge feat\n" in merged.stderr
+
+
+def test_a_pull_into_a_diverged_main_is_refused_and_its_advice_works(
+    repo: Path, tmp_path: Path
+) -> None:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    git(repo, "push", "-q", "--no-verify", str(remote), "main~1:refs/heads/main")
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "fetch", "-q", "origin")
+    git(repo, "branch", "-q", "--set-upstream-to=origin/main", "main")
+    other = tmp_path / "other"
+    git(tmp_path, "clone", "-q", str(remote), str(other))
+    (other / "theirs.txt").write_text("theirs\n")
+    git(other, "add", "theirs.txt")
+    git(other, "-c", "user.name=T", "-c", "user.email=t@e", "commit", "-q", "-m", "theirs")
+    git(other, "push", "-q", "--no-verify", "origin", "main")
+    pulled = run(repo, "git", "pull", "--no-rebase", "--no-edit", "origin", "main")
+    assert pulled.returncode != 0
+    assert "Its local commits diverged from its upstream" in pulled.stderr
+    for line in ("git merge --abort", "git branch my-change", "git reset --keep @{upstream}"):
+        assert f"    {line}\n" in pulled.stderr
+        assert run(repo, *line.split()).returncode == 0, line
+    assert git(repo, "rev-parse", "HEAD").strip() == git(repo, "rev-parse", "origin/main").strip()
+    assert "main.txt" in git(repo, "show", "--name-only", "my-change")  # the work is kept
+
+
 def test_merges_into_a_feature_branch_and_fast_forwards_pass(repo: Path) -> None:
     git(repo, "switch", "-q", "feat")
     assert run(repo, "git", "merge", "--no-edit", "main").returncode == 0
