@@ -376,6 +376,31 @@ def hooks_dir(root: Path) -> Path:
     return path if path.is_absolute() else (root / path)
 
 
+def hooks_path_beyond_the_repository(root: Path) -> str | None:
+    """Why the hooks must not go where git looks for them: a `core.hooksPath` from the
+    user's or the system's config names a directory every repository uses, and hooks
+    written there would guard them all. None when this repository's own config (or no
+    config) chose the hooks directory."""
+    out = subprocess.run(
+        ["git", "config", "--show-scope", "--get", "core.hooksPath"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    scope, _, value = out.partition("\t")
+    if not value or scope in ("local", "worktree"):
+        return None
+    if not os.path.isabs(os.path.expanduser(value)):
+        return None  # relative: each repository's own directory
+    return (
+        f"core.hooksPath is set in your {scope} git config to {value}, which every "
+        "repository of yours uses: reflection's git hooks are not installed there, since "
+        "they would guard all of them. Give this repository its own hooks directory "
+        "(the hooks in that directory then stop running here), then run init again: "
+        "git config core.hooksPath .git/hooks && reflection init"
+    )
+
+
 def shared_with_the_repository(root: Path, path: Path) -> bool:
     """A hook file git would track: inside the work tree (`core.hooksPath = .githooks`)
     and not ignored (husky keeps its `.husky/_` ignored)."""
@@ -446,6 +471,10 @@ def _plan_native_hook(plan: InitPlan, hook_type: str) -> None:
         plan.errors.append(f"cannot locate the git hooks dir: {exc}")
         return
     target = directory / hook_type
+    beyond = hooks_path_beyond_the_repository(plan.root)
+    if beyond:
+        plan.errors.append(beyond)
+        return
     existing = _read(target)
     shared = shared_with_the_repository(plan.root, target)
     script = native_hook_script(hook_type, shared=shared)

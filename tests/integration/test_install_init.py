@@ -405,3 +405,35 @@ def test_hooks_in_the_git_dir_keep_this_clones_interpreter(git_repo: Path) -> No
     assert result.returncode == 0, result.stderr
     script = (git_repo / ".git" / "hooks" / "pre-commit").read_text()
     assert "PYTHON=" in script and ".reflection-hook" not in script
+
+
+def test_a_hooks_directory_every_repository_uses_is_left_alone_with_the_way_out(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    # `core.hooksPath` in the user's global config: hooks written there would guard (and
+    # refuse commits in) every repository of the user.
+    home = tmp_path / "home"
+    home.mkdir()
+    shared = tmp_path / "global-hooks"
+    (home / ".gitconfig").write_text(f"[core]\n\thooksPath = {shared}\n")
+    refused = reflection(git_repo, "init", "--git-hooks", home=home)
+    assert refused.returncode != 0
+    assert "every repository of yours uses" in refused.stderr
+    assert not shared.exists() or not any(shared.iterdir())
+    fix = "git config core.hooksPath .git/hooks"
+    assert fix in refused.stderr
+    git(git_repo, "config", "core.hooksPath", ".git/hooks")
+    done = reflection(git_repo, "init", "--git-hooks", home=home)
+    assert done.returncode == 0, done.stderr
+    assert (git_repo / ".git" / "hooks" / "pre-commit").is_file()
+
+
+def test_a_relative_hooks_path_in_the_global_config_is_each_repositorys_own(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / ".gitconfig").write_text("[core]\n\thooksPath = .githooks\n")
+    result = reflection(git_repo, "init", "--git-hooks", home=home)
+    assert result.returncode == 0, result.stderr
+    assert (git_repo / ".githooks" / "pre-commit").is_file()
