@@ -6,6 +6,7 @@ problem. Checks only read: doctor never changes the repository.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import platform
@@ -153,6 +154,19 @@ def _interpreter_of(text: str) -> str | None:
     return None
 
 
+@functools.cache
+def _imports_reflection(interpreter: str) -> bool:
+    """The hooks' interpreter can import reflection (a virtualenv recreated at the same
+    path has the interpreter and not the package). Asked once per interpreter."""
+    try:
+        probe = subprocess.run(
+            [interpreter, "-c", "import reflection_core"], capture_output=True, timeout=30
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
 def check_git_hooks(root: Path) -> list[Finding]:
     """Are protected refs and untested trees refused by the hooks git will actually run?"""
     from reflection_core.install.init import hooks_dir
@@ -238,12 +252,14 @@ def _native_hook_findings(
 
     findings: list[Finding] = []
     interpreter = _interpreter_of(script)
-    if interpreter and not os.access(interpreter, os.X_OK):
+    gone = interpreter and not os.access(interpreter, os.X_OK)
+    if interpreter and (gone or not _imports_reflection(interpreter)):
+        what = "which is gone" if gone else "which has no reflection installed"
         findings.append(
             Finding(
                 "problem",
                 "git hooks",
-                f"{hook_type}: reflection's hook runs {interpreter}, which is gone: "
+                f"{hook_type}: reflection's hook runs {interpreter}, {what}: "
                 f"every {HOOK_VERBS.get(hook_type, 'commit')} is refused",
                 "reflection init (from the environment reflection is installed in)",
             )

@@ -459,8 +459,17 @@ if [ ! -x "$PYTHON" ]; then
     echo "  or skip every check once with 'git {verb} --no-verify'." >&2
     exit 1
 fi
-exec "$PYTHON" -c "import sys; from reflection_core.entry import main; sys.exit(main())" \\
-    hook {hook_type} "$@"
+exec "$PYTHON" -c "import sys
+try:
+    from reflection_core.entry import main
+except ModuleNotFoundError as missing:
+    if missing.name != 'reflection_core':
+        raise
+    sys.exit('reflection: reflection is not installed in ' + sys.executable + ', so the '
+             '{hook_type} guards cannot run; refusing.\\n  Re-run \\'reflection init\\' from the '
+             'environment reflection is installed in, or skip every check once with '
+             '\\'git {verb} --no-verify\\'.')
+sys.exit(main())" hook {hook_type} "$@"
 """
 
 

@@ -185,6 +185,30 @@ def test_a_missing_interpreter_refuses_with_the_fix(
     assert "reflection init" in result.stderr
 
 
+def test_an_interpreter_without_reflection_refuses_with_the_fix_and_doctor_sees_it(
+    setup: tuple[Path, Path, dict[str, str]], tmp_path: Path
+) -> None:
+    # A virtualenv recreated at the same path: the interpreter is there, reflection is not.
+    bare = tmp_path / "bare-venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True)
+    repo, _, env = setup
+    env = {k: v for k, v in env.items() if k != "PYTHONPATH"}
+    hook = repo / ".git" / "hooks" / "pre-commit"
+    lines = hook.read_text().splitlines(keepends=True)
+    python = bare / "bin" / "python"
+    hook.write_text(
+        "".join(f"PYTHON={python}\n" if ln.startswith("PYTHON=") else ln for ln in lines)
+    )
+    result = run(repo, "git", "commit", "-q", "--allow-empty", "-m", "x", env=env)
+    assert result.returncode != 0
+    assert f"reflection is not installed in {python}" in result.stderr
+    assert "Traceback" not in result.stderr and "git commit --no-verify" in result.stderr
+    doctor = run(repo, str(REFLECTION), "doctor", env=env)
+    assert f"pre-commit: reflection's hook runs {python}, which has no reflection" in (
+        doctor.stdout + doctor.stderr
+    )
+
+
 def test_doctor_reports_a_framework_only_push_guard_as_a_problem(tmp_path: Path) -> None:
     (tmp_path / "home").mkdir()
     repo = make_repo(
