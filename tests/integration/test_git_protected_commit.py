@@ -75,6 +75,31 @@ def test_merge_commits_run_pre_merge_commit_not_pre_commit(repo: Path) -> None:
     assert merged.returncode == 0  # the merge guard's hook covers this (test_git_protected_merge)
 
 
+def test_a_commit_finishing_a_merge_or_cherry_pick_on_main_says_to_undo_it_first(
+    repo: Path,
+) -> None:
+    git(repo, "switch", "-q", "-c", "feat")
+    stage(repo, "a.txt")
+    git(repo, "commit", "-q", "--no-verify", "-m", "feat")
+    git(repo, "switch", "-q", "main")
+    assert run_git(repo, "merge", "--no-ff", "--no-commit", "feat").returncode == 0
+    refused = run_git(repo, "commit", "-m", "merge feat")
+    assert refused.returncode == 1 and "This commit finishes a merge" in refused.stderr
+    advice = [ln.strip() for ln in refused.stderr.splitlines() if ln.startswith("    git ")]
+    assert advice == ["git merge --abort", "git switch -c my-change"]
+    for line in advice:  # followed literally, both work (a switch fails mid-merge)
+        assert run_git(repo, *line.split()[1:]).returncode == 0, line
+    assert run_git(repo, "merge", "--no-edit", "feat").returncode == 0
+    git(repo, "switch", "-q", "main")
+    (repo / "a.txt").write_text("main's own\n")
+    git(repo, "add", "a.txt")
+    git(repo, "commit", "-q", "--no-verify", "-m", "main's a.txt")
+    assert run_git(repo, "cherry-pick", "feat").returncode != 0  # a conflict stops it
+    git(repo, "add", "a.txt")
+    picked = run_git(repo, "commit", "--no-edit")
+    assert picked.returncode == 1 and "    git cherry-pick --abort" in picked.stderr
+
+
 def test_the_first_commit_of_a_new_repository_is_allowed(tmp_path: Path) -> None:
     fresh = tmp_path / "fresh"
     fresh.mkdir()
