@@ -77,40 +77,32 @@ def run_chained(root: Path, hook_type: str, argv: Sequence[str], stdin: bytes) -
 
 def pre_commit_main(argv: Sequence[str] | None = None) -> int:
     """No commits on a protected branch; the staged tree needs a passing test run."""
-    args = list(argv or [])
-    root = paths.find_repo_root()
-    if root is None:
-        return 0
-    status = within_deadline(lambda: _pre_commit_guards(root), "commit")
-    return status or run_chained(root, "pre-commit", args, b"")
-
-
-def _pre_commit_guards(root: Path) -> int:
-    try:
-        cfg = commit_config(root)
-    except config.ConfigError as exc:
-        sys.stderr.write(config_refusal(exc, "commit") + "\n")
-        return 2
-    return run_guards("pre-commit", root, cfg, None)
+    return _staged_hook("pre-commit", "commit", argv)
 
 
 def pre_merge_commit_main(argv: Sequence[str] | None = None) -> int:
     """No merge commits on a protected branch (git runs no pre-commit hook for them)."""
+    return _staged_hook("pre-merge-commit", "merge", argv)
+
+
+def _staged_hook(hook_type: str, verb: str, argv: Sequence[str] | None) -> int:
+    """A hook checked against the config being committed: its guards, then the chained
+    hook; `verb` is what a refusal refuses."""
     args = list(argv or [])
     root = paths.find_repo_root()
     if root is None:
         return 0
-    status = within_deadline(lambda: _pre_merge_commit_guards(root), "merge")
-    return status or run_chained(root, "pre-merge-commit", args, b"")
+    status = within_deadline(lambda: _staged_guards(root, hook_type, verb), verb)
+    return status or run_chained(root, hook_type, args, b"")
 
 
-def _pre_merge_commit_guards(root: Path) -> int:
+def _staged_guards(root: Path, hook_type: str, verb: str) -> int:
     try:
         cfg = commit_config(root)
     except config.ConfigError as exc:
-        sys.stderr.write(config_refusal(exc, "merge") + "\n")
+        sys.stderr.write(config_refusal(exc, verb) + "\n")
         return 2
-    return run_guards("pre-merge-commit", root, cfg, None)
+    return run_guards(hook_type, root, cfg, None)
 
 
 def fail_closed(message: str) -> int:
