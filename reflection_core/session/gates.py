@@ -522,7 +522,10 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
     after = [
         (pos, c)
         for pos, c in enumerate(calls)
-        if pos > last_change and _has(c, "test") and not is_baseline(calls, pos)
+        if pos > last_change
+        and _has(c, "test")
+        and not is_baseline(calls, pos)
+        and not runs_stale_binaries(calls, pos, last_change)
     ]
     if not after:
         # Tests check the change where they cover it (the repo has a suite, or tests ran
@@ -541,6 +544,20 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
                 "tests", required, True, f"`{_cmd(last)}` fails the same way {baseline}"
             )
     return _run_result(session, inputs, required, [c for _, c in after])
+
+
+# Runners that run the test binaries a build made and build nothing themselves: after a
+# source change their pass is the old code's until a build ran in between.
+PREBUILT_RUNNERS = frozenset({"ctest"})
+
+
+def runs_stale_binaries(calls: Sequence[ToolCall], pos: int, last_change: int) -> bool:
+    """The test run at `pos` ran binaries built before the latest change (`ctest` with no
+    build since the change, nor in its own command line)."""
+    command = calls[pos].command
+    if command is None or command.test_runner not in PREBUILT_RUNNERS or "build" in command.kinds:
+        return False
+    return not any(_has(c, "build") for c in calls[max(last_change, 0) + 1 : pos])
 
 
 def _other_check(calls: list[ToolCall], last_change: int) -> ToolCall | None:
@@ -596,6 +613,26 @@ def _not_run(
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     pattern = "tests:not_run"
     earlier = [c for c in calls[: max(last_change, 0)] if _has(c, "test")]
+    stale = next(
+        (
+            c
+            for p, c in enumerate(calls)
+            if p > last_change and runs_stale_binaries(calls, p, last_change)
+        ),
+        None,
+    )
+    if stale is not None:
+        return GateResult(
+            "tests",
+            required,
+            False,
+            f"`{_cmd(stale)}` ran the binaries built before {label or 'the latest change'}",
+            missing=f"nothing built {label or 'the latest change'} before `{_cmd(stale)}` ran: "
+            "its tests ran the old code",
+            next_action=f"{action} now that the code has changed (build first)",
+            severity="MEDIUM",
+            pattern="tests:not_run",
+        )
     if earlier:
         evidence = f"tests ran before {label} but not after it"
         pattern = "tests:not_rerun"

@@ -336,6 +336,29 @@ def test_a_server_started_in_the_background_is_no_check() -> None:
     assert not gate(s, has_tests=False).satisfied
 
 
+CTEST_PASS = "100% tests passed, 0 tests failed out of 3"
+
+
+def test_ctest_after_a_source_change_with_no_build_ran_the_old_binaries() -> None:
+    stale = (
+        SessionBuilder("Fix add")
+        .edit("src/calc.cpp")
+        .bash("ctest --test-dir build", output=CTEST_PASS)
+    )
+    result = gate(stale.build())
+    assert not result.satisfied and "its tests ran the old code" in (result.missing or "")
+    for built in (
+        SessionBuilder("Fix add")
+        .edit("src/calc.cpp")
+        .bash("cmake --build build")
+        .bash("ctest --test-dir build", output=CTEST_PASS),
+        SessionBuilder("Fix add")
+        .edit("src/calc.cpp")
+        .bash("cmake --build build && ctest --test-dir build", output=CTEST_PASS),
+    ):
+        assert gate(built.build()).satisfied
+
+
 def test_a_comment_only_edit_needs_no_check() -> None:
     s = (
         SessionBuilder("Tidy the comment")
