@@ -439,11 +439,12 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     if failed_write and done and not _first(_ADMITS, text):
         return [Fact("claim_contradicted", 0.85, _line_of(text, done))]
     last = digest.get("last_command") or {}
-    # A check whose exit status a pipe hid (`| tail`) failed all the same when its own
-    # failure summary shows: that is the evidence, not the status.
-    failed = last.get("ok") is False or bool(last.get("failure_shown"))
-    if not failed or last.get("at") != digest.get("last_tool_at"):
-        return []
+    # A check whose exit status a pipe hid (`| tail`) failed all the same when its output
+    # ends on its own failure summary: that is the evidence, not the status.
+    hidden_failure = last.get("status_hidden") and last.get("failure_shown")
+    failed = last.get("ok") is False or bool(hidden_failure)
+    if not failed or last.get("preexisting") or last.get("at") != digest.get("last_tool_at"):
+        return []  # a failure a baseline showed without the change is not the claim's
     done = _first(_DONE, text)
     if not done or _first(_ADMITS, text):
         return []

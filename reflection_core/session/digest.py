@@ -14,7 +14,12 @@ import re
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.evidence import is_check
-from reflection_core.session.gates import failure_in_output, last_change_index, run_passed
+from reflection_core.session.gates import (
+    failure_has_the_last_word,
+    failure_preexists,
+    last_change_index,
+    run_passed,
+)
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.task import TaskContext
 
@@ -106,17 +111,40 @@ def _shell_outcome(call: ToolCall) -> dict[str, Any]:
         "ok": call.ok,
         "exit_code": call.exit_code,
         "output_tail": (call.output or "")[-OUTPUT_TAIL:],
-        # A check whose output shows its failure the way the gates read it: a runner's
+        # A check whose output ends on its failure the way the gates read it: a runner's
         # failure summary (`--- FAIL:`, `1 failing`), a compiler's error line.
-        "failure_shown": is_check(call) and failure_in_output(call),
+        "failure_shown": is_check(call) and failure_has_the_last_word(call),
+        "status_hidden": status_hidden(call),
     }
 
 
+def status_hidden(call: ToolCall) -> bool:
+    """The command line's exit status is not its check's: the check pipes into another
+    program (without pipefail) or its status is discarded (`|| true`)."""
+    if call.command is None:
+        return False
+    raw = call.command.raw
+    piped = _PIPE.search(raw) is not None and "pipefail" not in raw
+    return call.command.exit_masked or piped or _DISCARDED.search(raw) is not None
+
+
+_PIPE = lazy(r"(?<!\|)\|(?![|&])")
+_DISCARDED = lazy(r"\|\|\s*(?:true|:)\b|;\s*(?:true|:)\s*$")
+
+
 def last_command(session: Session) -> dict[str, Any] | None:
-    """The last shell command with a result, and how it ended."""
-    for call in reversed(session.tool_calls):
+    """The last shell command with a result, and how it ended; for a failed test run,
+    whether it fails the same way without the change (a baseline showed it)."""
+    calls = session.tool_calls
+    for pos in range(len(calls) - 1, -1, -1):
+        call = calls[pos]
         if call.kind == "shell" and call.ok is not None and not call.background:
-            return _shell_outcome(call)
+            outcome = _shell_outcome(call)
+            failed_test = "test" in (call.command.kinds if call.command else ()) and (
+                run_passed(call) is False
+            )
+            outcome["preexisting"] = failed_test and failure_preexists(calls, pos)
+            return outcome
     return None
 
 

@@ -162,6 +162,16 @@ COMPILER_ERRORS: tuple[tuple[str, str, str], ...] = (
         "** (CompileError) lib/calc.ex:3: undefined function c/0",
     ),
     ("nix", r"^error:\s*$|^\s+error: \S", "       error: undefined variable 'pkgs'"),
+    (
+        "sbt, scalac",
+        r"^\[error\] .*Compilation failed",
+        "[error] (Compile / compileIncremental) Compilation failed",
+    ),
+    (
+        "dart analyze",
+        r"^\s*error \u2022 ",
+        "  error \u2022 lib/calc.dart:2:14 \u2022 Undefined name 'c'.",
+    ),
 )
 # A build tool's line that it failed, one tool a line: (tool, pattern, example). Read for
 # builds, type checks and lints run through the tool (`npm run build | tail -3`), each
@@ -254,7 +264,8 @@ _PASSED_IN_OUTPUT = _any_line(s.passed for s in RUN_SUMMARIES)
 _NOTHING_RAN = lazy(
     r"\bno tests ran\b|\bcollected 0 items\b|\b0 passed\b|\bno test files\b|\bRan 0 tests\b|"
     r"\bno tests? (files? )?(were )?found\b|\b0 passing\b|\bTests:\s+0 total\b|"
-    r"\b0 tests? (ran|run|executed)\b|\b0 examples, 0 failures\b|\bthere are no tests to run\b",
+    r"\b0 tests? (ran|run|executed)\b|\b0 examples, 0 failures\b|\bthere are no tests to run\b|"
+    r"\bNo tests to run for\b|\bNo tests were executed\b",
     re.I,
 )
 # A count of tests that did run, or failed: a runner that found nothing in one place
@@ -396,15 +407,31 @@ def failure_in_output(call: ToolCall) -> bool:
     """A runner's failure summary, a compiler's or build tool's error line in a check that
     compiles, or a crash where the program ran (not a trace a build that then reported
     success logged on the way)."""
-    if _FAILED_IN_OUTPUT.search(call.output):
-        return True
     kinds = call.command.kinds if call.command is not None else frozenset()
-    if bool(kinds & _COMPILING) and _COMPILER_ERROR.search(call.output):
+    return _failure_in(call.output, kinds)
+
+
+def _failure_in(text: str, kinds: frozenset[str]) -> bool:
+    if _FAILED_IN_OUTPUT.search(text):
         return True
-    if bool(kinds & _BUILDING) and _BUILD_TOOL_ERROR.search(call.output):
+    if bool(kinds & _COMPILING) and _COMPILER_ERROR.search(text):
         return True
-    crashed = kinds & _RUNS_THE_PROGRAM and "test" not in kinds and _CRASH.search(call.output)
-    return bool(crashed) and not ("build" in kinds and _BUILD_SUCCESS.search(call.output))
+    if bool(kinds & _BUILDING) and _BUILD_TOOL_ERROR.search(text):
+        return True
+    crashed = kinds & _RUNS_THE_PROGRAM and "test" not in kinds and _CRASH.search(text)
+    return bool(crashed) and not ("build" in kinds and _BUILD_SUCCESS.search(text))
+
+
+def failure_has_the_last_word(call: ToolCall) -> bool:
+    """The output shows a failure and no pass summary after it: the runner's own tally
+    ends on the failure (a test named "returns 2 errors" before "5 passed", or a compile
+    error of an optional dependency during the install before the tests pass, do not)."""
+    output = call.output
+    passes = list(_PASSED_IN_OUTPUT.finditer(output))
+    if passes:
+        output = output[output.rfind("\n", 0, passes[-1].start()) + 1 :]  # its whole line on
+    kinds = call.command.kinds if call.command is not None else frozenset()
+    return _failure_in(output, kinds)
 
 
 def run_passed(call: ToolCall) -> bool | None:
@@ -584,6 +611,26 @@ def _stash_baseline(calls: list[ToolCall], pos: int) -> str:
 # The failed runs before the first change a later failure is compared with: the latest
 # few, so a task that failed a thousand times before its first edit costs no more.
 _BASELINE_RUNS = 3
+
+
+def failure_preexists(calls: list[ToolCall], pos: int) -> bool:
+    """The failed test run at `pos` fails the same way without the change: a baseline run
+    on a stash since the latest change failed too, or its errors were there before the
+    task's first change."""
+    latest = next(
+        (
+            p
+            for p in range(len(calls) - 1, -1, -1)
+            if is_change(calls[p]) and not (_has(calls[p], "stash") or _has(calls[p], "unstash"))
+        ),
+        -1,
+    )
+    stashed = any(
+        _has(c, "test") and is_baseline(calls, p) and run_passed(c) is False
+        for p, c in enumerate(calls)
+        if p > latest
+    )
+    return stashed or bool(_original_tree_baseline(calls, calls[pos]))
 
 
 def _original_tree_baseline(calls: list[ToolCall], last: ToolCall) -> str:

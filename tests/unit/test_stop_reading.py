@@ -847,6 +847,45 @@ def test_done_after_a_failing_check_whose_status_a_pipe_hid_is_contradicted(
     assert not any(f.kind == "claim_contradicted" for f in _builtin_facts(later, "Done."))
 
 
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        # A failure phrase in a test's name, before the runner's pass summary.
+        (
+            "npx jest 2>&1 | tail -8",
+            "  \u2713 returns 2 errors for bad rows\nTests:       5 passed, 5 total\n",
+        ),
+        (
+            "python -m pytest -q",
+            "test_retry[3 failed attempts] PASSED\n==== 5 passed in 0.1s ====\n",
+        ),
+        # An exit 0 nobody hid: the program's own report, not a check's failure.
+        ("python validate.py samples/", "samples/bad.csv: 2 errors\nvalidated 3 files\n"),
+    ],
+)
+def test_done_after_a_passing_check_with_failure_words_in_its_output_is_not_contradicted(
+    command: str, output: str
+) -> None:
+    session = untested_change().bash(command, output=output, exit=0)
+    assert not any(f.kind == "claim_contradicted" for f in _builtin_facts(session, "Done."))
+
+
+def test_done_after_a_failure_a_stash_baseline_showed_without_the_change_is_not_contradicted() -> (
+    None
+):
+    failing = "==== 1 failed, 9 passed in 0.3s ===="
+    session = (
+        untested_change()
+        .bash("python -m pytest -q 2>&1 | tail -3", output=failing)
+        .bash("git stash", output="Saved working directory")
+        .bash("python -m pytest -q 2>&1 | tail -3", output=failing)
+        .bash("git stash pop", output="Dropped refs/stash@{0}")
+        .bash("python -m pytest -q 2>&1 | tail -3", output=failing)
+    )
+    final = "Listo. El test que falla ya fallaba antes de mi cambio."
+    assert not any(f.kind == "claim_contradicted" for f in _builtin_facts(session, final))
+
+
 def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language() -> None:
     session = untested_change().bash("npm run build", output="Error: boom", exit=1)
     facts = _builtin_facts(session, "已经修复了，全部完成。")
