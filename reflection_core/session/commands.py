@@ -78,6 +78,7 @@ _WRAPPER_VALUE_OPTIONS: dict[str, frozenset[str]] = {
     "uvx": frozenset({"--from", "--with", "--python", "-p"}),
     "bunx": frozenset({"-p", "--package"}),
     "pnpx": frozenset(),
+    "fvm": frozenset(),  # `fvm flutter test`: the Flutter SDK version manager
 }
 
 _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
@@ -106,6 +107,7 @@ _RUNNER_SUBCOMMANDS: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "coverage": (frozenset({"run"}), frozenset({"--rcfile", "--source", "--omit", "--include"})),
     "dotenv": (frozenset({"run", "--"}), frozenset({"-f", "--file"})),
     "pipx": (frozenset({"run"}), frozenset({"--spec", "--python"})),
+    "opam": (frozenset({"exec"}), frozenset({"--switch"})),
 }
 _SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh"})
 _PYTHONS = lazy(r"^(python|pypy)(\d+(\.\d+)?)?$|^py$")
@@ -163,6 +165,12 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
         if inside is not None:
             words = inside
             continue
+        if prog == "nix-shell":  # `nix-shell --run 'stack test'`: a script, as `sh -c`
+            at = next((i for i, w in enumerate(words) if w in ("--run", "--command")), None)
+            if at is None or at + 1 >= len(words):
+                return words, inner
+            inner.append(words[at + 1])
+            return [], inner
         if prog in _SHELLS:
             script = _shell_script(words[1:])
             if script is None:
@@ -275,6 +283,10 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("helm", "template", "build"),
     # Test runners and builds of ecosystems whose tool takes a subcommand.
     ("flutter", "test", "test"),
+    ("very_good", "test", "test"),
+    ("melos", "run test", "test"),
+    ("scala-cli", "test", "test"),
+    ("scala-cli", "compile", "build"),
     ("flutter", "analyze", "lint"),
     ("flutter", "build", "build"),
     ("dart", "test", "test"),
@@ -637,6 +649,16 @@ _SBT_TASKS = {
 }
 
 
+def _mill(args: list[str], facts: _Facts) -> None:
+    """`mill core.test` tests one module, `mill __.test` every one; `.compile` builds."""
+    tasks = [a for a in args if not a.startswith("-")]
+    tested = [t for t in tasks if t == "test" or t.endswith(".test") or ".test." in t]
+    if tested:
+        facts.test("mill test", not all(t.startswith("__") for t in tested))
+    elif any(t == "compile" or t.endswith(".compile") for t in tasks):
+        facts.kinds.add("build")
+
+
 def _sbt(args: list[str], facts: _Facts) -> None:
     """sbt runs every task its arguments name, in order (`sbt clean test`, `sbt "testOnly
     X"`, `sbt ";clean;test"`); a task scoped to one project (`core/test`) tests some."""
@@ -647,10 +669,11 @@ def _sbt(args: list[str], facts: _Facts) -> None:
             words = command.split()
             if not words:
                 continue
-            scope, _, task = words[0].rpartition("/")
+            # `+test` runs it for every Scala version; `test:testOnly` is sbt 0.13's scope.
+            scope, _, task = words[0].lstrip("+").replace(":", "/").rpartition("/")
             kind = _SBT_TASKS.get(task)
             if kind and kind.startswith("test"):
-                facts.test("sbt test", kind == "test some" or scope not in ("", "Test"))
+                facts.test("sbt test", kind == "test some" or scope.lower() not in ("", "test"))
             elif kind:
                 facts.kinds.add(kind)
 
@@ -790,7 +813,19 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
 
 
 def _subcommand_entry(prog: str, args: list[str]) -> tuple[str, str] | None:
-    """The (subcommand, kind) of the SUBCOMMAND_CHECKS entry `prog args` matches."""
+    """The (subcommand, kind) of the SUBCOMMAND_CHECKS entry `prog args` matches; flags
+    before the subcommand (`stack --nix test`) and cabal's `v2-`/`new-` prefixes aside,
+    unless the entry's subcommand is itself a flag (`nginx -t`)."""
+    found = _entry_for(prog, args)
+    while found is None and args and args[0].startswith("-"):
+        args = args[1:]
+        found = _entry_for(prog, args)
+    if found is None and prog == "cabal" and args[:1] and args[0].startswith(("v2-", "new-")):
+        found = _entry_for(prog, [args[0].split("-", 1)[1], *args[1:]])
+    return found
+
+
+def _entry_for(prog: str, args: list[str]) -> tuple[str, str] | None:
     return next(
         (
             (sub, kind)
@@ -855,6 +890,11 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
     """`dotnet test`, `swift build`, `mix test`, `deno check`, `bazel test`, `hatch test`,
     `zig build test`, `dune runtest`, ..."""
     sub, rest = (args[0], args[1:]) if args else ("", [])
+    if (prog, sub) == ("mix", "do"):  # `mix do compile + test`, `mix do compile, test`
+        tasks = " ".join(rest).replace(",", " + ").split(" + ")
+        for task in (t.split() for t in tasks if t.strip()):
+            _toolchain(prog, task, facts)
+        return
     if (prog, sub) == ("deno", "task") and rest:  # a deno.json task named for its check
         sub, rest = rest[0], rest[1:]
     if (prog, sub, rest[:1]) == ("zig", "build", ["test"]) or (prog, sub) == ("dune", "runtest"):
@@ -873,10 +913,15 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
     elif sub == "lint":
         facts.kinds.add("lint")
     elif sub in ("fmt", "format"):
-        if "--check" in rest:
+        if any(a in TOOLCHAIN_FORMAT_CHECKS for a in rest):
             facts.kinds.add("lint")
         else:
             facts.modify()
+
+
+# The flags under which a toolchain's formatter only checks: `zig fmt --check`,
+# `mix format --check-formatted`, `dotnet format --verify-no-changes`.
+TOOLCHAIN_FORMAT_CHECKS = frozenset({"--check", "--check-formatted", "--verify-no-changes"})
 
 
 def _unittest(args: list[str], facts: _Facts) -> None:
@@ -953,6 +998,14 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (("gradle", "gradlew"), lambda prog, args, heredoc, facts: _gradle(prog, args, facts)),
     (("mvn", "mvnw"), lambda prog, args, heredoc, facts: _maven(prog, args, facts)),
     (("sbt",), lambda prog, args, heredoc, facts: _sbt(args, facts)),
+    (("mill",), lambda prog, args, heredoc, facts: _mill(args, facts)),
+    # gotestsum runs `go test` with what follows `--` (./... when nothing does).
+    (
+        ("gotestsum",),
+        lambda prog, args, heredoc, facts: _go(
+            ["test", *(args[args.index("--") + 1 :] if "--" in args else ["./..."])], facts
+        ),
+    ),
     (
         ("ctest",),
         lambda prog, args, heredoc, facts: facts.test(

@@ -309,6 +309,37 @@ def test_sbt_runs_every_task_it_is_given(command: str, kinds: set[str], partial:
     assert set(facts.kinds) == kinds and facts.partial is partial
 
 
+@pytest.mark.parametrize(
+    ("command", "runner", "partial"),
+    [
+        ("sbt +test", "sbt test", False),
+        ('sbt "test:testOnly calc.CalcSpec"', "sbt test", True),
+        ("stack --nix test", "stack test", False),
+        ("cabal v2-test", "cabal test", False),
+        ("nix-shell --run 'stack test'", "stack test", False),
+        ("fvm flutter test", "flutter test", False),
+        ("opam exec -- dune test", "dune test", False),
+        ("mix do compile + test", "mix test", False),
+        ("mix do compile, test", "mix test", False),
+        ("gotestsum", "go test", False),
+        ("gotestsum --format dots -- ./internal/...", "go test", True),
+        ("./mill __.test", "mill test", False),
+        ("./mill core.test", "mill test", True),
+    ],
+)
+def test_wrappers_and_task_runners_of_toolchains_run_their_tests(
+    command: str, runner: str, partial: bool
+) -> None:
+    facts = classify_command(command)
+    assert facts.test_runner == runner and facts.partial is partial, facts
+
+
+def test_format_checks_of_toolchains_change_nothing() -> None:
+    for line in ("mix format --check-formatted", "dotnet format --verify-no-changes"):
+        assert set(classify_command(line).kinds) == {"lint"}, line
+    assert "modify" in classify_command("mix format").kinds
+
+
 def test_an_excluded_gradle_task_is_not_run() -> None:
     assert set(classify_command("./gradlew assembleDebug -x test").kinds) == {"build"}
     assert set(classify_command("./gradlew build -x test").kinds) == {"build"}
@@ -639,6 +670,10 @@ _SUBCOMMAND_LINES = [
     ("flutter test", "test"),
     ("flutter analyze", "lint"),
     ("flutter build apk", "build"),
+    ("very_good test --coverage", "test"),
+    ("melos run test", "test"),
+    ("scala-cli test .", "test"),
+    ("scala-cli compile .", "build"),
     ("dart test", "test"),
     ("dart analyze", "lint"),
     ("dart compile exe bin/main.dart", "build"),

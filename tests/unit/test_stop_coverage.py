@@ -244,13 +244,6 @@ _COMPILED_EXAMPLES = [
     "Sources/App/Store.swift",
     "src/Billing/Ledger.cs",
     "contracts/Vault.sol",
-    "src/main/scala/shop/Cart.scala",
-    "src/Parser.hs",
-    "lib/cart.dart",
-    "lib/shop/cart.ex",
-    "src/ring.zig",
-    "src/Billing/Ledger.fs",
-    "lib/cart.ml",
 ]
 
 
