@@ -81,7 +81,11 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         return 0
     if ci and not ledger.read(root, warn=False):
         return _fail(_NOTHING_RECORDED, ci)
-    text = tests_ran.refusal_text(evidence, f"no test evidence for {what}", skip_hint=False)
+    headline = f"no test evidence for {what}"
+    if staged and not (rev or ci):  # what the commit's refusal says, choices and all
+        text = tests_ran.staged_refusal(root, cfg, tree, evidence, headline, skip_hint=False)
+    else:
+        text = tests_ran.refusal_text(evidence, headline, skip_hint=False)
     return _fail(text.removeprefix("reflection: "), ci)
 
 

@@ -503,6 +503,22 @@ def check_staged(root: Path, cfg: config.Config) -> int:
     evidence = evidence_for_tree(root, staged, cfg)
     if evidence.passed:
         return 0
+    sys.stderr.write(staged_refusal(root, cfg, staged, evidence, "refusing the commit") + "\n")
+    return 1
+
+
+def staged_refusal(
+    root: Path,
+    cfg: config.Config,
+    staged: str,
+    evidence: TreeEvidence,
+    headline: str,
+    *,
+    skip_hint: bool = True,
+) -> str:
+    """What a refused commit (or `check tests --staged`) says: the files the tests ran
+    with that the commit lacks (untracked, unstaged, left out of `git commit <paths>`),
+    each with its choices, and the nearest passing run named with them in mind."""
     changed = set(evidence.changed_paths)
     untracked: list[str] = []
     unstaged: list[str] = []
@@ -524,16 +540,15 @@ def check_staged(root: Path, cfg: config.Config) -> int:
         untracked = sorted(changed & others - set(left_out))
         unstaged = sorted(changed & modified)
     exclude_file = gitcmd.run(root, ["rev-parse", "--git-path", "info/exclude"]).strip()
-    text = refusal_text(
+    return refusal_text(
         evidence,
-        "refusing the commit",
+        headline,
+        skip_hint=skip_hint,
         untracked=untracked,
         unstaged=unstaged,
         left_out=(left_out, named),
         exclude_file=shlex.quote(exclude_file),
     )
-    sys.stderr.write(text + "\n")
-    return 1
 
 
 def staged_but_left_out(root: Path) -> set[str]:

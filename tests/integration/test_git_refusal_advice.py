@@ -96,6 +96,9 @@ def test_more_untracked_files_than_changed_ones_still_name_the_run_just_made(
     assert refused.returncode != 0
     assert "    notes1.tmp" in refused.stderr and "    notes2.tmp" in refused.stderr
     assert "Run the full test suite" not in refused.stderr  # a rerun would change nothing
+    checked = sh(project, env, f"{BIN / 'reflection'} check tests --staged")
+    assert checked.returncode == 1 and "    notes2.tmp" in checked.stderr  # the same advice
+    assert "git add notes1.tmp notes2.tmp" in checked.stderr
     assert sh(project, env, advice_line(refused.stderr, "printf")).returncode == 0
     done = sh(project, env, "git commit -q -m change")
     assert done.returncode == 0, done.stderr
