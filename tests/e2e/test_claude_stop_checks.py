@@ -3,8 +3,9 @@ an npm project (also its tests run through a login shell), a `make test` that wr
 a stash baseline, a comment-only edit, a scratch note outside the project, a human-only
 request written as a numbered list, an Android variant's test task after a Kotlin edit, and
 a build of a project with no tests (the Android one; a Rust crate through the real cargo):
-each of those stops should stand. And two that should not: the check of an unchecked change
-offered to the user as a question, and a Kotlin edit nothing built."""
+each of those stops should stand. And three that should not: the check of an unchecked change
+offered to the user as a question, a Kotlin edit nothing built, and "Done." after a failing
+run piped through `tail`."""
 
 from __future__ import annotations
 
@@ -230,6 +231,33 @@ def test_a_comment_only_edit_after_a_passing_run_is_not_pushed(project: Project)
         ],
     )
     assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+BREAK_ADD = ("    return a + b\n", "    return a - b\n")
+FIX_ADD = ("    return a - b\n", "    return a + b\n")
+
+
+def test_done_after_a_failing_run_whose_status_a_pipe_hid_is_pushed_once(
+    project: Project,
+) -> None:
+    """`pytest | tail` exits 0 whatever the tests did: the failure its output ends on is the
+    evidence against "Done.", as a non-zero exit would be."""
+    piped = f"{TEST_COMMAND} 2>&1 | tail -3"
+    run = project.run(
+        "Make add(a, b) in calc.py return a + b. Done when `python -m pytest -q` passes.",
+        [
+            edit(project.path("calc.py"), *BREAK_ADD),
+            bash(piped),
+            say("Done."),
+            edit(project.path("calc.py"), *FIX_ADD),
+            bash(piped),
+            say("Fixed add(); 1 passed. Done."),
+        ],
+    )
+    assert any("1 failed" in r for r in run.tool_results()), run.tool_results()
+    assert run.blocks == 1, run.describe()
+    assert "contradicts" in run.stop_feedback()[0], run.stop_feedback()
     assert run.verdict()["status"] == "complete", run.verdict()
 
 
