@@ -78,8 +78,9 @@ GUARDS: tuple[Guard, ...] = (
         description=(
             "Refuses `git merge` recording a merge commit while a protected branch is "
             "checked out (git runs no pre-commit hook for it), and says how to undo the "
-            "merge and make it on a branch. Under the pre-commit framework, install the "
-            "hook type too: `pre-commit install --hook-type pre-merge-commit`."
+            "merge and make it on a branch. `reflection init` installs it as a native hook, "
+            "beside the framework too; with this manifest alone, also run `pre-commit "
+            "install --hook-type pre-merge-commit`."
         ),
         module="reflection_core.guards.protected_merge",
         stages=("pre-merge-commit",),
