@@ -22,6 +22,7 @@ from fnmatch import fnmatch
 from itertools import islice
 from pathlib import Path
 
+from reflection_core.lazyre import lazy
 from reflection_core.records import NamedTuple, field, record, replace
 
 TYPE_CHECKING = False
@@ -780,12 +781,22 @@ def command_segments(command: str) -> list[list[str]]:
     except ValueError:
         words = command.split()
     segments: list[list[str]] = [[]]
-    for word in words:
-        if word in _SEPARATORS or word in (";;", "|&"):
+    skip = 0
+    for pos, word in enumerate(words):
+        if skip:
+            skip -= 1
+        elif _REDIRECTION.match(word):
+            # `2>&1` lexes as `2>`, `&`, `1`; `> out.log` names a file: neither is a word of
+            # the command, nor is that `&` a separator.
+            skip = 2 if words[pos + 1 : pos + 2] == ["&"] else 1 if word[-1] in "<>" else 0
+        elif word in _SEPARATORS or word in (";;", "|&"):
             segments.append([])
         else:
             segments[-1].append(word)
     return [s for s in segments if s]
+
+
+_REDIRECTION = lazy(r"^\d*(?:>>?|<)")
 
 
 def program_words(words: Sequence[str]) -> list[str]:

@@ -474,6 +474,20 @@ def test_session_commands_are_classified_through_their_wrappers(
     assert pm.classify_segment(segments[0]) == expected
 
 
+@pytest.mark.parametrize(
+    ("command", "segments"),
+    [
+        ("pnpm build 2>&1 | tail -80", [["pnpm", "build"], ["tail", "-80"]]),
+        ("npm test > out.log 2>&1", [["npm", "test"]]),
+        ("go test ./... 2>/dev/null", [["go", "test", "./..."]]),
+        ("sort < names.txt && make test", [["sort"], ["make", "test"]]),
+        ("serve & npm test", [["serve"], ["npm", "test"]]),
+    ],
+)
+def test_redirections_are_no_words_of_a_command(command: str, segments: list[list[str]]) -> None:
+    assert pm.command_segments(command) == segments
+
+
 def test_only_succeeded_commands_become_the_sessions_checks() -> None:
     model = session_model(
         [("cargo test", False), ("cd web && npm test && npm run build", True)], []
