@@ -503,8 +503,33 @@ def check_staged(root: Path, cfg: config.Config) -> int:
     evidence = evidence_for_tree(root, staged, cfg)
     if evidence.passed:
         return 0
-    sys.stderr.write(staged_refusal(root, cfg, staged, evidence, "refusing the commit") + "\n")
+    text = staged_refusal(root, cfg, staged, evidence, "refusing the commit")
+    rules = SuiteRules(project_test_command(root, cfg), cfg.get("tests.allow_partial"))
+    elsewhere = passed_in_another_worktree(root, staged, rules)
+    if elsewhere is not None:
+        text += (
+            f"\n  The tests passed on exactly this tree in the worktree {elsewhere}, whose "
+            "ledger is its own: commit from there, or run them here."
+        )
+    sys.stderr.write(text + "\n")
     return 1
+
+
+def passed_in_another_worktree(root: Path, tree: str, rules: SuiteRules) -> Path | None:
+    """Another worktree of this repository whose own ledger holds a passing run of the
+    suite on exactly `tree` (each worktree keeps its ledger in its own git dir)."""
+    listing = gitcmd.run(root, ["worktree", "list", "--porcelain", "-z"], check=False)
+    here = root.resolve()
+    for entry in listing.split("\0"):
+        if not entry.startswith("worktree "):
+            continue
+        path = Path(entry.removeprefix("worktree "))
+        if path.resolve() == here or not path.is_dir():
+            continue
+        stamps = ledger.read_lazily(path, warn=False).on_trees([tree])
+        if any(rules.outcome(stamp) == "pass" for stamp in stamps):
+            return path
+    return None
 
 
 def staged_refusal(

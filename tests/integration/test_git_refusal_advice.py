@@ -214,6 +214,21 @@ def test_a_branch_checked_out_in_another_worktree_is_refused_naming_that_worktre
     assert pushed.returncode == 0, pushed.stderr
 
 
+def test_a_commit_of_a_tree_tested_only_in_another_worktree_names_that_worktree(
+    project: Path, env: dict[str, str]
+) -> None:
+    other = project.parent / "other"
+    git(project, "worktree", "add", "-q", "--detach", str(other))
+    change = "def add(a, b):\n    return b + a\n"
+    (other / "src" / "calc.py").write_text(change)
+    assert sh(other, env, "python -m pytest -q").returncode == 0
+    (project / "src" / "calc.py").write_text(change)
+    git(project, "add", "src/calc.py")
+    refused = sh(project, env, "git commit -q -m change")
+    assert refused.returncode != 0
+    assert f"passed on exactly this tree in the worktree {other}" in refused.stderr
+
+
 def test_a_skipped_commit_advice_tip_only(project: Path, env: dict[str, str]) -> None:
     (project / "src" / "calc.py").write_text("def add(a, b):\n    return b + a\n")
     git(project, "add", "-A")
