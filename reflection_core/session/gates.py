@@ -444,7 +444,7 @@ def run_passed(call: ToolCall) -> bool | None:
     """
     if call.ok is None:
         return None
-    if call.ok and (failure_in_output(call) or ran_nothing(call)):
+    if call.ok and (failure_has_the_last_word(call) or ran_nothing(call)):
         return False
     if call.ok and call.command is not None and call.command.exit_masked:
         return True if _PASSED_IN_OUTPUT.search(call.output) else None

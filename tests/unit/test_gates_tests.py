@@ -169,6 +169,21 @@ def test_each_runners_failure_line_fails_a_run_even_with_a_zero_exit_code(
     assert gates.run_passed(s.build().tool_calls[-1]) is False
 
 
+@pytest.mark.parametrize(
+    "output",
+    [
+        "test_retry[3 failed attempts] PASSED\n==== 5 passed in 0.1s ====",
+        "  \u2713 returns 2 errors for bad rows\nTests:       5 passed, 5 total",
+        "gcc: error: unrecognized option (fsevents, optional)\nok  \texample.com/calc\t0.1s",
+    ],
+)
+def test_failure_words_before_the_runners_pass_summary_leave_a_zero_exit_a_pass(
+    output: str,
+) -> None:
+    s = SessionBuilder("Fix it").edit("src/a.py").bash("make test", output=output)
+    assert gates.run_passed(s.build().tool_calls[-1]) is True
+
+
 @pytest.mark.parametrize(("tool", "pattern", "example"), gates.BUILD_TOOL_ERRORS)
 def test_each_build_tools_failure_line_fails_a_build_a_pipe_let_exit_zero(
     tool: str, pattern: str, example: str
