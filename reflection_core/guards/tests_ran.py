@@ -518,13 +518,8 @@ def check_staged(root: Path, cfg: config.Config) -> int:
 def passed_in_another_worktree(root: Path, tree: str, rules: SuiteRules) -> Path | None:
     """Another worktree of this repository whose own ledger holds a passing run of the
     suite on exactly `tree` (each worktree keeps its ledger in its own git dir)."""
-    listing = gitcmd.run(root, ["worktree", "list", "--porcelain", "-z"], check=False)
-    here = root.resolve()
-    for entry in listing.split("\0"):
-        if not entry.startswith("worktree "):
-            continue
-        path = Path(entry.removeprefix("worktree "))
-        if path.resolve() == here or not path.is_dir():
+    for path, _ in other_worktrees(root):
+        if not path.is_dir():
             continue
         stamps = ledger.read_lazily(path, warn=False).on_trees([tree])
         if any(rules.outcome(stamp) == "pass" for stamp in stamps):
@@ -669,16 +664,22 @@ def check_push_refs(
     return 1 if unproven else 0
 
 
-def checked_out_at(root: Path, commit: str) -> Path | None:
-    """Another worktree of this repository whose HEAD is `commit`, if any."""
+def other_worktrees(root: Path) -> list[tuple[Path, str]]:
+    """The repository's other worktrees, each with its HEAD commit ("" when unborn)."""
     listing = gitcmd.run(root, ["worktree", "list", "--porcelain", "-z"], check=False)
-    path: Path | None = None
+    found: list[tuple[Path, str]] = []
     for field_ in listing.split("\0"):
         if field_.startswith("worktree "):
-            path = Path(field_.removeprefix("worktree "))
-        elif field_ == f"HEAD {commit}" and path is not None and path != root:
-            return path
-    return None
+            found.append((Path(field_.removeprefix("worktree ")), ""))
+        elif field_.startswith("HEAD ") and found:
+            found[-1] = (found[-1][0], field_.removeprefix("HEAD "))
+    here = root.resolve()
+    return [(path, head) for path, head in found if path != root and path.resolve() != here]
+
+
+def checked_out_at(root: Path, commit: str) -> Path | None:
+    """Another worktree of this repository whose HEAD is `commit`, if any."""
+    return next((path for path, head in other_worktrees(root) if head == commit), None)
 
 
 def not_checked_out_advice(root: Path, commit: str, hint: str, worktree: Path | None) -> str:

@@ -369,11 +369,12 @@ def suite_shown(has_tests: bool | None, calls: Sequence[ToolCall]) -> bool | Non
 
 def last_change_index(session: Session) -> int:
     """Position (in tool_calls) of the latest file change, or -1 when nothing changed."""
-    calls = session.tool_calls
-    for pos in range(len(calls) - 1, -1, -1):
-        if is_change(calls[pos]):
-            return pos
-    return -1
+    return last_change_at(session.tool_calls)
+
+
+def last_change_at(calls: Sequence[ToolCall]) -> int:
+    """`last_change_index` of a list of tool calls (a stash round trip is no change)."""
+    return next((pos for pos in range(len(calls) - 1, -1, -1) if is_change(calls[pos])), -1)
 
 
 def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
@@ -600,12 +601,18 @@ def _other_check(calls: list[ToolCall], last_change: int) -> ToolCall | None:
 def _stash_baseline(calls: list[ToolCall], pos: int) -> str:
     """How a baseline run with the change stashed, after the run at `pos`, showed the
     failure without the change; "" when none failed."""
-    failed = any(
+    return (
+        "without the change (a baseline on a stash)" if _baseline_failed_after(calls, pos) else ""
+    )
+
+
+def _baseline_failed_after(calls: list[ToolCall], start: int) -> bool:
+    """A test run after position `start`, made with the change stashed, failed."""
+    return any(
         _has(c, "test") and is_baseline(calls, p) and run_passed(c) is False
         for p, c in enumerate(calls)
-        if p > pos
+        if p > start
     )
-    return "without the change (a baseline on a stash)" if failed else ""
 
 
 # The failed runs before the first change a later failure is compared with: the latest
@@ -617,19 +624,7 @@ def failure_preexists(calls: list[ToolCall], pos: int) -> bool:
     """The failed test run at `pos` fails the same way without the change: a baseline run
     on a stash since the latest change failed too, or its errors were there before the
     task's first change."""
-    latest = next(
-        (
-            p
-            for p in range(len(calls) - 1, -1, -1)
-            if is_change(calls[p]) and not (_has(calls[p], "stash") or _has(calls[p], "unstash"))
-        ),
-        -1,
-    )
-    stashed = any(
-        _has(c, "test") and is_baseline(calls, p) and run_passed(c) is False
-        for p, c in enumerate(calls)
-        if p > latest
-    )
+    stashed = _baseline_failed_after(calls, last_change_at(calls))
     return stashed or bool(_original_tree_baseline(calls, calls[pos]))
 
 
