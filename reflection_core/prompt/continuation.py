@@ -86,7 +86,7 @@ _CHOICE = LazyPattern(
 # Numbered things outside list syntax: "**1.** Add", "### Option 2", "方案3", "1️⃣".
 _NUMBERED_ANYWHERE = LazyPattern(
     r"(?:^[^\w\n]{0,8}|\b(?:option|opción|opção|choix|choice|variant|approach|step|étape|paso"
-    r"|schritt)\s*#?|方案|选项|選項)(\d{1,2}|[a-h])(?![\w.]\w)",
+    r"|schritt|solution|solución|solução|plan|alternative|proposal)\s*#?|方案|选项|選項)(\d{1,2}|[a-h])(?![\w.]\w)",
     re.MULTILINE | re.IGNORECASE,
 )
 _GO_AHEAD = LazyPattern(
@@ -94,10 +94,33 @@ _GO_AHEAD = LazyPattern(
     r"|dale|mach|fais|vas-y)\b"
 )
 _RECOMMENDATION = LazyPattern(
-    r"\b(?:i'?d recommend|i recommend|i lean towards|i'?d go with|i suggest|i'?d pick"
-    r"|is (?:cleaner|simpler|safer|better)|my recommendation)\b",
+    r"\b(?:i'?d recommend|i recommend|i would recommend|recommended\b|recommendation\b"
+    r"|i lean towards?|i'?d lean|i would lean|i'?d go (?:with|for)|i would go (?:with|for)"
+    r"|i(?:'?d| would)? suggest|i'?d pick|i(?:'?d| would)? prefer|my pick"
+    r"|is (?:cleaner|simpler|safer|better)|the better (?:option|choice|approach))",
     0,  # matched against lower-cased text
 )
+# A closing sentence that asks the user to choose ("which one?", "let me know which"), and
+# one that lays courses side by side ("A or B", "either ... or", "a few directions"): "or
+# not", "or anything else" close a yes/no question.
+_CHOICE_REQUEST = LazyPattern(r"\b(?:which|prefer|choose|pick)\b", 0)  # lower-cased text
+_ALTERNATIVES = LazyPattern(
+    r"\beither\b|\bor\b(?!\s+(?:not|no|nah|so|something|anything|everything|else|otherwise"
+    r"|later)\b)|\b(?:a few|several|two|three|four|some) (?:ways|options|directions|approaches"
+    r"|alternatives)\b",
+    0,  # matched against lower-cased text
+)
+# Layouts whose options the list readers above do not number: a table whose rows open
+# with words, roman numerals, lines opening in bold words ("**Quick fix**: ..."). A pick
+# after them is not doubted.
+_UNREAD_OPTIONS = LazyPattern(
+    r"^\s*(?:\|\s*[^\s|\d#:-]|\(?(?:i|ii|iii|iv|v|vi)[.)]\s|\*\*(?!\s*\(?\d))"
+    r"|\((?:i|ii|iii|iv|v|vi)\)\s",
+    re.MULTILINE,
+)
+# A pick this far beyond the options is a value ("8" workers), not a mistyped option.
+_PICK_REACH = 3
+_SENTENCE_END = LazyPattern(r"[.!?](?=\s)|[。！？\n]")
 
 
 class Continuation(NamedTuple):
@@ -219,35 +242,60 @@ def resolve(
     if not found.is_continuation or not prev_assistant or not prev_assistant.strip():
         return found
     prev = prev_assistant.lower()
-    offered = offered_items(prev)
+    closing = closing_sentence(prev)
     if found.kind == "selection":
-        picked = [i for i in found.selected if i != "last"]
-        if earlier_turn and any(i not in offered for i in picked):
-            offered |= offered_items(earlier_turn.lower())
-        missing = [i for i in picked if i not in offered]
-        if missing and not offered and "?" in prev:
-            return found  # a number answering a question ("how many?"), not a pick
-        if missing:
-            listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
-            question = (
-                f"Which option did you mean? I offered {listed}; there is no {', '.join(missing)}."
-                if listed
-                else f"My last message had no numbered options: what does “{', '.join(missing)}” "
-                "refer to?"
-            )
-            return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
-        return found
+        return _resolve_pick(found, prev, closing, earlier_turn)
     if found.kind == "anaphoric":
         return found
-    has_choice = _CHOICE.search(prev) is not None
-    asks = "?" in prev[-600:] or "？" in prev[-600:]
-    has_recommendation = _RECOMMENDATION.search(prev) is not None
-    go_ahead = _GO_AHEAD.search(text) is not None
-    # "ok" after a report that says "depending on ..." acknowledges it; a choice is left
-    # open only when the message ends by asking, or the user says to go ahead.
-    if has_choice and not has_recommendation and (asks or go_ahead):
+    # A go-ahead is left open only when the message ends on the choice itself ("A or B?",
+    # "which one?", "you can either ... or ..."): "ok" to such a statement acknowledges it,
+    # and a choice followed by a plan, a recommendation or a yes/no question is settled.
+    asks = "?" in closing or "？" in closing or _CHOICE_REQUEST.search(closing) is not None
+    chooses = asks and (_CHOICE_REQUEST.search(closing) or _ALTERNATIVES.search(closing))
+    laid_out = _ALTERNATIVES.search(closing) is not None and _GO_AHEAD.search(text) is not None
+    if (chooses or laid_out) and _RECOMMENDATION.search(prev) is None:
+        offered = offered_items(prev)
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
-        which = f" — {listed}?" if listed else "?"
+        which = f" — {listed}?" if len(offered) >= 2 else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
         return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
     return found
+
+
+def _resolve_pick(found: Continuation, prev: str, closing: str, earlier_turn: str) -> Continuation:
+    """A pick is doubted only when the message's options are numbered the way the pick is
+    (digits or letters) and it is not among them, and the message did not end on a
+    question the number answers ("how many workers?")."""
+    offered = offered_items(prev)
+    picked = [i for i in found.selected if i != "last"]
+    if earlier_turn and any(i not in offered for i in picked):
+        offered |= offered_items(earlier_turn.lower())
+    missing = [i for i in picked if i not in offered]
+    if not missing or not offered or _UNREAD_OPTIONS.search(prev):
+        return found  # no options read, or laid out in a way the readers do not number
+    if any(not any(o.isdigit() == i.isdigit() for o in offered) for i in missing):
+        return found  # "b" where the options read are numbered: they may be lettered too
+    reach = max((int(o) for o in offered if o.isdigit()), default=0) + _PICK_REACH
+    for item in missing:
+        if item.isdigit() and (int(item) > reach or _shown(item, prev)):
+            return found  # a value ("8" workers, "88" of "black: 88"), not an option
+    if closing.isascii() and "?" in closing and not _CHOICE_REQUEST.search(closing):
+        return found  # a number answering "how many?", "what timeout?"
+    listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
+    question = f"Which option did you mean? I offered {listed}; there is no {', '.join(missing)}."
+    return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
+
+
+def _shown(number: str, prev: str) -> bool:
+    """Does the message show `number` as a value, not as a list marker ("black: 88")?"""
+    return re.search(rf"(?<![\w.]){number}(?![\w.)]|\.\s)", prev) is not None
+
+
+def closing_sentence(prev: str) -> str:
+    """The message's last sentence, its end mark included: what a short reply answers."""
+    text = prev.strip()[-600:]
+    body = text.rstrip(".!?。！？ ")
+    start = 0
+    for match in _SENTENCE_END.finditer(body):
+        start = match.end()
+    return text[start:].strip()

@@ -404,8 +404,6 @@ MISSING_REFERENT = _table(
     this screenshot
     this image
     the attached
-    attached file
-    the attachment
     see attached
     the file i sent
     the file i shared
@@ -414,15 +412,11 @@ MISSING_REFERENT = _table(
     the file above
     the link above
     ce fichier
-    le fichier joint
     ci-joint
-    la pièce jointe
     este archivo
-    el archivo adjunto
     este documento
     esta imagen
     este arquivo
-    o arquivo anexo
     diese datei
     die angehängte datei
     im anhang
@@ -439,13 +433,13 @@ MISSING_REFERENT = _table(
     這個文檔
     这张图
     這張圖
-    附件
+    见附件
     このファイル
     この資料
-    添付
+    添付した
     이 파일
     이 문서
-    첨부
+    첨부한
     """
 )
 

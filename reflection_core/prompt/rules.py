@@ -13,8 +13,8 @@ from __future__ import annotations
 # gap -> asks, from the per-rule table on the labelled real prompts (522 prompts, 57 users):
 # right flags / distinct users, wrong flags / distinct users. See docs/prompt.md.
 ASKS: dict[str, bool] = {
-    # "this file" with none in sight, "option 4" of three, "go ahead" to no proposal, a
-    # dropped screenshot the system has already deleted: right 5 / 5 users, wrong 0.
+    # "this file" with none in sight, "option 4" of three, "go ahead" to an open "A or B?",
+    # a dropped screenshot the system has already deleted: right 4 / 4 users, wrong 0.
     "referent_nowhere": True,
     # ".", a lone word, a cold request naming nothing: right 2 / 2 users, wrong 2 / 2.
     "nothing_to_act_on": False,

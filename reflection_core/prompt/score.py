@@ -376,8 +376,10 @@ def _task_smells(
 def _asking_rule(
     bare: str | None, referent: str | None, sig: Signals, found: list[smells.Smell]
 ) -> str:
-    """The gap a new task is asked about (`rules.ASKS`), most specific first."""
-    if referent or any(s.id == "implicit_context" for s in found):
+    """The gap a new task is asked about (`rules.ASKS`), most specific first. Only a thing
+    pointed at and not supplied points nowhere: wording that leans on earlier context ("as
+    discussed", "that bug we saw") mostly comes with what it means ("move the cron to 3am")."""
+    if referent:
         return "referent_nowhere"
     if bare or _names_nothing(sig):
         return "nothing_to_act_on"

@@ -79,6 +79,13 @@ _REFUSAL = LazyPattern(
 _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re.IGNORECASE)
 
 # A pasted path: quoted, or with its spaces escaped ("Screenshot\\ 1.png").
+# A file named any way: `a/b`, `C:\\x`, `report.pdf`, `.env.example` (an extension holds a
+# letter: "3.12" is a version).
+_FILE_NAME = LazyPattern(
+    r"[\w.~-][\\/][\w.-]|(?<![\w.])\.?[\w-]+\.(?=[a-z0-9]{0,5}[a-z])[a-z0-9]{1,6}\b"
+    r"|(?<![\w/])\.[a-z][\w.-]+|\b(?:license|makefile|dockerfile|procfile|gemfile)\b",
+    re.IGNORECASE,
+)
 _PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
 _VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
 _PASTED_MIN_WORDS = 12  # content beside "this document" that may be the document itself
@@ -250,29 +257,60 @@ def latin_share(text: str) -> float:
 
 def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> str | None:
     """The phrase pointing at something neither the prompt nor the conversation supplies."""
-    from reflection_core.prompt.signals import find_paths
-
     low = text.lower()
     if attached or "```" in text or len(text) > 1500:
         return None
-    if prev_assistant and (find_paths(prev_assistant) or "http" in prev_assistant):
-        return None  # the conversation names a file it may mean
+    if prev_assistant and (
+        names_a_file(prev_assistant) or "http" in prev_assistant or "```" in prev_assistant
+    ):
+        return None  # the conversation names or shows a file it may mean
     if not low.isascii():
-        found = _first_in(low, phrases.MISSING_REFERENT)
+        found = _first_at_word(low, phrases.MISSING_REFERENT)
     elif _contains(low, _REFERENT_WORDS):
-        found = _first_in(low, _ASCII_REFERENTS)
+        found = _first_at_word(low, _ASCII_REFERENTS)
     else:
         found = None
     if found is not None:
-        start = low.index(found)
-        if find_paths(text) or "http" in low or _pasted_beside(text, start):
+        phrase, start = found
+        if names_a_file(text) or "http" in low or _pasted_beside(text, start):
             return None
         shown = text if len(text) == len(low) else low
-        return shown[start : start + len(found)]
+        return shown[start : start + len(phrase)]
     here = _HERE_IS_MY_FILE.search(text)
     if here is None or "\n" in text.strip() or len(text) > 400:
         return None  # nothing pointed at, or the file's content follows
     return here.group(0)
+
+
+def _first_at_word(low: str, table: tuple[str, ...]) -> tuple[str, int] | None:
+    """The first phrase of `table` in `low` standing as words, and where: "this doc" is not
+    in "this docker", nor Korean "이 파일" in "설정이 파일에" (the 이 there ends a word), nor
+    one in quotes. Scripts written without spaces have no word edges to check."""
+    for phrase in table:
+        start = low.find(phrase)
+        while start >= 0:
+            end = start + len(phrase)
+            before = low[start - 1] if start else " "
+            after = low[end] if end < len(low) else " "
+            spaced = _NO_SPACE_SCRIPT.match(phrase) is None or "\uac00" <= phrase[0] <= "\ud7af"
+            quoted = before in "'\"“‘«「"  # mentioned ("a 'see attached' footer"), not used
+            if not quoted and (
+                not spaced
+                or not (
+                    before.isalnum() or (phrase[-1].isascii() and (after.isalnum() or after == "_"))
+                )
+            ):
+                return phrase, start
+            start = low.find(phrase, start + 1)
+    return None
+
+
+def names_a_file(text: str) -> bool:
+    """Does `text` name a file in any form: a path, a name with an extension, a dotfile,
+    a Windows path? Wider than the scorer's paths: it only keeps a question back."""
+    from reflection_core.prompt.signals import find_paths
+
+    return bool(find_paths(text) or _FILE_NAME.search(text))
 
 
 def _pasted_beside(text: str, start: int) -> bool:
@@ -288,11 +326,9 @@ def _pasted_beside(text: str, start: int) -> bool:
 
 def _block_below(line: str, below: str) -> bool:
     """Lines under the pointing line that are its content, however few their words: the
-    line announces them ("proofread this file:"), or they are indented like code."""
+    line announces them ("proofread this file:"), or two lines or more follow it."""
     lines = [item for item in below.splitlines() if item.strip()]
-    if lines and line.rstrip().endswith(":"):
-        return True
-    return len(lines) >= 2 and any(item[:1] in (" ", "\t") for item in lines)
+    return bool(lines) and (line.rstrip().endswith(":") or len(lines) >= 2)
 
 
 def vanished_screenshot(text: str, attached: bool) -> str | None:

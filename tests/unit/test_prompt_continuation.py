@@ -163,3 +163,58 @@ def test_a_number_can_pick_a_bullet_of_the_previous_message() -> None:
     findings = "Findings:\n- the cache never expires\n- the retry loop has no cap"
     assert not score_prompt("2", findings).questions
     assert score_prompt("4", findings).questions
+
+
+@pytest.mark.parametrize(
+    "prev",
+    [
+        "It fails on either Linux or macOS. Should I add a retry?",
+        "Depending on your shell you may need to restart it. Want me to add that to the docs?",
+        "Two options: cache it or paginate. I'd suggest caching. Shall I start?",
+        "We could patch it or rewrite it. I'll patch it first: it is the smaller change.",
+        "Should I add the retry or not?",
+    ],
+)
+def test_a_go_ahead_to_a_message_that_settled_its_choice_passes(prev: str) -> None:
+    for reply in ("yes", "go ahead"):
+        assert not score_prompt(reply, prev).questions, (reply, prev)
+
+
+@pytest.mark.parametrize(
+    "prev",
+    [
+        "Should I fix the parser or rewrite the caller?",
+        "Options: keep the flag or remove it. Let me know which.",
+        "1. Add an index.\n2. Cache the report.\n\nWhich one?",
+    ],
+)
+def test_a_go_ahead_to_a_message_ending_on_its_choice_asks_which(prev: str) -> None:
+    assert score_prompt("yes", prev).action == "ask"
+
+
+@pytest.mark.parametrize(
+    ("reply", "prev"),
+    [
+        ("b", "Plan A: patch the parser.\n- it is small\n- it is safe\nPlan B: rewrite it."),
+        ("the second one", "**A.** Patch it.\n**B.** Rewrite it."),
+        ("3", "Three routes: (i) autogenerate, (ii) hand-written SQL, (iii) recreate. Which?"),
+        ("2", "| Approach | Effort |\n|---|---|\n| Index | S |\n| Cache | M |\n\nWhich one?"),
+        ("8", "1. Threads\n2. Processes\n\nHow many workers should I start?"),
+        ("88", "Line lengths differ:\n- ruff: 100\n- black: 88\n\nWhich should we use?"),
+        ("2", "### Solution 1 — retry\n### Solution 2 — idempotency key\n\nWhich one?"),
+    ],
+)
+def test_a_pick_in_a_layout_the_lists_do_not_number_is_not_doubted(reply: str, prev: str) -> None:
+    assert not score_prompt(reply, prev).questions, (reply, prev)
+
+
+@pytest.mark.parametrize(
+    ("reply", "prev"),
+    [
+        ("4", "| # | Fix |\n|---|---|\n| 1 | Index |\n| 2 | Cache |\n| 3 | View |\n\nWhich one?"),
+        ("3", "Tengo dos opciones:\n1. Un índice\n2. Una caché\n\n¿Cuál prefieres?"),
+        ("5", "1. Add a cache\n2. Rewrite the query\n3. Add an index\n\nWhich one?"),
+    ],
+)
+def test_a_pick_beyond_numbered_options_asks_which(reply: str, prev: str) -> None:
+    assert score_prompt(reply, prev).action == "ask", (reply, prev)
