@@ -258,7 +258,7 @@ def resolve(
         listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
         which = f" — {listed}?" if len(offered) >= 2 else "?"
         question = f"Glad to go ahead. I offered more than one option: which should I do{which}"
-        return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
+        return Continuation(True, found.kind, found.selected, question, "choice_left_open")
     return found
 
 
@@ -283,7 +283,7 @@ def _resolve_pick(found: Continuation, prev: str, closing: str, earlier_turn: st
         return found  # a number answering "how many?", "what timeout?"
     listed = ", ".join(sorted(offered, key=lambda s: (len(s), s)))
     question = f"Which option did you mean? I offered {listed}; there is no {', '.join(missing)}."
-    return Continuation(True, found.kind, found.selected, question, "referent_nowhere")
+    return Continuation(True, found.kind, found.selected, question, "option_not_offered")
 
 
 def _shown(number: str, prev: str) -> bool:

@@ -412,14 +412,12 @@ MISSING_REFERENT = _table(
     the file above
     the link above
     ce fichier
-    ci-joint
     este archivo
     este documento
     esta imagen
     este arquivo
     diese datei
     die angehängte datei
-    im anhang
     questo file
     этот файл
     file này
@@ -436,12 +434,127 @@ MISSING_REFERENT = _table(
     见附件
     このファイル
     この資料
-    添付した
     이 파일
     이 문서
-    첨부한
     """
 )
+
+# Words that make a pointer phrase part of a longer noun ("this file system", "the attached
+# event listeners"): a kind of thing, not a file the user forgot to give.
+REFERENT_RUN_ON_WORDS = frozenset(
+    _table(
+        """
+        system
+        systems
+        format
+        formats
+        type
+        types
+        size
+        sizes
+        name
+        names
+        path
+        paths
+        picker
+        upload
+        uploads
+        uploader
+        extension
+        extensions
+        watcher
+        handle
+        handler
+        descriptor
+        manager
+        browser
+        input
+        dialog
+        tree
+        structure
+        model
+        models
+        listener
+        listeners
+        event
+        events
+        permission
+        permissions
+        mode
+        header
+        headers
+        storage
+        field
+        button
+        viewer
+        editor
+        icon
+        preview
+        pipeline
+        pipelines
+        tag
+        tags
+        strategy
+        volume
+        volumes
+        badge
+        flag
+        flags
+        placeholder
+        text
+        label
+        entry
+        object
+        objects
+        record
+        records
+        row
+        rows
+        column
+        url
+        urls
+        """
+    )
+)
+# Words that make a pointer generic: "quarantine this file" in "for each attachment ...",
+# "if this file exceeds 5 MB": the feature's file, not one the user forgot to give.
+GENERIC_FILE_CONTEXT = _table(
+    """
+    each
+    every
+    any
+    whenever
+    if a
+    if an
+    when a
+    when an
+    upload
+    cuando
+    wenn
+    quand
+    lorsque
+    quando
+    если
+    когда
+    каждый
+    如果
+    每个
+    任何
+    上传
+    アップロード
+    ユーザーが
+    場合
+    업로드
+    사용자가
+    경우
+    """
+)
+
+
+# Characters that run a pointer of a script written without spaces on into another word:
+# 这个文件夹 is "this folder".
+REFERENT_RUN_ON_CHARS = frozenset("夹夾")
+
 
 # Words that are a whole command on their own: "push it", "flow status", "init".
 COMMAND_WORDS = _table(

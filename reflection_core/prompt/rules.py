@@ -13,9 +13,15 @@ from __future__ import annotations
 # gap -> asks, from the per-rule table on the labelled real prompts (522 prompts, 57 users):
 # right flags / distinct users, wrong flags / distinct users. See docs/prompt.md.
 ASKS: dict[str, bool] = {
-    # "this file" with none in sight, "option 4" of three, "go ahead" to an open "A or B?",
-    # a dropped screenshot the system has already deleted: right 4 / 4 users, wrong 0.
+    # "this file" with none named, pasted or shown, a dropped screenshot the system has
+    # already deleted: right 3 / 3 users, wrong 0.
     "referent_nowhere": True,
+    # "option 4" after three numbered options: right 1 / 1 user, wrong 0. Two hunts on
+    # hand-written replies found numbers answering "how many?" and picks from layouts the
+    # lists do not number taken for it: silent until real users confirm it.
+    "option_not_offered": False,
+    # "go ahead" to a message still ending on "A or B?": no flag on the real prompts yet.
+    "choice_left_open": False,
     # ".", a lone word, a cold request naming nothing: right 2 / 2 users, wrong 2 / 2.
     "nothing_to_act_on": False,
     # "ask clarifying questions if needed": right 2 / 2 users, wrong 1 / 1.

@@ -83,12 +83,13 @@ _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re
 # letter: "3.12" is a version).
 _FILE_NAME = LazyPattern(
     r"[\w.~-][\\/][\w.-]|(?<![\w.])\.?[\w-]+\.(?=[a-z0-9]{0,5}[a-z])[a-z0-9]{1,6}\b"
-    r"|(?<![\w/])\.[a-z][\w.-]+|\b(?:license|makefile|dockerfile|procfile|gemfile)\b",
+    r"|(?<![\w/])\.[a-z][\w.-]+|\b(?:license|readme|changelog|codeowners|[a-z]+file)\b",
     re.IGNORECASE,
 )
 _PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
 _VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
 _PASTED_MIN_WORDS = 12  # content beside "this document" that may be the document itself
+_POINTER_MAX_WORDS = 30  # "fix this file" is short; a long task describes what it means
 REPLY_KINDS = ("continuation", "reply")
 QUIET_KINDS = ("continuation", "reply", "question", "chat", "command", "output")
 _SHORT_REPLY_WORDS = 6  # a short message after an offer answers it, in any language
@@ -174,7 +175,7 @@ _ASCII_INVITATIONS = tuple(phrase for phrase in phrases.INVITED_QUESTIONS if phr
 # them skips the table.
 _REFERENT_WORDS = (
     *("file", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier"),
-    *("ci-joint", "archivo", "arquivo", "datei", "anhang"),
+    *("archivo", "arquivo", "datei"),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
@@ -272,6 +273,8 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
         found = None
     if found is not None:
         phrase, start = found
+        if word_count(text) > _POINTER_MAX_WORDS or _generic(low):
+            return None  # a description says what it means, or means any such file
         if names_a_file(text) or "http" in low or _pasted_beside(text, start):
             return None
         shown = text if len(text) == len(low) else low
@@ -279,6 +282,8 @@ def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> s
     here = _HERE_IS_MY_FILE.search(text)
     if here is None or "\n" in text.strip() or len(text) > 400:
         return None  # nothing pointed at, or the file's content follows
+    if word_count(text[here.end() :].partition(":")[2]) >= 2:
+        return None  # "here's the list: a, b, c, ...": the content follows on the line
     return here.group(0)
 
 
@@ -293,16 +298,47 @@ def _first_at_word(low: str, table: tuple[str, ...]) -> tuple[str, int] | None:
             before = low[start - 1] if start else " "
             after = low[end] if end < len(low) else " "
             spaced = _NO_SPACE_SCRIPT.match(phrase) is None or "\uac00" <= phrase[0] <= "\ud7af"
-            quoted = before in "'\"“‘«「"  # mentioned ("a 'see attached' footer"), not used
-            if not quoted and (
-                not spaced
-                or not (
-                    before.isalnum() or (phrase[-1].isascii() and (after.isalnum() or after == "_"))
-                )
-            ):
+            inside_word = before.isalnum() or (
+                phrase[-1].isascii() and (after.isalnum() or after == "_")
+            )
+            if not ((spaced and inside_word) or _quoted(low, start) or _compound(low, end)):
                 return phrase, start
             start = low.find(phrase, start + 1)
     return None
+
+
+def _quoted(low: str, start: int) -> bool:
+    """Is `start` inside quotes or inline code on its line: a label or a string mentioned
+    ("the button 'Upload this file'", « Télécharger ce fichier »), not a thing pointed at?"""
+    line = low[low.rfind("\n", 0, start) + 1 : start]
+    if line.count('"') % 2 or line.count("`") % 2:
+        return True
+    for opener, closer in ("“”", "«»", "「」", "『』", "‘’"):
+        if line.rfind(opener) > line.rfind(closer):
+            return True
+    opening = [i for i, c in enumerate(line) if c == "'" and (i == 0 or not line[i - 1].isalnum())]
+    return bool(opening) and "'" not in line[opening[-1] + 1 :]
+
+
+def _generic(low: str) -> bool:
+    """Does the request speak of files in general ("for each attachment", "if a file")?"""
+    for phrase in phrases.GENERIC_FILE_CONTEXT:
+        at = low.find(phrase)
+        if at >= 0 and not (phrase.isascii() and at and low[at - 1].isalnum()):
+            end = at + len(phrase)
+            if not phrase.isascii() or end == len(low) or not low[end].isalnum():
+                return True
+    return False
+
+
+def _compound(low: str, end: int) -> bool:
+    """Does the phrase run on into a longer noun ("this file system", "this file format",
+    "the attached event listeners", 这个文件夹)? Then it names a kind of thing, not a file."""
+    rest = low[end : end + 40]
+    if rest[:1] in phrases.REFERENT_RUN_ON_CHARS:
+        return True
+    word = rest.split(maxsplit=1)[0].strip(".,:;!?") if rest.strip() else ""
+    return bool(rest[:1].isspace() and word in phrases.REFERENT_RUN_ON_WORDS)
 
 
 def names_a_file(text: str) -> bool:

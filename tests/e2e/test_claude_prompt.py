@@ -109,7 +109,8 @@ def test_a_pick_from_options_listed_before_a_tool_call_is_not_questioned(
     project: Project,
 ) -> None:
     """The CLI writes the turn's messages apart: the list, the tool call, then a last
-    message without the list. "2" picks from the list; "5" picks what was never offered."""
+    message without the list. "2" picks from the list; "5" picks what was never offered,
+    which is recorded but not asked (`option_not_offered` has not generalised yet)."""
     menu = (
         "Three ways to make sub() safe:\n1. Validate the arguments.\n2. Convert to float.\n"
         "3. Leave it as is.\nLet me check how add() handles it first."
@@ -129,4 +130,4 @@ def test_a_pick_from_options_listed_before_a_tool_call_is_not_questioned(
         return [c for c in picked.prompt_context() if "Which option" in c or "refer to" in c]
 
     assert questions_after_the_list("2") == []
-    assert any("there is no 5" in c for c in questions_after_the_list("5"))
+    assert questions_after_the_list("5") == []

@@ -7,6 +7,17 @@ import pytest
 from reflection_core.prompt.continuation import detect, resolve
 from reflection_core.prompt.score import score_prompt
 
+# The checks that doubt a pick or a go-ahead: recorded, silent by the gate (prompt.rules).
+_DOUBTS = ("option_not_offered", "choice_left_open")
+
+
+def _doubted(prompt: str, prev: str) -> bool:
+    """Was the reply recorded as doubted (a pick not offered, a choice left open)?"""
+    result = score_prompt(prompt, prev)
+    assert not result.questions or result.rule not in _DOUBTS  # the gate keeps them silent
+    return result.rule in _DOUBTS
+
+
 MENU = (
     "Three ways to fix it:\n\n1. Add `select_related`.\n2. Add `prefetch_related`.\n"
     "3. Annotate the totals.\n\nWhich of these do you want?"
@@ -56,30 +67,32 @@ def test_new_instructions_are_not_continuations(prompt: str) -> None:
     assert not score_prompt(prompt).skipped
 
 
-def test_selection_of_an_option_that_was_never_offered_asks_which_one() -> None:
+def test_selection_of_an_option_that_was_never_offered_is_recorded_as_doubted() -> None:
+    found = resolve(detect("option 4"), MENU, "option 4")
+    assert found.rule == "option_not_offered"
+    assert "no 4" in str(found.unresolved)
     result = score_prompt("option 4", MENU)
-    assert result.skipped
-    assert result.action == "ask"
-    assert "no 4" in result.questions[0]
+    assert result.skipped and result.rule == "option_not_offered"
+    assert result.action == "pass" and not result.questions  # silent: 1 real user so far
 
 
 def test_selection_of_offered_options_passes() -> None:
     assert score_prompt("1 and 3", MENU).action == "pass"
+    assert not _doubted("1 and 3", MENU)
 
 
 def test_bare_yes_to_an_either_or_question_asks_for_the_choice() -> None:
     prev = "I can either (1) upgrade in place or (2) replicate and cut over. Which do you prefer?"
-    result = score_prompt("yes", prev)
-    assert result.action == "ask"
+    assert _doubted("yes", prev)
 
 
 def test_an_acknowledgement_of_a_report_that_mentions_alternatives_is_not_asked_about() -> None:
     report = "Fixed the import. Depending on your shell, you may need to restart it."
     listed = "Done. You can either restart the worker or wait for the next reload."
     for ack in ("ok", "great", "sounds good", "yes"):
-        assert not score_prompt(ack, report).questions, ack
-        assert not score_prompt(ack, listed).questions, ack
-    assert score_prompt("go ahead", listed).action == "ask"  # which of the two?
+        assert not _doubted(ack, report), ack
+        assert not _doubted(ack, listed), ack
+    assert _doubted("go ahead", listed)  # which of the two?
 
 
 def test_go_ahead_after_a_diagnosis_is_left_to_the_agent_not_asked_about() -> None:
@@ -143,7 +156,7 @@ def test_taking_all_items_of_a_list_of_unrelated_fixes_yields_a_task_table() -> 
 def test_an_acknowledgement_after_a_report_is_not_asked_about() -> None:
     report = "Done. The migration ran and all tests pass."
     for ack in ("ok", "thanks", "great", "perfect"):
-        assert not score_prompt(ack, report).questions, ack
+        assert not _doubted(ack, report), ack
 
 
 @pytest.mark.parametrize(
@@ -155,14 +168,14 @@ def test_an_acknowledgement_after_a_report_is_not_asked_about() -> None:
     ],
 )
 def test_options_numbered_outside_list_syntax_are_offered(menu: str) -> None:
-    assert not score_prompt("2", menu).questions
-    assert score_prompt("4", menu).questions
+    assert not _doubted("2", menu)
+    assert _doubted("4", menu)
 
 
 def test_a_number_can_pick_a_bullet_of_the_previous_message() -> None:
     findings = "Findings:\n- the cache never expires\n- the retry loop has no cap"
-    assert not score_prompt("2", findings).questions
-    assert score_prompt("4", findings).questions
+    assert not _doubted("2", findings)
+    assert _doubted("4", findings)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +190,7 @@ def test_a_number_can_pick_a_bullet_of_the_previous_message() -> None:
 )
 def test_a_go_ahead_to_a_message_that_settled_its_choice_passes(prev: str) -> None:
     for reply in ("yes", "go ahead"):
-        assert not score_prompt(reply, prev).questions, (reply, prev)
+        assert not _doubted(reply, prev), (reply, prev)
 
 
 @pytest.mark.parametrize(
@@ -188,8 +201,8 @@ def test_a_go_ahead_to_a_message_that_settled_its_choice_passes(prev: str) -> No
         "1. Add an index.\n2. Cache the report.\n\nWhich one?",
     ],
 )
-def test_a_go_ahead_to_a_message_ending_on_its_choice_asks_which(prev: str) -> None:
-    assert score_prompt("yes", prev).action == "ask"
+def test_a_go_ahead_to_a_message_ending_on_its_choice_is_doubted(prev: str) -> None:
+    assert _doubted("yes", prev)
 
 
 @pytest.mark.parametrize(
@@ -205,7 +218,7 @@ def test_a_go_ahead_to_a_message_ending_on_its_choice_asks_which(prev: str) -> N
     ],
 )
 def test_a_pick_in_a_layout_the_lists_do_not_number_is_not_doubted(reply: str, prev: str) -> None:
-    assert not score_prompt(reply, prev).questions, (reply, prev)
+    assert not _doubted(reply, prev), (reply, prev)
 
 
 @pytest.mark.parametrize(
@@ -216,5 +229,5 @@ def test_a_pick_in_a_layout_the_lists_do_not_number_is_not_doubted(reply: str, p
         ("5", "1. Add a cache\n2. Rewrite the query\n3. Add an index\n\nWhich one?"),
     ],
 )
-def test_a_pick_beyond_numbered_options_asks_which(reply: str, prev: str) -> None:
-    assert score_prompt(reply, prev).action == "ask", (reply, prev)
+def test_a_pick_beyond_numbered_options_is_doubted(reply: str, prev: str) -> None:
+    assert _doubted(reply, prev), (reply, prev)

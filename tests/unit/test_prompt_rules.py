@@ -18,6 +18,8 @@ EXAMPLES = {
         "Plan:\n1. Run `DROP TABLE old_users;` on production.\n2. Restart the API.",
     ),
     "invited_questions": ("add a retry to the upload client; ask clarifying questions", None),
+    "option_not_offered": ("option 4", "1. Index it.\n2. Cache it.\n3. Drop it.\nWhich one?"),
+    "choice_left_open": ("yes", "Should I cache the report or paginate the endpoint?"),
 }
 
 

@@ -181,9 +181,9 @@ def test_a_number_is_doubted_only_against_options_the_message_numbered() -> None
 
 
 def test_a_number_picks_an_option_the_turn_offered_before_its_last_message() -> None:
-    assert not score_prompt("3", STATUS, earlier_turn=OPTIONS).questions
+    assert score_prompt("3", STATUS, earlier_turn=OPTIONS).rule == ""
     beyond = score_prompt("5", STATUS, earlier_turn=OPTIONS)
-    assert "there is no 5" in beyond.questions[0]
+    assert beyond.rule == "option_not_offered" and not beyond.questions  # recorded, silent
 
 
 @pytest.mark.parametrize(
@@ -369,3 +369,27 @@ def test_a_file_the_previous_message_showed_is_not_asked_about() -> None:
     assert _quiet("apply the file above to the staging cluster", shown)
     assert _quiet("compress this pdf to under 2MB", "Done. The export is in out/report.pdf.")
     assert not _quiet("apply the file above to the staging cluster")
+
+
+@pytest.mark.parametrize("word", sorted(phrases.REFERENT_RUN_ON_WORDS))
+def test_every_run_on_word_makes_this_file_a_kind_of_thing(word: str) -> None:
+    assert _quiet(f"fix this file {word} bug")
+    assert not _quiet("fix this file bug")
+
+
+@pytest.mark.parametrize("phrase", phrases.GENERIC_FILE_CONTEXT)
+def test_every_generic_context_makes_this_file_any_such_file(phrase: str) -> None:
+    assert _quiet(f"{phrase} 0 reject this file")
+    assert not _quiet("reject this file")
+
+
+def test_a_pointer_in_quotes_or_inline_code_is_mentioned_not_used() -> None:
+    assert _quiet('Change the button label "Upload this file" to "Upload"')
+    assert _quiet("the `this file` placeholder leaks into the form")
+    assert _quiet("Ajoute un bouton « Télécharger ce fichier » sous chaque facture")
+    assert not _quiet("Rename this file")
+
+
+def test_here_is_the_list_with_its_items_on_the_line_is_not_asked() -> None:
+    assert _quiet("Here's the list of locales to add: de, fr, es")
+    assert not _quiet("here is my config file, can you check it")
