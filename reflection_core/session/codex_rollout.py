@@ -16,7 +16,15 @@ from collections.abc import Iterable
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import classify_command, shell_tool_kind
-from reflection_core.session.model import AssistantText, Event, Session, ToolCall, ToolKind
+from reflection_core.session.edit_input import patch_files, with_patch_edits
+from reflection_core.session.model import (
+    AssistantText,
+    CommandInfo,
+    Event,
+    Session,
+    ToolCall,
+    ToolKind,
+)
 from reflection_core.session.normalize import (
     EARLIER_PROMPTS_KEPT,
     cap_output,
@@ -46,9 +54,8 @@ _EXIT_PATTERNS = (
     lazy(r"^Exit code: (-?\d+)", re.M),
     lazy(r"^Process exited with code (-?\d+)", re.M),
 )
-_PATCH_FILE = lazy(
-    r"^\*\*\* (?:Update|Add|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.M
-)
+# Codex's tools that are neither a shell nor a patch, by kind.
+_OTHER_TOOLS: dict[str, ToolKind] = {"update_plan": "todo", "view_image": "read"}
 
 
 def is_rollout_record(record: Any) -> bool:
@@ -149,28 +156,7 @@ class _RolloutBuilder:
         call_id = str(payload.get("call_id") or payload.get("id") or "")
         if call_id and call_id in self.calls:
             return
-        arguments = _arguments(payload)
-        kind: ToolKind = "other"
-        command = None
-        files: tuple[str, ...] = ()
-        command_text = _command_string(arguments)
-        if name in _SHELL_TOOLS or payload.get("type") == "local_shell_call":
-            if command_text is not None:
-                command = classify_command(command_text)
-                kind = shell_tool_kind(command)
-                files = command.modified_files
-            else:
-                kind = "shell"
-        elif name == "apply_patch":
-            patch = str(arguments.get("input") or arguments.get("patch") or "")
-            kind = "edit"
-            files = tuple(dict.fromkeys(a or b for a, b in _PATCH_FILE.findall(patch)))
-        elif name == "update_plan":
-            kind = "todo"
-        elif name == "view_image":
-            kind = "read"
-        elif payload.get("type") == "web_search_call":
-            kind = "search"
+        kind, command, files, arguments = _call_effect(name, payload, _arguments(payload))
         tool = ToolCall(
             index=len(self.events),
             tool_use_id=call_id,
@@ -219,6 +205,26 @@ class _RolloutBuilder:
         output = payload.get("aggregated_output") or payload.get("stdout")
         if isinstance(output, str) and output and not call.output:
             call.output = cap_output(output)
+
+
+def _call_effect(
+    name: str, payload: dict[str, Any], arguments: dict[str, Any]
+) -> tuple[ToolKind, CommandInfo | None, tuple[str, ...], dict[str, Any]]:
+    """What a call does: its kind, classified command, the files it changes, and its
+    arguments with a patch's hunks in the core's edit shape (session/edit_input.py)."""
+    command_text = _command_string(arguments)
+    if name in _SHELL_TOOLS or payload.get("type") == "local_shell_call":
+        if command_text is None:
+            return "shell", None, (), arguments
+        command = classify_command(command_text)
+        return shell_tool_kind(command), command, command.modified_files, arguments
+    if name == "apply_patch":
+        patch = str(arguments.get("input") or arguments.get("patch") or "")
+        return "edit", None, patch_files(patch), with_patch_edits(arguments, patch)
+    kind: ToolKind = _OTHER_TOOLS.get(name, "other")
+    if payload.get("type") == "web_search_call":
+        kind = "search"
+    return kind, None, (), arguments
 
 
 def _json_output(text: str) -> str | None:

@@ -120,12 +120,18 @@ def checkable(path: str) -> bool:
     return not is_doc_file(path) and not ignored_by_tests(path, [])
 
 
-def _replacements(call: ToolCall) -> list[tuple[str, str]]:
-    """The (old, new) text pairs of an Edit or MultiEdit call."""
+def _replacements(call: ToolCall) -> list[tuple[str, str, str]]:
+    """The (file, old, new) texts of each replacement of an edit, in the shape every host
+    reader gives (session/edit_input.py); an entry without its own `file_path` is in the
+    call's first file."""
     edits = call.input.get("edits")
     pairs = edits if isinstance(edits, list) else [call.input]
     return [
-        (str(p.get("old_string", "")), str(p.get("new_string", "")))
+        (
+            str(p.get("file_path") or call.files[0]) if edits is pairs else call.files[0],
+            str(p.get("old_string", "")),
+            str(p.get("new_string", "")),
+        )
         for p in pairs
         if isinstance(p, dict) and "new_string" in p
     ]
@@ -138,8 +144,8 @@ def comment_only_edit(call: ToolCall) -> bool:
     pairs = _replacements(call)
     if not pairs:
         return False
-    for old, new in pairs:
-        before, after = code_text(old, call.files[0]), code_text(new, call.files[0])
+    for path, old, new in pairs:
+        before, after = code_text(old, path), code_text(new, path)
         if before is None or before != after:
             return False
     return True

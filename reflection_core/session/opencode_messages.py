@@ -16,6 +16,7 @@ from typing import Any
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import tool_effect
+from reflection_core.session.edit_input import renamed
 from reflection_core.session.model import AssistantText, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import EARLIER_PROMPTS_KEPT, cap_output, is_hook_feedback
 
@@ -35,6 +36,13 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "webfetch": "web",
     "websearch": "web",
     "task": "agent",
+}
+# OpenCode's edit-tool keys -> the core's (session/edit_input.py), `edits[]` entries too.
+CORE_KEYS: dict[str, str] = {
+    "filePath": "file_path",
+    "oldString": "old_string",
+    "newString": "new_string",
+    "replaceAll": "replace_all",
 }
 _EXIT = lazy(r"\bexit(?:ed with)? code:? (-?\d+)", re.I)
 
@@ -67,8 +75,8 @@ def _tool_call(index: int, part: dict[str, Any]) -> ToolCall:
     name = str(part.get("tool") or "")
     state = _dict(part.get("state"))
     raw_input = state.get("input")
-    args: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
-    kind, command, files = tool_effect(TOOL_KINDS.get(name, "other"), args, "filePath")
+    args: dict[str, Any] = renamed(raw_input, CORE_KEYS) if isinstance(raw_input, dict) else {}
+    kind, command, files = tool_effect(TOOL_KINDS.get(name, "other"), args, "file_path")
     raw_output = state.get("output")
     output = raw_output if isinstance(raw_output, str) else ""
     metadata = _dict(state.get("metadata"))

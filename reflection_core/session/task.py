@@ -19,6 +19,7 @@ from reflection_core.session.model import Session, ToolCall
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from typing import Any
 
 DOC_GLOBS = ("*.md", "*.rst", "*.txt", "*.adoc", "docs/**", "doc/**", "LICENSE*", "CHANGELOG*")
@@ -151,8 +152,13 @@ def _task_path(path: str, session: Session, base: str | None) -> str:
     return relative
 
 
-def _edit_pairs(call: ToolCall) -> list[tuple[str, str]] | None:
-    """(old, new) of each replacement an Edit/MultiEdit makes; None for anything else."""
+def _edit_pairs(
+    call: ToolCall, path: str, task_path: Callable[[str], str]
+) -> list[tuple[str, str]] | None:
+    """(old, new) of each replacement an edit makes to `path` (a task path, `task_path`
+    maps an entry's own `file_path` to one), in the shape every host reader gives
+    (session/edit_input.py); None for anything else. An entry without its own
+    `file_path` is in the call's file."""
     data = call.input
     if call.kind != "edit" or "content" in data:
         return None
@@ -161,6 +167,7 @@ def _edit_pairs(call: ToolCall) -> list[tuple[str, str]] | None:
             (str(e.get("old_string", "")), str(e.get("new_string", "")))
             for e in data["edits"]
             if isinstance(e, dict)
+            and (not e.get("file_path") or task_path(str(e["file_path"])) == path)
         ]
         return pairs or None
     if "old_string" in data and "new_string" in data:
@@ -185,7 +192,7 @@ def reverted_paths(session: Session, base: str | None = None) -> set[str]:
         files = list(call.files) + (list(command.modified_files) if command else [])
         for path in {_task_path(p, session, base) for p in files}:
             edits = pending.setdefault(path, [])
-            pairs = _edit_pairs(call)
+            pairs = _edit_pairs(call, path, lambda p: _task_path(p, session, base))
             if restore:
                 edits.clear()
             elif pairs is None:

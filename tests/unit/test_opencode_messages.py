@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from reflection_core.session.evidence import comment_only_edit, is_code_change
 from reflection_core.session.opencode_messages import session_from_messages
+from reflection_core.session.task import changed_paths, reverted_paths
 
 
 def _user(text: str, synthetic: bool = False) -> dict[str, Any]:
@@ -69,3 +71,42 @@ def test_our_pushed_feedback_is_not_a_new_task() -> None:
     )
     assert session.task_prompt == "add sub()"
     assert session.hook_feedback == [feedback]
+
+
+OLD = "def divide(a, b):\n    return a / b\n"
+COMMENTED = "def divide(a, b):\n    # Raises ZeroDivisionError when b is 0.\n    return a / b\n"
+
+
+def _edit(old: str, new: str) -> dict[str, Any]:
+    args = {"filePath": "/repo/calc.py", "oldString": old, "newString": new}
+    return _tool("edit", args, "Edit applied successfully.")
+
+
+def test_a_comment_only_edit_is_no_code_change() -> None:
+    session = session_from_messages([_user("document divide()"), _assistant(_edit(OLD, COMMENTED))])
+    (call,) = session.tool_calls
+    assert call.files == ("/repo/calc.py",)
+    assert comment_only_edit(call) and not is_code_change(call)
+
+
+def test_a_comment_only_multiedit_is_no_code_change_and_a_code_one_is() -> None:
+    def multiedit(new: str) -> dict[str, Any]:
+        edit = {"filePath": "/repo/calc.py", "oldString": OLD, "newString": new}
+        return _tool("multiedit", {"filePath": "/repo/calc.py", "edits": [edit]}, "ok")
+
+    comment = session_from_messages([_user("x"), _assistant(multiedit(COMMENTED))])
+    code = session_from_messages([_user("x"), _assistant(multiedit(OLD.replace("/", "//")))])
+    assert not is_code_change(comment.tool_calls[0])
+    assert is_code_change(code.tool_calls[0])
+
+
+def test_an_edit_taken_back_leaves_the_file_unchanged() -> None:
+    session = session_from_messages(
+        [
+            _user("try a debug print"),
+            _assistant(_edit(OLD, OLD.replace("    return", "    print(a, b)\n    return"))),
+            _assistant(_edit(OLD.replace("    return", "    print(a, b)\n    return"), OLD)),
+        ]
+    )
+    assert reverted_paths(session) == {"calc.py"}
+    assert changed_paths(session) == []

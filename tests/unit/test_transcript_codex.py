@@ -8,6 +8,8 @@ from typing import Any
 
 from reflection_core.prompt.transcript_tail import previous_assistant_turn
 from reflection_core.session.codex_rollout import session_from_rollout_records
+from reflection_core.session.evidence import comment_only_edit, is_code_change
+from reflection_core.session.task import changed_paths, reverted_paths
 from reflection_core.session.transcript import read_session
 
 ROLLOUT = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts" / "codex_rollout.jsonl"
@@ -153,3 +155,64 @@ def test_a_block_reason_injected_as_a_user_turn_is_feedback_not_a_task() -> None
     session = session_from_rollout_records(records)
     assert session.task_prompt == "Fix the bug"
     assert session.hook_feedback == [reason]
+
+
+def _patch_session(*patches: str) -> list[Any]:
+    """A task whose only calls are Codex `apply_patch` custom tool calls, all applied."""
+    records = [line("event_msg", type="user_message", message="Document divide()")]
+    for n, patch in enumerate(patches):
+        records += [
+            line(
+                "response_item",
+                type="custom_tool_call",
+                status="completed",
+                call_id=f"p{n}",
+                name="apply_patch",
+                input=patch,
+            ),
+            line(
+                "response_item",
+                type="custom_tool_call_output",
+                call_id=f"p{n}",
+                output=json.dumps({"output": "Success. Updated the following files:\nM calc.py\n"}),
+            ),
+        ]
+    return records
+
+
+COMMENT_PATCH = (
+    "*** Begin Patch\n*** Update File: calc.py\n@@\n def divide(a, b):\n"
+    "+    # Raises ZeroDivisionError when b is 0.\n     return a / b\n*** End Patch\n"
+)
+
+
+def test_a_comment_only_apply_patch_is_no_code_change() -> None:
+    (call,) = session_from_rollout_records(_patch_session(COMMENT_PATCH)).tool_calls
+    assert call.input["edits"] == [
+        {
+            "file_path": "calc.py",
+            "old_string": "def divide(a, b):\n    return a / b",
+            "new_string": (
+                "def divide(a, b):\n    # Raises ZeroDivisionError when b is 0.\n    return a / b"
+            ),
+        }
+    ]
+    assert comment_only_edit(call) and not is_code_change(call)
+
+
+def test_an_apply_patch_that_changes_code_or_adds_a_file_is_a_change() -> None:
+    code = COMMENT_PATCH.replace("+    # Raises", "+    assert b, 'b is 0'\n+    # Raises")
+    added = "*** Begin Patch\n*** Add File: notes.py\n+# only a comment\n*** End Patch\n"
+    for patch in (code, added):
+        (call,) = session_from_rollout_records(_patch_session(patch)).tool_calls
+        assert is_code_change(call), patch
+
+
+def test_an_apply_patch_taken_back_by_its_inverse_leaves_the_file_unchanged() -> None:
+    inverse = (
+        "*** Begin Patch\n*** Update File: calc.py\n@@\n def divide(a, b):\n"
+        "-    # Raises ZeroDivisionError when b is 0.\n     return a / b\n*** End Patch\n"
+    )
+    session = session_from_rollout_records(_patch_session(COMMENT_PATCH, inverse))
+    assert reverted_paths(session) == {"calc.py"}
+    assert changed_paths(session) == []
