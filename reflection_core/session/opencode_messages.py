@@ -16,7 +16,7 @@ from typing import Any
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.commands import tool_effect
-from reflection_core.session.edit_input import renamed
+from reflection_core.session.edit_input import patch_files, renamed, with_patch_edits
 from reflection_core.session.model import AssistantText, Session, ToolCall, ToolKind
 from reflection_core.session.normalize import EARLIER_PROMPTS_KEPT, cap_output, is_hook_feedback
 
@@ -26,6 +26,7 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "write": "write",
     "edit": "edit",
     "patch": "edit",
+    "apply_patch": "edit",  # what OpenCode gives GPT models instead of edit/write
     "multiedit": "edit",
     "read": "read",
     "list": "search",
@@ -37,6 +38,8 @@ TOOL_KINDS: dict[str, ToolKind] = {
     "websearch": "web",
     "task": "agent",
 }
+# Tools whose input is a patch text (`*** Begin Patch` ... `*** End Patch`) -> its key.
+PATCH_TOOLS: dict[str, str] = {"apply_patch": "patchText", "patch": "patchText"}
 # OpenCode's edit-tool keys -> the core's (session/edit_input.py), `edits[]` entries too.
 CORE_KEYS: dict[str, str] = {
     "filePath": "file_path",
@@ -77,6 +80,9 @@ def _tool_call(index: int, part: dict[str, Any]) -> ToolCall:
     raw_input = state.get("input")
     args: dict[str, Any] = renamed(raw_input, CORE_KEYS) if isinstance(raw_input, dict) else {}
     kind, command, files = tool_effect(TOOL_KINDS.get(name, "other"), args, "file_path")
+    patch = args.get(PATCH_TOOLS.get(name, ""))
+    if isinstance(patch, str):
+        files, args = patch_files(patch), with_patch_edits(args, patch)
     raw_output = state.get("output")
     output = raw_output if isinstance(raw_output, str) else ""
     metadata = _dict(state.get("metadata"))

@@ -134,3 +134,24 @@ def test_opencode_comment_only_edit_stands_and_a_code_edit_is_pushed(tmp_path: P
     assert "block" not in _opencode_stop(repo, comment)
     code = session(old.replace("\n", "\n    if b == 0:\n        raise ValueError('b')\n"))
     assert "block" in _opencode_stop(repo, code)
+
+
+def test_opencode_apply_patch_edits_are_seen(tmp_path: Path) -> None:
+    """OpenCode's GPT models edit through `apply_patch`: an unchecked change called done is
+    pushed, and so is "All tests pass" after the tests failed on the patched code."""
+    repo = _repo(tmp_path)
+    patch = (
+        "*** Begin Patch\n*** Update File: calc.py\n@@\n def add(a, b):\n"
+        "-    return a + b\n+    return a - b\n*** End Patch"
+    )
+    apply = _tool("apply_patch", {"patchText": patch}, "Success. Updated the following files:")
+    prompt = _user("Make add() in calc.py subtract.", 1767261600000)
+    unchecked = [prompt, _assistant(repo, 1767261601000, apply, _text("Done, it works."))]
+    assert "block" in _opencode_stop(repo, unchecked)
+    failed = _tool("bash", {"command": "python -m pytest -q"}, "1 failed in 0.02s", exit=1)
+    claimed = [
+        prompt,
+        _assistant(repo, 1767261601000, apply),
+        _assistant(repo, 1767261602000, failed, _text("add() subtracts now. All tests pass.")),
+    ]
+    assert "block" in _opencode_stop(repo, claimed)

@@ -110,3 +110,36 @@ def test_an_edit_taken_back_leaves_the_file_unchanged() -> None:
     )
     assert reverted_paths(session) == {"calc.py"}
     assert changed_paths(session) == []
+
+
+def test_apply_patch_is_an_edit_of_the_files_its_patch_names() -> None:
+    # OpenCode 1.18 gives GPT models `apply_patch` ({patchText}) instead of edit/write.
+    patch = (
+        "*** Begin Patch\n*** Update File: calc.py\n@@\n     return a / b\n+\n+\n"
+        "+def sub(a, b):\n+    return a - b\n*** Add File: tests/test_sub.py\n"
+        "+from calc import sub\n*** End Patch"
+    )
+    session = session_from_messages(
+        [
+            _user("add sub()"),
+            _assistant(
+                _tool("apply_patch", {"patchText": patch}, "Success. Updated the following files:"),
+                {"type": "patch", "hash": "h1", "files": ["/repo/calc.py"]},
+            ),
+        ]
+    )
+    (call,) = session.tool_calls
+    assert (call.kind, call.files) == ("edit", ("calc.py", "tests/test_sub.py"))
+    assert is_code_change(call)
+    assert changed_paths(session) == ["calc.py", "tests/test_sub.py"]
+
+
+def test_a_comment_only_apply_patch_is_no_code_change() -> None:
+    patch = (
+        "*** Begin Patch\n*** Update File: calc.py\n@@\n def divide(a, b):\n"
+        "+    # Raises ZeroDivisionError when b is 0.\n     return a / b\n*** End Patch"
+    )
+    session = session_from_messages(
+        [_user("document divide()"), _assistant(_tool("apply_patch", {"patchText": patch}))]
+    )
+    assert not is_code_change(session.tool_calls[0])
