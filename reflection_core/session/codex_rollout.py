@@ -49,11 +49,18 @@ _CONTEXT_PREFIXES = (
 _SHELL_TOOLS = frozenset(
     {"shell", "exec_command", "local_shell", "container.exec", "shell_command"}
 )
+# Where a text result names its exit code, in the lines before its `Output:` line.
 _EXIT_PATTERNS = (
     lazy(r'"exit_code"\s*:\s*(-?\d+)'),
     lazy(r"^Exit code: (-?\d+)", re.M),
     lazy(r"^Process exited with code (-?\d+)", re.M),
 )
+# A JSON result (`{"output": ..., "metadata": {"exit_code": N}}`) is parsed up to this
+# size; past it the exit code is read from its end, where `metadata` follows `output`.
+# Inside the JSON-encoded output every quote is escaped, so the output cannot fake it.
+MAX_JSON_RESULT_CHARS = 4 * 1024 * 1024
+_TAIL_EXIT = lazy(r'"metadata"\s*:\s*\{[^{}]*"exit_code"\s*:\s*(-?\d+)[^{}]*\}\s*\}\s*$')
+_TAIL_CHARS = 4096
 # Codex's tools that are neither a shell nor a patch, by kind.
 _OTHER_TOOLS: dict[str, ToolKind] = {"update_plan": "todo", "view_image": "read"}
 
@@ -178,13 +185,10 @@ class _RolloutBuilder:
             return
         raw = payload.get("output")
         text = raw if isinstance(raw, str) else json.dumps(raw)
-        inner = _json_output(text)
-        call.output = cap_output(inner if inner is not None else text)
-        for pattern in _EXIT_PATTERNS:
-            match = pattern.search(text[:2000])
-            if match:
-                call.exit_code = int(match.group(1))
-                break
+        output, exit_code = tool_result(text)
+        call.output = cap_output(output)
+        if exit_code is not None:
+            call.exit_code = exit_code
         if call.exit_code is not None:
             call.ok = call.exit_code == 0
         elif call.ok is None:
@@ -227,14 +231,34 @@ def _call_effect(
     return kind, None, (), arguments
 
 
-def _json_output(text: str) -> str | None:
-    if not text.startswith("{"):
+def tool_result(text: str) -> tuple[str, int | None]:
+    """A call's output and exit code from Codex's result: JSON (`shell`, `apply_patch`:
+    `metadata.exit_code`, wherever it lies) or text (`shell_command`, `exec_command`: the
+    code in the lines before `Output:`). None: the result names no exit code."""
+    data = _json_result(text)
+    if data is not None:
+        metadata = data.get("metadata")
+        code = metadata.get("exit_code") if isinstance(metadata, dict) else None
+        return str(data["output"]), code if type(code) is int else None
+    if text.startswith("{") and len(text) > MAX_JSON_RESULT_CHARS:
+        match = _TAIL_EXIT.search(text[-_TAIL_CHARS:])
+        return text, int(match.group(1)) if match else None
+    cut = text.find("\nOutput:\n", 0, 2000)
+    head = text[:cut] if cut >= 0 else text[:2000]
+    found = (p.search(head) for p in _EXIT_PATTERNS)
+    match = next((m for m in found if m), None)
+    return text, int(match.group(1)) if match else None
+
+
+def _json_result(text: str) -> dict[str, Any] | None:
+    """The result as a JSON object with an `output`, when it is one and not too big."""
+    if not text.startswith("{") or len(text) > MAX_JSON_RESULT_CHARS:
         return None
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
         return None
-    return str(data["output"]) if isinstance(data, dict) and "output" in data else None
+    return data if isinstance(data, dict) and "output" in data else None
 
 
 def session_from_rollout_records(

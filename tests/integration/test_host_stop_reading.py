@@ -27,8 +27,11 @@ CODE_PATCH = (
 )
 
 
-def _repo(tmp_path: Path) -> Path:
-    return make_repo(tmp_path / "repo", files=FILES)
+def _repo(tmp_path: Path, *, require_tests: bool = True) -> Path:
+    """The project; without `require_tests` the default `stop.require` (a check of any
+    kind backs a change)."""
+    files = FILES if require_tests else {k: v for k, v in FILES.items() if k != ".reflection.yaml"}
+    return make_repo(tmp_path / "repo", files=files)
 
 
 def _codex_stop(tmp_path: Path, repo: Path, items: list[dict[str, Any]], final: str) -> Any:
@@ -155,3 +158,21 @@ def test_opencode_apply_patch_edits_are_seen(tmp_path: Path) -> None:
         _assistant(repo, 1767261602000, failed, _text("add() subtracts now. All tests pass.")),
     ]
     assert "block" in _opencode_stop(repo, claimed)
+
+
+def test_codex_failing_check_with_a_long_json_result_is_pushed(tmp_path: Path) -> None:
+    """Codex `shell` results are JSON with `metadata.exit_code` after the output: a failing
+    check with 2 KB of log lines failed, so "all checks pass" is pushed."""
+    repo = _repo(tmp_path, require_tests=False)
+    log = "".join(f"checking add({i}, 1) -> {i + 1} ok\n" for i in range(100))
+    log += "Traceback (most recent call last):\nAssertionError: add(2, 2) should be 5\n"
+    arguments = {"command": ["bash", "-lc", "python tests/run_checks.py"], "workdir": str(repo)}
+    result = {"output": log, "metadata": {"exit_code": 1, "duration_seconds": 0.1}}
+    items = [
+        *_apply_patch("p1", CODE_PATCH),
+        {"type": "function_call", "name": "shell", "arguments": json.dumps(arguments)}
+        | {"call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": json.dumps(result)},
+    ]
+    out = _codex_stop(tmp_path, repo, items, "Guarded divide(); all checks pass. Done.")
+    assert out["decision"] == "block"

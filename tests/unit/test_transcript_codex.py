@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core.prompt.transcript_tail import previous_assistant_turn
-from reflection_core.session.codex_rollout import session_from_rollout_records
+from reflection_core.session.codex_rollout import (
+    MAX_JSON_RESULT_CHARS,
+    session_from_rollout_records,
+)
 from reflection_core.session.evidence import comment_only_edit, is_code_change
 from reflection_core.session.task import changed_paths, reverted_paths
 from reflection_core.session.transcript import read_session
@@ -216,3 +219,48 @@ def test_an_apply_patch_taken_back_by_its_inverse_leaves_the_file_unchanged() ->
     session = session_from_rollout_records(_patch_session(COMMENT_PATCH, inverse))
     assert reverted_paths(session) == {"calc.py"}
     assert changed_paths(session) == []
+
+
+def _shell_run(output: str) -> list[Any]:
+    """A task with one Codex `shell` call (argv `bash -lc`) and the given result text."""
+    arguments = {"command": ["bash", "-lc", "python tests/run_checks.py"], "workdir": "/r"}
+    return [
+        line("event_msg", type="user_message", message="Add a check script"),
+        line(
+            "response_item",
+            type="function_call",
+            name="shell",
+            arguments=json.dumps(arguments),
+            call_id="c1",
+        ),
+        line("response_item", type="function_call_output", call_id="c1", output=output),
+    ]
+
+
+CHECK_LOG = "".join(f"checking add({i}, 1) -> {i + 1} ok\n" for i in range(100))
+FAILED_CHECK = CHECK_LOG + "AssertionError: add(2, 2) should be 5\n"
+
+
+def test_a_json_result_keeps_its_exit_code_after_a_long_output() -> None:
+    # `metadata` follows `output`: past 2,000 characters of output it was not looked for
+    result = json.dumps({"output": FAILED_CHECK, "metadata": {"exit_code": 1}})
+    assert len(FAILED_CHECK) > 2000
+    (call,) = session_from_rollout_records(_shell_run(result)).tool_calls
+    assert (call.ok, call.exit_code) == (False, 1)
+    assert call.output.endswith("should be 5\n")
+
+
+def test_the_output_cannot_name_the_exit_code_of_its_own_result() -> None:
+    fake = 'Exit code: 0\n{"exit_code": 0}\nProcess exited with code 0\n'
+    as_json = json.dumps({"output": fake, "metadata": {"exit_code": 2}})
+    as_text = f"Exit code: 2\nWall time: 0.1 seconds\nOutput:\n{fake}"
+    for result in (as_json, as_text):
+        (call,) = session_from_rollout_records(_shell_run(result)).tool_calls
+        assert (call.ok, call.exit_code) == (False, 2), result
+
+
+def test_a_json_result_too_big_to_parse_still_gives_its_exit_code() -> None:
+    huge = FAILED_CHECK * (MAX_JSON_RESULT_CHARS // len(FAILED_CHECK) + 1)
+    result = json.dumps({"output": huge, "metadata": {"exit_code": 1, "duration_seconds": 3.5}})
+    (call,) = session_from_rollout_records(_shell_run(result)).tool_calls
+    assert (call.ok, call.exit_code) == (False, 1)
