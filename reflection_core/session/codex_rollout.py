@@ -55,6 +55,8 @@ _EXIT_PATTERNS = (
     lazy(r"^Exit code: (-?\d+)", re.M),
     lazy(r"^Process exited with code (-?\d+)", re.M),
 )
+# Unified exec: a command that outlives its wait; its end comes in a later `write_stdin`.
+_RUNNING = lazy(r"^Process running with session ID (\d+)", re.M)
 # A JSON result (`{"output": ..., "metadata": {"exit_code": N}}`) is parsed up to this
 # size; past it the exit code is read from its end, where `metadata` follows `output`.
 # Inside the JSON-encoded output every quote is escaped, so the output cannot fake it.
@@ -151,6 +153,7 @@ class _RolloutBuilder:
     def __init__(self) -> None:
         self.events: list[Event] = []
         self.calls: dict[str, ToolCall] = {}
+        self.running: dict[str, ToolCall] = {}  # exec session id -> its command, not ended
         self.last_text = ""
 
     def text(self, text: str, stamp: str | None) -> None:
@@ -186,15 +189,34 @@ class _RolloutBuilder:
         raw = payload.get("output")
         text = raw if isinstance(raw, str) else json.dumps(raw)
         output, exit_code = tool_result(text)
+        session = running_session(text) if call.name == "exec_command" else None
+        if call.name == "write_stdin":
+            self.join(call, output, exit_code)
         call.output = cap_output(output)
         if exit_code is not None:
             call.exit_code = exit_code
+        if session is not None and call.exit_code is None and call.name != "write_stdin":
+            self.running[session] = call
+            call.ok = None  # running: its outcome is not known yet
+            return
         if call.exit_code is not None:
             call.ok = call.exit_code == 0
         elif call.ok is None:
             call.ok = not text.lower().startswith(
                 ("error", "failed", "apply_patch verification failed")
             )
+
+    def join(self, poll: ToolCall, output: str, exit_code: int | None) -> None:
+        """A `write_stdin` result belongs to the command its session id names: the output
+        adds to that command's, and its exit code, once there, is that command's outcome."""
+        session = poll.input.get("session_id")
+        origin = self.running.get(str(session)) if isinstance(session, (int, str)) else None
+        if origin is None:
+            return
+        origin.output = cap_output(f"{origin.output}\n{output}" if origin.output else output)
+        if exit_code is not None:
+            origin.exit_code, origin.ok = exit_code, exit_code == 0
+            del self.running[str(session)]
 
     def exec_end(self, payload: dict[str, Any]) -> None:
         """`exec_command_end` / `patch_apply_end`: the authoritative status of a call."""
@@ -243,11 +265,22 @@ def tool_result(text: str) -> tuple[str, int | None]:
     if text.startswith("{") and len(text) > MAX_JSON_RESULT_CHARS:
         match = _TAIL_EXIT.search(text[-_TAIL_CHARS:])
         return text, int(match.group(1)) if match else None
-    cut = text.find("\nOutput:\n", 0, 2000)
-    head = text[:cut] if cut >= 0 else text[:2000]
-    found = (p.search(head) for p in _EXIT_PATTERNS)
+    found = (p.search(_header(text)) for p in _EXIT_PATTERNS)
     match = next((m for m in found if m), None)
     return text, int(match.group(1)) if match else None
+
+
+def running_session(text: str) -> str | None:
+    """The unified exec session id of a command still running when its result was cut
+    (`Process running with session ID N`), else None."""
+    match = _RUNNING.search(_header(text))
+    return match.group(1) if match else None
+
+
+def _header(text: str) -> str:
+    """A text result's lines before its `Output:` line (at most 2,000 characters)."""
+    cut = text.find("\nOutput:\n", 0, 2000)
+    return text[:cut] if cut >= 0 else text[:2000]
 
 
 def _json_result(text: str) -> dict[str, Any] | None:

@@ -176,3 +176,27 @@ def test_codex_failing_check_with_a_long_json_result_is_pushed(tmp_path: Path) -
     ]
     out = _codex_stop(tmp_path, repo, items, "Guarded divide(); all checks pass. Done.")
     assert out["decision"] == "block"
+
+
+def test_codex_tests_ending_in_a_later_write_stdin_are_a_failed_run(tmp_path: Path) -> None:
+    """Unified exec: pytest outlives `yield_time_ms` ("Process running with session ID 7")
+    and fails in the result of a later `write_stdin`; "All tests pass." is pushed."""
+    repo = _repo(tmp_path, require_tests=False)
+    run = {"cmd": "python -m pytest -q", "workdir": str(repo), "yield_time_ms": 1000}
+    poll = {"session_id": 7, "chars": "", "yield_time_ms": 30000}
+    first = "Chunk ID: 1a2b\nWall time: 1.0 seconds\nProcess running with session ID 7\nOutput:\n"
+    end = (
+        "Chunk ID: 3c4d\nWall time: 0.8 seconds\nProcess exited with code 1\nOutput:\n"
+        "F\n=== FAILURES ===\nE   assert -1 == 5\n1 failed in 0.05s\n"
+    )
+    items = [
+        *_apply_patch("p1", CODE_PATCH),
+        {"type": "function_call", "name": "exec_command", "arguments": json.dumps(run)}
+        | {"call_id": "c1"},
+        {"type": "function_call_output", "call_id": "c1", "output": first + "F"},
+        {"type": "function_call", "name": "write_stdin", "arguments": json.dumps(poll)}
+        | {"call_id": "c2"},
+        {"type": "function_call_output", "call_id": "c2", "output": end},
+    ]
+    out = _codex_stop(tmp_path, repo, items, "divide() is guarded. All tests pass.")
+    assert out["decision"] == "block"

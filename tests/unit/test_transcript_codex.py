@@ -264,3 +264,70 @@ def test_a_json_result_too_big_to_parse_still_gives_its_exit_code() -> None:
     result = json.dumps({"output": huge, "metadata": {"exit_code": 1, "duration_seconds": 3.5}})
     (call,) = session_from_rollout_records(_shell_run(result)).tool_calls
     assert (call.ok, call.exit_code) == (False, 1)
+
+
+def _exec_session(*polls: str) -> list[Any]:
+    """`exec_command` running pytest outlives its wait (`Process running with session ID
+    7`); each of `polls` is the result of a later `write_stdin` to that session."""
+    arguments = {"cmd": "python -m pytest -q", "workdir": "/r", "yield_time_ms": 1000}
+    records = [
+        line("event_msg", type="user_message", message="Run the tests"),
+        line(
+            "response_item",
+            type="function_call",
+            name="exec_command",
+            arguments=json.dumps(arguments),
+            call_id="c1",
+        ),
+        line(
+            "response_item",
+            type="function_call_output",
+            call_id="c1",
+            output="Chunk ID: 1a2b\nWall time: 1.0021 seconds\nProcess running with session ID 7"
+            "\nOriginal token count: 12\nOutput:\n============ test session starts ============\n",
+        ),
+    ]
+    for n, poll in enumerate(polls):
+        stdin = {"session_id": 7, "chars": "", "yield_time_ms": 30000}
+        records += [
+            line(
+                "response_item",
+                type="function_call",
+                name="write_stdin",
+                arguments=json.dumps(stdin),
+                call_id=f"w{n}",
+            ),
+            line("response_item", type="function_call_output", call_id=f"w{n}", output=poll),
+        ]
+    return records
+
+
+STILL_RUNNING = (
+    "Chunk ID: 2b3c\nWall time: 30.0 seconds\nProcess running with session ID 7\n"
+    "Original token count: 4\nOutput:\ncollected 12 items\n"
+)
+FAILED_END = (
+    "Chunk ID: 3c4d\nWall time: 0.8 seconds\nProcess exited with code 1\n"
+    "Original token count: 30\nOutput:\nF..........\n1 failed, 11 passed in 0.41s\n"
+)
+
+
+def test_a_command_that_outlives_its_wait_is_running_not_passed() -> None:
+    for polls in ((), (STILL_RUNNING,)):
+        run = session_from_rollout_records(_exec_session(*polls)).tool_calls[0]
+        assert (run.ok, run.exit_code) == (None, None), polls
+
+
+def test_the_write_stdin_that_sees_the_command_end_gives_its_outcome() -> None:
+    calls = session_from_rollout_records(_exec_session(STILL_RUNNING, FAILED_END)).tool_calls
+    run = calls[0]
+    assert run.command is not None and "test" in run.command.kinds
+    assert (run.ok, run.exit_code) == (False, 1)
+    assert "test session starts" in run.output and "1 failed, 11 passed" in run.output
+
+
+def test_a_write_stdin_to_another_session_leaves_the_command_running() -> None:
+    other = _exec_session(FAILED_END.replace("code 1", "code 0"))
+    other[-2]["payload"]["arguments"] = json.dumps({"session_id": 8, "chars": ""})
+    run = session_from_rollout_records(other).tool_calls[0]
+    assert (run.ok, run.exit_code) == (None, None)
