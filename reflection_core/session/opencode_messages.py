@@ -11,6 +11,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -110,6 +111,23 @@ def _tool_call(index: int, part: dict[str, Any]) -> ToolCall:
     )
 
 
+def created_at(message: dict[str, Any]) -> str | None:
+    """When OpenCode created the message (`info.time.created`, ms since the epoch), as
+    ISO 8601 UTC: with the prompt's text it tells one task from a later one that asks the
+    same (`task.task_id`), as the other hosts' prompt timestamps do."""
+    created = _dict(_dict(message.get("info")).get("time")).get("created")
+    if isinstance(created, bool) or not isinstance(created, (int, float)):
+        return None
+    if not 0 <= created < 2**53:
+        return None
+    seconds, millis = divmod(int(created), 1000)
+    try:
+        moment = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(seconds))
+    except (OverflowError, OSError, ValueError):
+        return None
+    return f"{moment}.{millis:03d}Z"
+
+
 def session_from_messages(messages: Iterable[Any], *, session_id: str | None = None) -> Session:
     """The current task: everything after the last message a person typed."""
     items = [m for m in messages if _role(m) in ("user", "assistant")]
@@ -125,6 +143,7 @@ def session_from_messages(messages: Iterable[Any], *, session_id: str | None = N
         session.warnings.append("no user prompt found: the whole session is taken as the task")
     else:
         session.task_prompt = user_text(items[start])
+        session.task_started_at = created_at(items[start])
     for message in items[start + 1 :]:
         if _role(message) == "user":
             text = user_text(message)

@@ -200,3 +200,26 @@ def test_codex_tests_ending_in_a_later_write_stdin_are_a_failed_run(tmp_path: Pa
     ]
     out = _codex_stop(tmp_path, repo, items, "divide() is guarded. All tests pass.")
     assert out["decision"] == "block"
+
+
+def test_opencode_same_prompt_later_gets_its_own_attempt_budget(tmp_path: Path) -> None:
+    """Two tasks in one OpenCode session with the same prompt text: after the first used
+    its pushes, the second's unchecked "Done" is still pushed, as attempt 1."""
+    repo = _repo(tmp_path)
+    prompt = "Add a sub(a, b) function to calc.py."
+    old = "    return a + b\n"
+    edit = _tool(
+        "edit",
+        {"filePath": str(repo / "calc.py"), "oldString": old, "newString": old + "\n\ndef sub"},
+        "Edit applied successfully.",
+    )
+    clock = iter(range(1767261600000, 1767270000000, 60000))
+    messages = [_user(prompt, next(clock)), _assistant(repo, next(clock), edit)]
+    messages.append(_assistant(repo, next(clock), _text("Added sub(). Done.")))
+    for _ in range(3):
+        block = _opencode_stop(repo, messages)["block"]
+        messages += [_user(block, next(clock)), _assistant(repo, next(clock), _text("Done."))]
+    assert "block" not in _opencode_stop(repo, messages)  # the first task's budget is spent
+    messages += [_user(prompt, next(clock)), _assistant(repo, next(clock), edit)]
+    messages.append(_assistant(repo, next(clock), _text("Added sub() again. Done.")))
+    assert "(attempt 1/3)" in _opencode_stop(repo, messages)["block"]

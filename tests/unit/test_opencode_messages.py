@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from reflection_core.session.evidence import comment_only_edit, is_code_change
 from reflection_core.session.opencode_messages import session_from_messages
-from reflection_core.session.task import changed_paths, reverted_paths
+from reflection_core.session.task import changed_paths, reverted_paths, task_id
 
 
 def _user(text: str, synthetic: bool = False) -> dict[str, Any]:
@@ -143,3 +145,28 @@ def test_a_comment_only_apply_patch_is_no_code_change() -> None:
         [_user("document divide()"), _assistant(_tool("apply_patch", {"patchText": patch}))]
     )
     assert not is_code_change(session.tool_calls[0])
+
+
+def _timed_user(text: str, created: Any) -> dict[str, Any]:
+    message = _user(text)
+    message["info"]["time"] = {"created": created}
+    return message
+
+
+def test_the_task_starts_when_opencode_created_its_prompt() -> None:
+    session = session_from_messages([_timed_user("add sub()", 1767261600123), _assistant()])
+    assert session.task_started_at == "2026-01-01T10:00:00.123Z"
+
+
+def test_the_same_prompt_given_again_later_is_another_task() -> None:
+    first = [_timed_user("Add sub() to calc.py.", 1767261600000), _assistant()]
+    again = [*first, _timed_user("Add sub() to calc.py.", 1767265200000), _assistant()]
+    assert task_id(session_from_messages(first)) != task_id(session_from_messages(again))
+    # a stop re-read of the same task keeps its id
+    assert task_id(session_from_messages(first)) == task_id(session_from_messages(list(first)))
+
+
+@pytest.mark.parametrize("created", [None, "1767261600000", True, -5, 10**30, float("nan")])
+def test_a_missing_or_odd_creation_time_gives_no_start(created: Any) -> None:
+    session = session_from_messages([_timed_user("add sub()", created), _assistant()])
+    assert session.task_started_at is None
