@@ -330,6 +330,48 @@ _TEST_CLAIM = lazy(
     r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b",
     re.I,
 )
+# A claim that names the project's test command instead of saying "the tests": "`make
+# test` passes", "npm test is green". The commands a claim may name, one a line (plain
+# text; arguments may follow inside backticks: "`python -m pytest -q` passes")...
+TEST_COMMANDS: tuple[str, ...] = (
+    "make test",
+    "make check",
+    "npm test",
+    "npm run test",
+    "yarn test",
+    "pnpm test",
+    "bun test",
+    "pytest",
+    "python -m pytest",
+    "cargo test",
+    "go test",
+    "tox",
+    "mvn test",
+    "gradle test",
+    "./gradlew test",
+    "dotnet test",
+)
+# ...and what it says of that command, one shape a line (after "now", "still", "also").
+# Present tense only, as in _TEST_CLAIM: "`make test` passed before my change" reports.
+COMMAND_PASSES: tuple[str, ...] = (
+    r"pass(es)?",
+    r"(is|comes back) (all |fully )?green",
+    r"succeeds",
+    r"runs (clean|cleanly|green)",
+    r"exits (with )?(code |status )?0",
+)
+
+
+def _command_claim() -> re.Pattern[str]:
+    """One pattern from the two tables: a test command, bare or in backticks (with its
+    arguments), then one of COMMAND_PASSES."""
+    names = "|".join(re.escape(c) for c in sorted(TEST_COMMANDS, key=len, reverse=True))
+    subject = rf"(`(?:{names})(?:\s[^`\n]{{0,60}})?`|(?<![\w./-])(?:{names})(?![\w-]))"
+    passes = "|".join(COMMAND_PASSES)
+    return lazy(rf"{subject}\s+((now|still|also)\s+)?({passes})\b", re.I)
+
+
+_COMMAND_CLAIM = _command_claim()
 # Work said to be checked, with nothing that checked it: a claim without evidence, but not
 # a claim that the tests pass ("Verified: the server answers", "Root cause confirmed").
 _CHECKED_CLAIM = lazy(r"\b(verified|confirmed|validated)\b", re.I)
@@ -390,7 +432,8 @@ def unsupported_claims(
     if tests is None or tests.satisfied:
         return []
     partial_pass = tests.pattern == "tests:partial"
-    patterns = (_TEST_CLAIM,) if of_tests_only else (_TEST_CLAIM, _CHECKED_CLAIM)
+    patterns: tuple[re.Pattern[str], ...] = (_TEST_CLAIM, _COMMAND_CLAIM)
+    patterns += () if of_tests_only else (_CHECKED_CLAIM,)
     claims = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
         if partial_pass and not _WHOLE_SUITE.search(sentence):

@@ -8,6 +8,7 @@ import pytest
 
 from reflection_core import config
 from reflection_core.reading.facts import Fact, Reading
+from reflection_core.session.categories import COMMAND_PASSES, TEST_COMMANDS
 from reflection_core.session.decide import (
     Decision,
     DecisionContext,
@@ -386,3 +387,78 @@ def test_a_note_keeps_the_reading_only_where_it_says_more_than_its_items(
     gap = Gap("tests:not_run", "tests have not run after the latest change (Edit #2)", "run")
     assert stop_note(category, [gap]).startswith(says)
     assert stop_note(category, []) == CATEGORY[category].line  # nothing open: the reading
+
+
+# One claim per TEST_COMMANDS entry, each after that command failed.
+COMMAND_CLAIMS = {
+    "make test": "`make test` passes.",
+    "make check": "make check passes now.",
+    "npm test": "`npm test` passes.",
+    "npm run test": "`npm run test` is green.",
+    "yarn test": "`yarn test` passes.",
+    "pnpm test": "`pnpm test` is all green.",
+    "bun test": "`bun test` passes.",
+    "pytest": "pytest passes.",
+    "python -m pytest": "`python -m pytest -q` passes.",
+    "cargo test": "`cargo test` passes.",
+    "go test": "`go test ./...` passes.",
+    "tox": "tox passes.",
+    "mvn test": "`mvn test` passes.",
+    "gradle test": "`gradle test` is green.",
+    "./gradlew test": "`./gradlew test` passes.",
+    "dotnet test": "`dotnet test` passes.",
+}
+# One claim per COMMAND_PASSES shape.
+COMMAND_SHAPES = {
+    r"pass(es)?": "Parser fixed; `make test` passes.",
+    r"(is|comes back) (all |fully )?green": "Parser fixed; `make test` is all green.",
+    r"succeeds": "Parser fixed and `make test` succeeds.",
+    r"runs (clean|cleanly|green)": "Parser fixed, `make test` runs clean.",
+    r"exits (with )?(code |status )?0": "Parser fixed; `make test` exits with code 0.",
+}
+
+
+def _changed() -> SessionBuilder:
+    return SessionBuilder("Fix the parser bug").read("src/parser.py").edit("src/parser.py")
+
+
+def _failed(command: str) -> SessionBuilder:
+    return _changed().bash(command, exit=1, output="1 failed, 11 passed")
+
+
+def test_every_test_command_and_claim_shape_has_a_sample() -> None:
+    assert set(COMMAND_CLAIMS) == set(TEST_COMMANDS)
+    assert set(COMMAND_SHAPES) == set(COMMAND_PASSES)
+
+
+@pytest.mark.parametrize(("command", "final"), sorted(COMMAND_CLAIMS.items()))
+def test_a_claim_naming_the_test_command_that_failed_is_a_false_claim(
+    command: str, final: str
+) -> None:
+    d = run(f"Fixed the parser. {final}", _failed(command))
+    assert d.should_block and any("claimed without evidence" in m for m in d.missing), d.missing
+
+
+@pytest.mark.parametrize("final", sorted(COMMAND_SHAPES.values()))
+def test_each_way_of_saying_the_test_command_passes_is_a_claim(final: str) -> None:
+    d = run(final, _failed("make test"))
+    assert any("claimed without evidence" in m for m in d.missing), d.missing
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "I changed the parser; `make test` still fails on test_empty_lines, can you look?",
+        "I changed the parser. Once `make test` passes I will open the PR.",
+        "`make test` passed before my change; now test_empty_lines fails. Want me to dig in?",
+        "The parser change is in; `make test-integration` needs a database I do not have.",
+    ],
+)
+def test_no_claim_is_read_where_the_test_command_is_not_said_to_pass(final: str) -> None:
+    d = run(final, _failed("make test"))
+    assert not any("claimed without evidence" in m for m in d.missing), d.missing
+
+
+def test_naming_the_test_command_after_it_passed_is_no_false_claim() -> None:
+    passed = _changed().bash("make test", output="12 passed")
+    assert not run("Fixed the parser; `make test` passes.", passed).missing
