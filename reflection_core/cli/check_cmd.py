@@ -18,6 +18,7 @@ from reflection_core import paths
 from reflection_core.cli.common import load_config_or_exit
 
 if TYPE_CHECKING:
+    from reflection_core.config import Config
     from reflection_core.guards.ci import CommitInfo
 
 
@@ -82,42 +83,51 @@ def _check_local_branch(root: Path, patterns: list[str]) -> None:
 @click.option("--ci", is_flag=True, help="Read the GitHub Actions context; print annotations.")
 def branch_command(ci: bool) -> None:
     """Local: is a protected branch checked out? CI: did a push bypass pull requests?"""
-    from reflection_core.guards import gitcmd
-
     root = _root_or_exit()
     cfg = load_config_or_exit(str(root))
-    patterns = cfg.get("protected_branches")
     if not ci:
-        _check_local_branch(root, patterns)
+        _check_local_branch(root, cfg.get("protected_branches"))
         return
+    _check_ci_branch(root, cfg)
+
+
+def _check_ci_branch(root: Path, cfg: Config) -> None:
+    """The push event's branch rule: protected branches as the branch already had them
+    (see hookenv.agreed_protected), proof of a pull request, or allow-listed actors."""
     from reflection_core.guards import ci as ci_mod
+    from reflection_core.guards import gitcmd
     from reflection_core.guards.branches import protected_rule
     from reflection_core.guards.github_api import pulls_for_commit
+    from reflection_core.guards.hookenv import agreed_allow_push, agreed_protected
 
     ctx = ci_mod.GithubContext.from_env(os.environ)
     sha = ctx.sha or gitcmd.run(root, ["rev-parse", "HEAD"], check=False).strip()
     ctx = dataclasses.replace(ctx, sha=sha)
-    pulls, source = None, "not needed"
-    needs_proof = (
-        ctx.event == "push"
-        and ctx.branch is not None
-        and protected_rule(ctx.branch, patterns) is not None
-    )
+    before = ci_mod.push_before(os.environ)
+    patterns = list(cfg.get("protected_branches"))
+    if ctx.event == "push" and ctx.branch is not None:
+        patterns, note = agreed_protected(root, before, patterns)
+        _note(note)
+    needs_proof = ctx.branch is not None and protected_rule(ctx.branch, patterns) is not None
+    needs_proof = needs_proof and ctx.event == "push"
     allow = list(cfg.get("guards.allow_push"))
+    pulls, source = None, "not needed"
+    if needs_proof and allow:
+        allow, note = agreed_allow_push(root, before, allow)
+        _note(note)
     if needs_proof:
         pulls, source = pulls_for_commit(os.environ, ctx.repository, sha)
-        if allow:
-            from reflection_core.guards.hookenv import agreed_allow_push
-
-            allow, note = agreed_allow_push(root, ci_mod.push_before(os.environ), allow)
-            if note:
-                click.echo(f"reflection: note: {note}.")
     result = ci_mod.decide_branch_ci(ctx, patterns, allow, pulls, source, _commit_info(root, sha))
     for note in result.notes:
-        click.echo(f"reflection: note: {note}")
+        _note(note)
     if not result.ok:
-        _fail(result.message, ci)
+        _fail(result.message, ci=True)
     click.echo(f"reflection: {result.message}.")
+
+
+def _note(note: str) -> None:
+    if note:
+        click.echo(f"reflection: note: {note.rstrip('.')}.")
 
 
 def _commit_info(root: Path, sha: str) -> CommitInfo | None:

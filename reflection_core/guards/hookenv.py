@@ -171,6 +171,49 @@ def agreed_allow_push(root: Path, before: str | None, allow: list[str]) -> tuple
     )
 
 
+def agreed_protected(root: Path, before: str | None, pushed: list[str]) -> tuple[list[str], str]:
+    """In CI, the protected branches a push is checked against: those the pushed config
+    protects plus those the config at `before` (the branch's tip before the push) protects,
+    as the local push guard adds back what the remote's config protects, and a note when
+    that adds any. Without that commit (a shallow clone, or a push that creates the branch)
+    the defaults stand in for it, and the note says so: a push cannot unprotect a branch
+    for itself."""
+    agreed = _agreed_config(root, before) if before and before.strip("0") else None
+    if agreed is None:
+        defaults = config.Config(root=root).get("protected_branches")
+        rules, _ = protected_union(pushed, defaults)
+        named = ", ".join(repr(r) for r in defaults)
+        why, advice = _unread_before(before)
+        return rules, (
+            f"{why}: checking protected_branches as this push's config plus the defaults "
+            f"({named}){advice}"
+        )
+    rules, added = protected_union(pushed, agreed.get("protected_branches"))
+    if not added:
+        return rules, ""
+    return rules, (
+        "protected_branches rules this push removes still apply to it (the config at the "
+        f"branch's previous tip {before[:12] if before else '?'} protects them): "
+        + ", ".join(repr(r) for r in added)
+    )
+
+
+def _unread_before(before: str | None) -> tuple[str, str]:
+    """Why the config at the push's `before` cannot be read, and what would let it be."""
+    if before and not before.strip("0"):
+        return "this push creates the branch, so it has no previous tip", ""
+    deeper = "; check out with fetch-depth: 2 or more so the rules the branch had are read"
+    if not before:
+        return "the push's `before` is unknown (no readable GITHUB_EVENT_PATH)", ""
+    return f"the branch's previous tip {before[:12]} is not in this clone", deeper
+
+
+def protected_union(pushed: list[str], agreed: list[str]) -> tuple[list[str], list[str]]:
+    """The pushed rules plus the agreed ones it lacks, and those it lacked."""
+    added = [r for r in agreed if r not in pushed]
+    return [*pushed, *added], added
+
+
 def _listed_by(allow: list[str], agreed: config.Config) -> tuple[list[str], list[str]]:
     """The `allow` entries the agreed config's `guards.allow_push` lists too, and the rest."""
     listed = agreed.get("guards.allow_push")

@@ -102,7 +102,8 @@ def test_direct_push_to_main_fails_with_an_annotation(git_repo: Path, github: Fa
     github.body = []
     result = check(git_repo, ci_env(git_repo, GITHUB_API_URL=github.url, GITHUB_TOKEN="t"))
     assert result.returncode == 1
-    assert result.stdout.startswith("::error title=reflection::commit ")
+    errors = [line for line in result.stdout.splitlines() if line.startswith("::error")]
+    assert errors and errors[0].startswith("::error title=reflection::commit ")
     assert "pushed straight to protected branch 'main'" in result.stdout
 
 
@@ -250,3 +251,46 @@ def test_a_clone_without_the_previous_tip_honours_no_allow_list_entry(
     result = check(clone, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
     assert result.returncode == 1
     assert "fetch-depth: 2 or more" in result.stdout
+
+
+def test_a_push_cannot_unprotect_the_branch_it_pushes_to(
+    git_repo: Path, tmp_path: Path, github: FakeGithub
+) -> None:
+    before = git(git_repo, "rev-parse", "HEAD").strip()
+    commit_config(git_repo, "protected_branches: []\n", "direct change that unprotects main")
+    env = ci_env(git_repo, GITHUB_ACTOR="mallory", GITHUB_API_URL=github.url)
+    result = check(git_repo, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "rules this push removes still apply to it" in result.stdout
+    assert "'main'" in result.stdout
+    assert "does not look like a pull request merge" in result.stdout
+
+
+def test_rules_the_branch_had_count_beside_the_pushed_ones(
+    git_repo: Path, tmp_path: Path, github: FakeGithub
+) -> None:
+    commit_config(git_repo, "protected_branches: ['trunk']\n", "protect trunk")
+    git(git_repo, "switch", "-q", "-c", "trunk")
+    before = git(git_repo, "rev-parse", "HEAD").strip()
+    commit_config(git_repo, "protected_branches: ['main']\n", "trunk is free now")
+    env = ci_env(git_repo, GITHUB_REF="refs/heads/trunk", GITHUB_API_URL=github.url)
+    result = check(git_repo, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "'trunk'" in result.stdout
+
+
+def test_without_the_previous_tip_the_defaults_still_protect(
+    git_repo: Path, tmp_path: Path, github: FakeGithub
+) -> None:
+    before = git(git_repo, "rev-parse", "HEAD").strip()
+    commit_config(git_repo, "protected_branches: ['release/*']\n", "main is free now")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{git_repo}", str(clone))
+    env = ci_env(clone, GITHUB_API_URL=github.url)
+    result = check(clone, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, before)})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"previous tip {before[:12]} is not in this clone" in result.stdout
+    assert "plus the defaults ('main', 'master')" in result.stdout
+    no_event = check(clone, env)
+    assert no_event.returncode == 1
+    assert "the push's `before` is unknown" in no_event.stdout
