@@ -93,7 +93,8 @@ def branch_command(ci: bool) -> None:
 
 def _check_ci_branch(root: Path, cfg: Config) -> None:
     """The push event's branch rule: protected branches as the branch already had them
-    (see hookenv.agreed_protected), proof of a pull request, or allow-listed actors."""
+    (see hookenv.agreed_protected), proof of a pull request, allow-listed actors, or a new
+    repository's first push."""
     from reflection_core.guards import ci as ci_mod
     from reflection_core.guards import gitcmd
     from reflection_core.guards.branches import protected_rule
@@ -110,14 +111,19 @@ def _check_ci_branch(root: Path, cfg: Config) -> None:
         _note(note)
     needs_proof = ctx.branch is not None and protected_rule(ctx.branch, patterns) is not None
     needs_proof = needs_proof and ctx.event == "push"
-    allow = list(cfg.get("guards.allow_push"))
+    allow, new_repository = list(cfg.get("guards.allow_push")), False
     pulls, source = None, "not needed"
     if needs_proof and allow:
         allow, note = agreed_allow_push(root, before, allow)
         _note(note)
-    if needs_proof:
+    if needs_proof and ctx.branch is not None and ci_mod.creates_branch(before):
+        new_repository, note = ci_mod.first_push(ctx.branch, _remote_refs(root))
+        _note(note)
+    if needs_proof and not new_repository:
         pulls, source = pulls_for_commit(os.environ, ctx.repository, sha)
-    result = ci_mod.decide_branch_ci(ctx, patterns, allow, pulls, source, _commit_info(root, sha))
+    result = ci_mod.decide_branch_ci(
+        ctx, patterns, allow, pulls, source, _commit_info(root, sha), new_repository=new_repository
+    )
     for note in result.notes:
         _note(note)
     if not result.ok:
@@ -128,6 +134,17 @@ def _check_ci_branch(root: Path, cfg: Config) -> None:
 def _note(note: str) -> None:
     if note:
         click.echo(f"reflection: note: {note.rstrip('.')}.")
+
+
+def _remote_refs(root: Path) -> list[str] | None:
+    """Every ref `origin` lists now, or None when it cannot be listed."""
+    from reflection_core.guards import gitcmd
+
+    try:
+        out = gitcmd.run(root, ["ls-remote", "origin"])
+    except gitcmd.GitError:
+        return None
+    return [line.split("\t", 1)[1] for line in out.splitlines() if "\t" in line]
 
 
 def _commit_info(root: Path, sha: str) -> CommitInfo | None:

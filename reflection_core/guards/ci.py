@@ -82,6 +82,32 @@ def push_before(env: Mapping[str, str]) -> str | None:
     return before if isinstance(before, str) else None
 
 
+def creates_branch(before: str | None) -> bool:
+    """The push created its branch: the event's `before` is an all-zero id."""
+    return bool(before) and not (before or "").strip("0")
+
+
+def first_push(branch: str, remote_refs: Sequence[str] | None) -> tuple[bool, str]:
+    """Is a push that creates `branch` a new repository's first push, as the local push
+    guard allows it (a remote with no branches)? The job runs after the push, so the
+    remote must list no ref but this branch (and HEAD): no other branch, no tag, no pull
+    request ref (which no push can delete). Otherwise, or when the remote cannot be listed,
+    it is not (the rule fails closed), and the note says why."""
+    if remote_refs is None:
+        return False, (
+            f"this push creates '{branch}', but origin's refs cannot be listed, so it does "
+            "not count as a new repository's first push"
+        )
+    others = [r for r in remote_refs if r not in ("HEAD", f"refs/heads/{branch}")]
+    if others:
+        shown = ", ".join(others[:3]) + (f" and {len(others) - 3} more" if len(others) > 3 else "")
+        return False, (
+            f"this push creates '{branch}', but origin also has {shown}: not a new "
+            "repository's first push"
+        )
+    return True, ""
+
+
 def pr_number_from_message(subject: str) -> int | None:
     """The pull request a merge or squash-merge subject names, if any."""
     match = _MERGE_PR.match(subject) or _SQUASH_PR.search(subject)
@@ -95,8 +121,13 @@ def decide_branch_ci(
     pulls: list[PullRequest] | None,
     pulls_source: str,
     commit: CommitInfo | None,
+    *,
+    new_repository: bool = False,
 ) -> CiResult:
-    """Did this event put a commit on a protected branch without a pull request?"""
+    """Did this event put a commit on a protected branch without a pull request?
+
+    `new_repository`: the push created the branch on a remote that has nothing else (see
+    `first_push`), which the local push guard allows as the repository's first push."""
     if ctx.event in ("pull_request", "pull_request_target"):
         base = ctx.base_ref or "?"
         return CiResult(
@@ -111,6 +142,12 @@ def decide_branch_ci(
         return CiResult(True, f"push to '{branch}', which is not protected")
     if allowed_identity([ctx.actor], allow):
         return CiResult(True, f"push to '{branch}' by {ctx.actor}, allowed by guards.allow_push")
+    if new_repository:
+        return CiResult(
+            True,
+            f"push creating '{branch}' in a repository with no other branch or ref: its first "
+            "push, allowed (protection applies from the next push)",
+        )
     sha = ctx.sha[:12] or "?"
     if pulls is not None:
         merged = [p for p in pulls if p.merged and (not p.base_ref or p.base_ref == branch)]

@@ -253,6 +253,9 @@ def test_a_clone_without_the_previous_tip_honours_no_allow_list_entry(
     assert "fetch-depth: 2 or more" in result.stdout
 
 
+ZERO = "0" * 40
+
+
 def test_a_push_cannot_unprotect_the_branch_it_pushes_to(
     git_repo: Path, tmp_path: Path, github: FakeGithub
 ) -> None:
@@ -294,3 +297,44 @@ def test_without_the_previous_tip_the_defaults_still_protect(
     no_event = check(clone, env)
     assert no_event.returncode == 1
     assert "the push's `before` is unknown" in no_event.stdout
+
+
+def new_repository_pushed(tmp_path: Path) -> tuple[Path, Path]:
+    """A repository whose first commit was pushed to an empty bare remote, and a CI
+    clone of that remote."""
+    repo = make_repo(tmp_path / "new", files={"a.txt": "a\n"})
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    git(repo, "remote", "add", "origin", str(remote))
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", "--depth", "2", "-b", "main", f"file://{remote}", str(clone))
+    return repo, clone
+
+
+def test_the_first_push_of_a_new_repository_passes_as_the_push_guard_allows_it(
+    tmp_path: Path, github: FakeGithub
+) -> None:
+    _, clone = new_repository_pushed(tmp_path)
+    env = ci_env(clone, GITHUB_API_URL=github.url, GITHUB_TOKEN="t")
+    result = check(clone, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, ZERO)})
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "its first push, allowed (protection applies from the next push)" in result.stdout
+    assert github.requests == []
+
+
+def test_creating_a_protected_branch_beside_others_is_not_a_first_push(
+    tmp_path: Path, github: FakeGithub
+) -> None:
+    repo, _ = new_repository_pushed(tmp_path)
+    commit_config(repo, "protected_branches: ['main', 'release/*']\n", "protect releases")
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    git(repo, "push", "-q", "--no-verify", "origin", "main:release/1")
+    clone = tmp_path / "ci-release"
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "clone", "-q", "-b", "release/1", f"file://{remote}", str(clone))
+    env = ci_env(clone, GITHUB_REF="refs/heads/release/1", GITHUB_API_URL=github.url)
+    result = check(clone, {**env, "GITHUB_EVENT_PATH": push_event(tmp_path, ZERO)})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "origin also has refs/heads/main: not a new repository's first push" in result.stdout
+    assert "does not look like a pull request merge" in result.stdout

@@ -6,7 +6,9 @@ from reflection_core.guards.ci import (
     CommitInfo,
     GithubContext,
     annotation,
+    creates_branch,
     decide_branch_ci,
+    first_push,
     pr_number_from_message,
 )
 from reflection_core.guards.github_api import PullRequest
@@ -91,3 +93,21 @@ def test_pr_numbers_from_merge_subjects() -> None:
 
 def test_annotations_escape_newlines() -> None:
     assert annotation("error", "a\nb 100%") == "::error title=reflection::a%0Ab 100%25"
+
+
+def test_a_push_creating_its_branch_on_a_remote_with_nothing_else_is_a_first_push() -> None:
+    assert creates_branch("0" * 40) and creates_branch("0" * 64)
+    assert not creates_branch("a" * 40) and not creates_branch(None)
+    alone = first_push("main", ["HEAD", "refs/heads/main"])
+    assert alone == (True, "")
+    beside, why = first_push("main", ["HEAD", "refs/heads/main", "refs/pull/1/head"])
+    assert not beside and "origin also has refs/pull/1/head" in why
+    unlisted, why = first_push("main", None)
+    assert not unlisted and "cannot be listed" in why
+
+
+def test_a_new_repositorys_first_push_passes_and_nothing_else_changes() -> None:
+    first = decide_branch_ci(push(), PATTERNS, [], None, "", commit("init", 0), new_repository=True)
+    assert first.ok and "its first push" in first.message
+    later = decide_branch_ci(push(), PATTERNS, [], None, "no GITHUB_TOKEN", commit("init", 0))
+    assert not later.ok
