@@ -18,8 +18,10 @@ A run is recorded as partial (never full-suite evidence) when anything narrows
 it: selecting options on the command line, in PYTEST_ADDOPTS or anywhere pytest
 parsed them (`-k`, `-m`, `--lf`, `--deselect`, `--ignore`, node ids, sub-paths),
 `-o` overrides of collection settings (`python_functions=...`), or another
-config file (`-c`). Options that the configured `tests.command` itself uses are
-the project's definition of its suite and do not count against it.
+config file (`-c`), or a run from a subdirectory with no paths (pytest then
+collects that directory, not testpaths) that leaves test files out. Options that
+the configured `tests.command` itself uses are the project's definition of its
+suite and do not count against it.
 """
 
 from __future__ import annotations
@@ -273,25 +275,36 @@ def _shown(path: Path, repo_root: Path) -> str:
 
 
 def _path_notes(config: pytest.Config, repo_root: Path) -> list[str]:
-    source = getattr(config, "args_source", None)
-    if source is None or source.name != "ARGS":
-        return []  # no paths given: pytest ran testpaths or the invocation dir
-    if any("::" in arg for arg in config.args):
+    """Why the paths pytest collected leave test files out. Path arguments, and with none
+    the invocation directory when it is not the rootdir (pytest reads testpaths only from
+    there, so `cd tests && pytest` collects that directory alone), count as the full suite
+    when they cover the configured testpaths (or the rootdir), or every test file."""
+    source = getattr(getattr(config, "args_source", None), "name", None)
+    if source not in ("ARGS", "INVOCATION_DIR"):
+        return []  # testpaths: the configured suite
+    if source == "ARGS" and any("::" in arg for arg in config.args):
         return ["node ids selected"]
+    base = Path(config.invocation_params.dir)
+    if _covers_the_suite(config, repo_root, [(base / arg).resolve() for arg in config.args]):
+        return []
+    if source == "ARGS":
+        return ["a subset of the test paths selected"]
+    where = _shown(base.resolve(), repo_root)
+    return [f"run from {where}/ with no paths, so pytest collected only that directory"]
+
+
+def _covers_the_suite(config: pytest.Config, repo_root: Path, targets: list[Path]) -> bool:
+    """Do `targets` hold the configured testpaths (else the rootdir), or every test file?"""
     root = Path(config.rootpath).resolve()
     testpaths = [(root / p).resolve() for p in (config.getini("testpaths") or [])] or [root]
-    base = Path(config.invocation_params.dir)
-    targets = [(base / arg).resolve() for arg in config.args]
 
     def covered(path: Path) -> bool:
         return any(t == path or t in path.parents for t in targets)
 
     if all(covered(tp) for tp in testpaths):
-        return []
+        return True
     patterns = _ini(config, "python_files") or _COLLECTION_DEFAULTS["python_files"]
-    if all(covered(path) for path in _test_files(repo_root, testpaths, patterns)):
-        return []
-    return ["a subset of the test paths selected"]
+    return all(covered(path) for path in _test_files(repo_root, testpaths, patterns))
 
 
 def _test_files(repo_root: Path, under: list[Path], patterns: Sequence[str]) -> list[Path]:

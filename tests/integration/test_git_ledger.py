@@ -531,3 +531,27 @@ def test_a_refusal_names_the_latest_run_and_not_the_docs_beside_it(project: Path
     assert "git add src/scratch.py" in refused.stderr
     assert "NOTES.md" not in refused.stderr
     assert "Changed since that run" not in refused.stderr
+
+
+@pytest.mark.parametrize(
+    "testpaths, partial",
+    [("tests integration", True), ("", False)],
+    ids=["other-testpaths-left-out", "every-test-file-below"],
+)
+def test_a_run_from_a_subdirectory_without_paths_covers_only_that_directory(
+    tmp_path: Path, testpaths: str, partial: bool
+) -> None:
+    files = {
+        "pytest.ini": f"[pytest]\ntestpaths = {testpaths}\n" if testpaths else "[pytest]\n",
+        "tests/test_a.py": "def test_a():\n    assert True\n",
+    }
+    if partial:
+        files["integration/test_b.py"] = "def test_b():\n    assert False\n"
+    repo = make_repo(tmp_path / "subdir-run", files=files)
+    assert run_pytest(repo / "tests") == 0
+    (stamp,) = ledger.read(repo)
+    assert stamp.partial is partial
+    if partial:
+        assert "run from tests/ with no paths, so pytest collected only that directory" in (
+            stamp.notes
+        )
