@@ -85,7 +85,12 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
     if staged and not (rev or ci):  # what the commit's refusal says, choices and all
         text = tests_ran.staged_refusal(root, cfg, tree, evidence, headline, skip_hint=False)
     else:
-        text = tests_ran.refusal_text(evidence, headline, skip_hint=False)
+        # In a job, changed files that are untracked in its checkout were written by an
+        # earlier step: the refusal says how to keep them out, not to re-run the suite.
+        untracked = tests_ran.untracked_among(root, evidence.changed_paths) if ci else []
+        text = tests_ran.refusal_text(
+            evidence, headline, skip_hint=False, untracked=untracked, in_job=True
+        )
     return _fail(text.removeprefix("reflection: "), ci)
 
 

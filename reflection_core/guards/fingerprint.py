@@ -48,6 +48,14 @@ BUILTIN_EXCLUDE: tuple[str, ...] = (
     "node_modules/",
     ".reflection/",
 )
+# Left out of every fingerprint as *untracked* files only: what building and installing
+# a package writes into its checkout (`pip install .` leaves `build/`; `python -m build`
+# writes `dist/`) and a virtualenv made in it, which pytest does not collect from either
+# (its default norecursedirs). Counting them made a CI job's tree differ from its commit
+# whatever it re-ran. Unlike BUILTIN_EXCLUDE they are not ignorable paths: a tracked source
+# directory that happens to be named `build/` still needs a test run when it changes, and
+# an untracked file left out here can never be in a commit the run is taken to prove.
+UNTRACKED_OUTPUT: tuple[str, ...] = ("build/", "dist/", "venv/", "*.egg", ".eggs/", "*.whl")
 # The private index and what it was copied from, under the git dir.
 PRIVATE_INDEX_DIR: tuple[str, ...] = ("reflection", "fingerprint")
 _STATE_VERSION = "v1"
@@ -74,7 +82,7 @@ def excludes_file_text(user_file: Path | None, exclude: Sequence[str]) -> str:
     if user_file is not None:
         with contextlib.suppress(OSError):
             user_text = user_file.read_text(encoding="utf-8", errors="surrogateescape")
-    ours = "\n".join((*BUILTIN_EXCLUDE, *exclude))
+    ours = "\n".join((*BUILTIN_EXCLUDE, *UNTRACKED_OUTPUT, *exclude))
     return f"{user_text}\n# reflection fingerprint excludes\n{ours}\n"
 
 
@@ -89,11 +97,11 @@ def _real_index_file(root: Root) -> str:
 def worktree_tree(root: Root, exclude: Sequence[str] = (), *, background: bool = False) -> str:
     """Tree id of the working tree as it is now (tracked, modified and untracked files).
 
-    Git-ignored files, BUILTIN_EXCLUDE and `exclude` globs are left out: the globs
-    join the user's global ignore rules for this one `git add`, which is much faster
-    than exclude pathspecs and skips whole directories. Like any ignore rule they
-    apply to untracked files; changes to tracked files there still count (and the
-    tests-ran gate treats those paths as ignorable).
+    Git-ignored files, BUILTIN_EXCLUDE, UNTRACKED_OUTPUT and `exclude` globs are left
+    out: the globs join the user's global ignore rules for this one `git add`, which is
+    much faster than exclude pathspecs and skips whole directories. Like any ignore rule
+    they apply to untracked files; changes to tracked files there still count (and the
+    tests-ran gate treats those paths as ignorable, except UNTRACKED_OUTPUT's).
     """
     return start_worktree_tree(root, background=background).result(exclude)
 

@@ -393,6 +393,7 @@ def refusal_text(
     exclude_file: str = ".git/info/exclude",
     verb: str = "commit",
     rerun_helps: bool = True,
+    in_job: bool = False,
 ) -> str:
     """The message for a refused commit or push: why, what changed, what to do.
 
@@ -400,7 +401,8 @@ def refusal_text(
     (present in the working tree when the tests ran); each gets its exact choices.
     `rerun_helps` is False for a pushed commit that is not a tip: a run now cannot
     prove it, so the message does not tell the user to run the tests (the push's
-    closing advice says what can).
+    closing advice says what can). `in_job`: a CI job checks its commit, and the
+    `untracked` files are an earlier step's output there, with choices of their own.
     """
     lines = [f"reflection: {headline}: {evidence.reason}."]
     aside = set(untracked) | set(unstaged) | set(left_out[0])
@@ -413,7 +415,8 @@ def refusal_text(
             lines.append(f"    ... and {len(others) - len(shown)} more")
     run = evidence.command_hint or "reflection run -- <your test command>"
     if untracked:
-        lines += _untracked_choices(untracked, run, exclude_file)
+        choices = _job_untracked_choices if in_job else _untracked_choices
+        lines += choices(untracked, run, exclude_file)
     if unstaged:
         lines += _unstaged_choices(unstaged, run)
     if left_out[0]:
@@ -441,6 +444,37 @@ def _untracked_choices(untracked: Sequence[str], run: str, exclude_file: str) ->
         "    or add them to tests.ignore in .reflection.yaml (changes there never need "
         "a test run), then commit again",
     ]
+
+
+def _job_untracked_choices(untracked: Sequence[str], run: str, exclude_file: str) -> list[str]:
+    """Untracked files in a CI job's checkout that the tests ran with and its commit lacks:
+    an earlier step wrote them, so running the suite again records them again."""
+    quoted = " ".join(shlex.quote(p) for p in untracked[:MAX_LISTED_PATHS])
+    return [
+        "  Untracked in this job's checkout (an earlier step wrote them; the commit does not "
+        "hold them, so running the suite again records them again):",
+        *(f"    {p}" for p in untracked[:MAX_LISTED_PATHS]),
+        *(
+            [f"    ... and {len(untracked) - MAX_LISTED_PATHS} more"]
+            if untracked[MAX_LISTED_PATHS:]
+            else []
+        ),
+        "  Choose one, then run the tests again in the job:",
+        f"    printf '%s\\n' {quoted} >> {exclude_file}   (a step before the tests: they "
+        f"are left out of the evidence), then {run}",
+        "    git-ignore them in the committed .gitignore, or list them under "
+        "tests.fingerprint_exclude in .reflection.yaml",
+        "    or have the step that writes them write them outside the checkout "
+        "(e.g. under $RUNNER_TEMP)",
+    ]
+
+
+def untracked_among(root: Path, paths: Sequence[str]) -> list[str]:
+    """Those of `paths` that are untracked, not-ignored files in the work tree now."""
+    if not paths:
+        return []
+    untracked = _git_paths(root, ["ls-files", "-o", "--exclude-standard"])
+    return [p for p in paths if p in untracked]
 
 
 def _left_out_choices(left_out: Sequence[str], named: Sequence[str], run: str) -> list[str]:

@@ -338,3 +338,66 @@ def test_creating_a_protected_branch_beside_others_is_not_a_first_push(
     assert result.returncode == 1, result.stdout + result.stderr
     assert "origin also has refs/heads/main: not a new repository's first push" in result.stdout
     assert "does not look like a pull request merge" in result.stdout
+
+
+def run_recorded_tests(repo: Path, env: dict[str, str]) -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def ci_checkout(tmp_path: Path) -> Path:
+    files = {"tests/test_x.py": "def test_x():\n    assert True\n", "pytest.ini": "[pytest]\n"}
+    repo = make_repo(tmp_path / "calc", files=files)
+    git(repo, "checkout", "-q", "--detach")
+    return repo
+
+
+def test_untracked_build_output_in_the_checkout_leaves_the_tests_evidence_alone(
+    tmp_path: Path,
+) -> None:
+    repo = ci_checkout(tmp_path)
+    for made in ("build/lib/calc/__init__.py", "dist/calc-0.1.tar.gz", "venv/bin/python"):
+        (repo / made).parent.mkdir(parents=True, exist_ok=True)
+        (repo / made).write_text("output\n")
+    env = ci_env(repo)
+    run_recorded_tests(repo, env)
+    result = check(repo, env, "tests")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "tests passed on this tree" in result.stdout
+
+
+def test_an_untracked_file_an_earlier_step_wrote_gets_advice_a_rerun_cannot_replace(
+    tmp_path: Path,
+) -> None:
+    repo = ci_checkout(tmp_path)
+    (repo / ".env.ci").write_text("TOKEN=x\n")
+    env = ci_env(repo)
+    run_recorded_tests(repo, env)
+    result = check(repo, env, "tests")
+    assert result.returncode == 1
+    text = result.stdout.replace("%0A", "\n")
+    assert "Untracked in this job's checkout" in text and "    .env.ci" in text
+    assert "printf '%25s\\n' .env.ci >> .git/info/exclude" in text
+    assert "Run the full test suite" not in text
+    (repo / ".git" / "info" / "exclude").write_text(".env.ci\n")
+    run_recorded_tests(repo, env)  # as the advice says: left out, then the tests again
+    assert check(repo, env, "tests").returncode == 0
+
+
+def test_a_tracked_file_under_build_still_needs_a_test_run(tmp_path: Path) -> None:
+    repo = make_repo(
+        tmp_path / "calc",
+        files={"tests/test_x.py": "def test_x():\n    assert True\n", "build/tool.py": "A = 1\n"},
+    )
+    env = ci_env(repo)
+    run_recorded_tests(repo, env)
+    (repo / "build" / "tool.py").write_text("A = 2\n")
+    git(repo, "commit", "-q", "-am", "change the tracked build tool")
+    result = check(repo, ci_env(repo), "tests")
+    assert result.returncode == 1 and "build/tool.py" in result.stdout

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from reflection_core import config
 from reflection_core.guards import fingerprint
+from reflection_core.guards.tests_ran import ignorable, ignorable_globs
 from tests.gitutil import git
 
 
@@ -64,12 +66,12 @@ def test_ignored_files_and_test_caches_do_not_count(git_repo: Path) -> None:
 
 
 def test_configured_excludes_do_not_count(git_repo: Path) -> None:
-    clean = fingerprint.worktree_tree(git_repo, ["build/", "*.log"])
-    (git_repo / "build").mkdir()
-    (git_repo / "build" / "out.bin").write_text("x")
+    clean = fingerprint.worktree_tree(git_repo, ["gen/", "*.log"])
+    (git_repo / "gen").mkdir()
+    (git_repo / "gen" / "out.bin").write_text("x")
     (git_repo / "deep" / "dir").mkdir(parents=True)
     (git_repo / "deep" / "dir" / "run.log").write_text("x")
-    assert fingerprint.worktree_tree(git_repo, ["build/", "*.log"]) == clean
+    assert fingerprint.worktree_tree(git_repo, ["gen/", "*.log"]) == clean
     assert fingerprint.worktree_tree(git_repo) != clean
 
 
@@ -117,15 +119,33 @@ def test_the_users_global_ignore_rules_still_apply(
 
 
 def test_changes_to_tracked_files_in_excluded_paths_still_count(git_repo: Path) -> None:
-    (git_repo / "build").mkdir()
-    (git_repo / "build" / "tracked.txt").write_text("v1")
+    (git_repo / "gen").mkdir()
+    (git_repo / "gen" / "tracked.txt").write_text("v1")
     git(git_repo, "add", "-A")
     git(git_repo, "commit", "-q", "-m", "tracked build file")
-    clean = fingerprint.worktree_tree(git_repo, ["build/"])
-    (git_repo / "build" / "new.txt").write_text("untracked")
-    assert fingerprint.worktree_tree(git_repo, ["build/"]) == clean
-    (git_repo / "build" / "tracked.txt").write_text("v2")
-    assert fingerprint.worktree_tree(git_repo, ["build/"]) != clean
+    clean = fingerprint.worktree_tree(git_repo, ["gen/"])
+    (git_repo / "gen" / "new.txt").write_text("untracked")
+    assert fingerprint.worktree_tree(git_repo, ["gen/"]) == clean
+    (git_repo / "gen" / "tracked.txt").write_text("v2")
+    assert fingerprint.worktree_tree(git_repo, ["gen/"]) != clean
+
+
+def test_untracked_build_output_is_left_out_but_tracked_files_there_count(
+    git_repo: Path,
+) -> None:
+    (git_repo / "build").mkdir()
+    (git_repo / "build" / "tool.py").write_text("A = 1\n")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "a tracked source dir named build")
+    clean = fingerprint.worktree_tree(git_repo)
+    for made in ("build/lib/pkg/__init__.py", "dist/pkg-1.0.tar.gz", "venv/pyvenv.cfg"):
+        (git_repo / made).parent.mkdir(parents=True, exist_ok=True)
+        (git_repo / made).write_text("output\n")
+    (git_repo / "pkg-1.0-py3-none-any.whl").write_text("wheel\n")
+    assert fingerprint.worktree_tree(git_repo) == clean
+    (git_repo / "build" / "tool.py").write_text("A = 2\n")
+    assert fingerprint.worktree_tree(git_repo) != clean
+    assert not ignorable("build/tool.py", ignorable_globs(config.Config(root=git_repo)))
 
 
 # ---------------------------------------------------------------- the private index
@@ -215,35 +235,35 @@ def test_an_untracked_file_that_becomes_ignored_leaves_the_fingerprint(git_repo:
 
 
 def test_changes_to_what_the_real_index_tracks_are_followed(git_repo: Path) -> None:
-    (git_repo / "build").mkdir()
-    (git_repo / "build" / "out.bin").write_text("v1")
-    fingerprint.worktree_tree(git_repo, ["build/"])
-    git(git_repo, "add", "-f", "build/out.bin")  # force-added: tracked despite the exclude
-    tree = fingerprint.worktree_tree(git_repo, ["build/"])
-    assert "build/out.bin" in git(git_repo, "ls-tree", "-r", "--name-only", tree)
-    git(git_repo, "rm", "-q", "--cached", "build/out.bin")
-    tree = fingerprint.worktree_tree(git_repo, ["build/"])
-    assert "build/out.bin" not in git(git_repo, "ls-tree", "-r", "--name-only", tree)
+    (git_repo / "gen").mkdir()
+    (git_repo / "gen" / "out.bin").write_text("v1")
+    fingerprint.worktree_tree(git_repo, ["gen/"])
+    git(git_repo, "add", "-f", "gen/out.bin")  # force-added: tracked despite the exclude
+    tree = fingerprint.worktree_tree(git_repo, ["gen/"])
+    assert "gen/out.bin" in git(git_repo, "ls-tree", "-r", "--name-only", tree)
+    git(git_repo, "rm", "-q", "--cached", "gen/out.bin")
+    tree = fingerprint.worktree_tree(git_repo, ["gen/"])
+    assert "gen/out.bin" not in git(git_repo, "ls-tree", "-r", "--name-only", tree)
 
 
 def test_fingerprints_with_different_excludes_do_not_mix(git_repo: Path) -> None:
-    (git_repo / "build").mkdir()
-    (git_repo / "build" / "out.bin").write_text("x")
+    (git_repo / "gen").mkdir()
+    (git_repo / "gen" / "out.bin").write_text("x")
     for _ in range(2):
-        with_build = fingerprint.worktree_tree(git_repo)
-        without = fingerprint.worktree_tree(git_repo, ["build/"])
-        assert with_build == throwaway_copy_tree(git_repo)
-        assert without == throwaway_copy_tree(git_repo, ("build/",)) != with_build
+        with_gen = fingerprint.worktree_tree(git_repo)
+        without = fingerprint.worktree_tree(git_repo, ["gen/"])
+        assert with_gen == throwaway_copy_tree(git_repo)
+        assert without == throwaway_copy_tree(git_repo, ("gen/",)) != with_gen
 
 
 def test_a_scan_started_before_the_excludes_are_known_gives_the_tree_for_them(
     git_repo: Path,
 ) -> None:
-    (git_repo / "build").mkdir()
-    (git_repo / "build" / "out.bin").write_text("x")
-    fingerprint.worktree_tree(git_repo)  # the kept index now holds build/out.bin
+    (git_repo / "gen").mkdir()
+    (git_repo / "gen" / "out.bin").write_text("x")
+    fingerprint.worktree_tree(git_repo)  # the kept index now holds gen/out.bin
     scan = fingerprint.start_worktree_tree(git_repo)
-    assert scan.result(["build/"]) == throwaway_copy_tree(git_repo, ("build/",))
+    assert scan.result(["gen/"]) == throwaway_copy_tree(git_repo, ("gen/",))
 
 
 def test_same_size_edits_right_after_the_kept_index_was_written_are_seen(
