@@ -80,7 +80,7 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
             _say(f"reflection: {what} ({tree[:12]}): {evidence.reason}.")
         return 0
     if ci and not ledger.read(root, warn=False):
-        return _fail(_NOTHING_RECORDED, ci)
+        return _fail(_NOTHING_RECORDED, ci, as_json)
     headline = f"no test evidence for {what}"
     if staged and not (rev or ci):  # what the commit's refusal says, choices and all
         text = tests_ran.staged_refusal(root, cfg, tree, evidence, headline, skip_hint=False)
@@ -91,7 +91,7 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         text = tests_ran.refusal_text(
             evidence, headline, skip_hint=False, untracked=untracked, in_job=True
         )
-    return _fail(text.removeprefix("reflection: "), ci)
+    return _fail(text.removeprefix("reflection: "), ci, as_json)
 
 
 def _diffs_beside_the_scan(
@@ -118,12 +118,14 @@ def _diffs_beside_the_scan(
     return diffs_for
 
 
-def _fail(message: str, ci: bool) -> int:
+def _fail(message: str, ci: bool, as_json: bool = False) -> int:
+    """The refusal: an annotation in CI, else a line on stderr. With --json, stdout holds
+    the JSON document alone, so the annotation goes to stderr (the runner reads both)."""
     if not ci:  # the CI module (dataclasses, the GitHub API) only for its annotation
         return _say(f"reflection: {message}", err=True)
     from reflection_core.guards.ci import annotation
 
-    return _say(annotation("error", message))
+    return _say(annotation("error", message), err=as_json)
 
 
 def _say(text: str, *, err: bool = False, code: int = 1) -> int:

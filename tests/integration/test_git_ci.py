@@ -401,3 +401,21 @@ def test_a_tracked_file_under_build_still_needs_a_test_run(tmp_path: Path) -> No
     git(repo, "commit", "-q", "-am", "change the tracked build tool")
     result = check(repo, ci_env(repo), "tests")
     assert result.returncode == 1 and "build/tool.py" in result.stdout
+
+
+def test_check_tests_ci_json_prints_one_json_document_on_stdout(tmp_path: Path) -> None:
+    repo = ci_checkout(tmp_path)
+
+    def check_json() -> subprocess.CompletedProcess[str]:
+        argv = [str(REFLECTION), "check", "tests", "--ci", "--json"]
+        return subprocess.run(argv, cwd=repo, env=ci_env(repo), capture_output=True, text=True)
+
+    nothing_recorded = check_json()
+    run_recorded_tests(repo, ci_env(repo))
+    (repo / "tests" / "test_x.py").write_text("def test_x():\n    assert 1\n")
+    git(repo, "commit", "-q", "-am", "another tree")
+    another_tree = check_json()
+    for result in (nothing_recorded, another_tree):
+        assert result.returncode == 1
+        assert json.loads(result.stdout)["passed"] is False
+        assert result.stderr.startswith("::error title=reflection::")
