@@ -163,6 +163,9 @@ def _commit_info(root: Path, sha: str) -> CommitInfo | None:
 @click.option("--ci", is_flag=True, help="Print GitHub annotations.")
 def verdict_command(session: str | None, ci: bool) -> None:
     """Is the latest agent verdict complete?"""
+    # Usage and configuration errors exit 2, as for the other checks: outside a repository
+    # there is no verdict to read, and a broken config must not pass unnoticed.
+    load_config_or_exit(str(_root_or_exit()))
     try:
         from reflection_core.consumers.verdict_files import check_verdict
     except (ImportError, AttributeError):

@@ -151,3 +151,18 @@ def test_mcp_without_the_sdk_names_an_install_that_works(tmp_path: Path) -> None
     assert f"{sys.executable} -m pip install 'mcp>=2.0'" in result.stderr
     requirement = re.search(r'mcp = \["([^"]+)"\]', (ROOT / "pyproject.toml").read_text())
     assert requirement is not None and f"'{requirement.group(1)}'" in result.stderr
+
+
+@pytest.mark.parametrize("check", ["tests", "branch", "verdict"])
+def test_every_check_exits_2_outside_a_repository_and_on_a_broken_config(
+    check: str, tmp_path: Path, git_repo: Path
+) -> None:
+    outside = tmp_path / "not-a-repo"
+    outside.mkdir()
+    elsewhere = reflection("check", check, "--ci", cwd=outside)
+    assert elsewhere.returncode == 2, elsewhere.stdout + elsewhere.stderr
+    assert "not inside a git repository" in elsewhere.stderr
+    (git_repo / ".reflection.yaml").write_text("protected_branches: [main\n")
+    broken = reflection("check", check, "--ci", cwd=git_repo)
+    assert broken.returncode == 2, broken.stdout + broken.stderr
+    assert "configuration error" in broken.stderr and ".reflection.yaml" in broken.stderr
