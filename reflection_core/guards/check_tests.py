@@ -19,13 +19,20 @@ if TYPE_CHECKING:
     from reflection_core.guards.fingerprint import PendingTree
     from reflection_core.guards.tests_ran import LedgerView
 
-_NOTHING_RECORDED = (
-    "no test run is recorded in this job, so there is no evidence to check. "
-    "Run the suite through the ledger first in the same job "
-    "(`python -m pytest` with reflection installed, "
-    "or `reflection run -- <test command>`), "
-    "then `reflection check tests --ci`."
-)
+
+def _nothing_recorded(hint: str | None) -> str:
+    """The CI refusal when the job's ledger is empty: run the suite through it first, by
+    the project's own command when one is configured or detected."""
+    how = (
+        f"`{hint}`"
+        if hint
+        else "`python -m pytest` with reflection installed, or `reflection run -- <test command>`"
+    )
+    return (
+        "no test run is recorded in this job, so there is no evidence to check. "
+        f"Run the suite through the ledger first in the same job ({how}), "
+        "then `reflection check tests --ci`."
+    )
 
 
 def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> int:
@@ -80,7 +87,7 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
             _say(f"reflection: {what} ({tree[:12]}): {evidence.reason}.")
         return 0
     if ci and not ledger.read(root, warn=False):
-        return _fail(_NOTHING_RECORDED, ci, as_json)
+        return _fail(_nothing_recorded(evidence.command_hint), ci, as_json)
     headline = f"no test evidence for {what}"
     if staged and not (rev or ci):  # what the commit's refusal says, choices and all
         text = tests_ran.staged_refusal(root, cfg, tree, evidence, headline, skip_hint=False)

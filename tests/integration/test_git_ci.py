@@ -419,3 +419,16 @@ def test_check_tests_ci_json_prints_one_json_document_on_stdout(tmp_path: Path) 
         assert result.returncode == 1
         assert json.loads(result.stdout)["passed"] is False
         assert result.stderr.startswith("::error title=reflection::")
+
+
+def test_an_empty_ledger_names_the_projects_own_test_command(tmp_path: Path) -> None:
+    files = {
+        "go.mod": "module example.com/x\n\ngo 1.22\n",
+        "x.go": "package x\n\nfunc Add(a, b int) int { return a + b }\n",
+        "x_test.go": 'package x\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {}\n',
+    }
+    repo = make_repo(tmp_path / "gox", files=files)
+    result = check(repo, ci_env(repo), "tests")
+    assert result.returncode == 1
+    assert "first in the same job (`reflection run -- go test ./...`)" in result.stdout
+    assert "pytest" not in result.stdout
