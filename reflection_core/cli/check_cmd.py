@@ -155,7 +155,14 @@ def _commit_info(root: Path, sha: str) -> CommitInfo | None:
     parts = out.rstrip("\n").split("\0")
     if len(parts) != 3:
         return None  # not in this (shallow) clone
-    return CommitInfo(sha=parts[0], subject=parts[1], parent_count=len(parts[2].split()))
+    shallow = Path(gitcmd.run(root, ["rev-parse", "--git-path", "shallow"]).strip())
+    shallow = shallow if shallow.is_absolute() else root / shallow
+    try:
+        boundary = parts[0] in shallow.read_text(encoding="ascii").split()
+    except OSError:  # not a shallow clone
+        boundary = False
+    count = None if boundary else len(parts[2].split())
+    return CommitInfo(sha=parts[0], subject=parts[1], parent_count=count)
 
 
 @command.command("verdict")

@@ -74,7 +74,8 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
     try:
         tree = tree_of()
     except gitcmd.GitError as exc:
-        return _say(f"reflection: {exc}", err=True, code=2)
+        why = _missing_commit(root, rev or "HEAD") if rev or ci else str(exc)
+        return _say(f"reflection: {why}", err=True, code=2)
     evidence = tests_ran.evidence_for_tree(root, tree, cfg, view, diffs_for(tree))
     if as_json:
         import json
@@ -99,6 +100,19 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
             evidence, headline, skip_hint=False, untracked=untracked, in_job=True
         )
     return _fail(text.removeprefix("reflection: "), ci, as_json)
+
+
+def _missing_commit(root: Path, rev: str) -> str:
+    """Why the tree of `rev` cannot be read: a shallow clone lacks it, or no such commit."""
+    from reflection_core.guards import gitcmd
+
+    shallow = gitcmd.run(root, ["rev-parse", "--is-shallow-repository"], check=False)
+    if shallow.strip() == "true":
+        return (
+            f"commit {rev} is not in this clone, which is shallow: fetch more history "
+            "(`git fetch --deepen=N`, or actions/checkout with fetch-depth: 0), then try again"
+        )
+    return f"{rev!r} does not name a commit in this repository"
 
 
 def _diffs_beside_the_scan(

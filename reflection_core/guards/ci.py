@@ -58,7 +58,13 @@ class CommitInfo:
 
     sha: str
     subject: str
-    parent_count: int
+    parent_count: int | None  # None: a shallow clone's boundary, its parents not fetched
+
+    @property
+    def parents(self) -> str:
+        if self.parent_count is None:
+            return "its parents are not in this shallow clone"
+        return f"{self.parent_count} parent(s)"
 
 
 @dataclass
@@ -175,7 +181,7 @@ def decide_branch_ci(
     return CiResult(
         False,
         f"commit {sha} on protected branch '{branch}' (rule {rule!r}) does not look like a "
-        f"pull request merge (subject {commit.subject[:80]!r}, {commit.parent_count} parent(s)). "
+        f"pull request merge (subject {commit.subject[:80]!r}, {commit.parents}). "
         "Push a branch and open a PR.",
         notes,
     )

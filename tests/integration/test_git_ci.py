@@ -432,3 +432,27 @@ def test_an_empty_ledger_names_the_projects_own_test_command(tmp_path: Path) -> 
     assert result.returncode == 1
     assert "first in the same job (`reflection run -- go test ./...`)" in result.stdout
     assert "pytest" not in result.stdout
+
+
+def test_a_shallow_clone_says_what_it_lacks_instead_of_a_raw_git_error(
+    git_repo: Path, tmp_path: Path
+) -> None:
+    (git_repo / "b.txt").write_text("b")
+    git(git_repo, "add", "-A")
+    git(git_repo, "commit", "-q", "-m", "hotfix straight on main")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--depth", "1", f"file://{git_repo}", str(clone))
+    env = ci_env(clone)
+    branch = check(clone, env)
+    assert branch.returncode == 1
+    assert "its parents are not in this shallow clone" in branch.stdout
+    assert "0 parent(s)" not in branch.stdout
+    argv = [str(REFLECTION), "check", "tests", "--commit", "HEAD~1"]
+    older = subprocess.run(argv, cwd=clone, env=env, capture_output=True, text=True)
+    assert older.returncode == 2
+    assert "commit HEAD~1 is not in this clone, which is shallow" in older.stderr
+    assert "exit status" not in older.stderr
+    argv[-1] = "no-such-rev"
+    unknown = subprocess.run(argv, cwd=git_repo, env=env, capture_output=True, text=True)
+    assert unknown.returncode == 2
+    assert "'no-such-rev' does not name a commit in this repository" in unknown.stderr
