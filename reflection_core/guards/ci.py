@@ -120,6 +120,16 @@ def pr_number_from_message(subject: str) -> int | None:
     return int(match.group(1)) if match else None
 
 
+def pr_number_from_commit(commit: CommitInfo) -> int | None:
+    """The pull request the head commit names offline: a squash subject ending in "(#N)",
+    or "Merge pull request #N from ..." on a commit that is a merge (a single-parent
+    commit with that subject was written by hand; an unknown count, at a shallow clone's
+    boundary, still counts, as the heuristics always did)."""
+    if _MERGE_PR.match(commit.subject) and commit.parent_count == 1:
+        return None
+    return pr_number_from_message(commit.subject)
+
+
 def decide_branch_ci(
     ctx: GithubContext,
     patterns: Sequence[str],
@@ -175,7 +185,7 @@ def decide_branch_ci(
             "(set GITHUB_TOKEN, or fetch the commit).",
             notes,
         )
-    number = pr_number_from_message(commit.subject)
+    number = pr_number_from_commit(commit)
     if number is not None:
         return CiResult(True, f"{sha} on '{branch}' names pull request #{number}", notes)
     return CiResult(

@@ -20,7 +20,7 @@ def push(ref: str = "refs/heads/main", actor: str = "dev") -> GithubContext:
     return GithubContext(event="push", ref=ref, sha="c" * 40, repository="o/r", actor=actor)
 
 
-def commit(subject: str, parents: int = 1) -> CommitInfo:
+def commit(subject: str, parents: int | None = 1) -> CommitInfo:
     return CommitInfo(sha="c" * 40, subject=subject, parent_count=parents)
 
 
@@ -111,3 +111,11 @@ def test_a_new_repositorys_first_push_passes_and_nothing_else_changes() -> None:
     assert first.ok and "its first push" in first.message
     later = decide_branch_ci(push(), PATTERNS, [], None, "no GITHUB_TOKEN", commit("init", 0))
     assert not later.ok
+
+
+def test_a_merge_pull_request_subject_on_a_single_parent_commit_is_not_a_merge() -> None:
+    forged = commit("Merge pull request #12 from someone/feature", parents=1)
+    result = decide_branch_ci(push(), PATTERNS, [], None, "no GITHUB_TOKEN", forged)
+    assert not result.ok and "1 parent(s)" in result.message
+    boundary = commit("Merge pull request #12 from someone/feature", parents=None)
+    assert decide_branch_ci(push(), PATTERNS, [], None, "no GITHUB_TOKEN", boundary).ok
