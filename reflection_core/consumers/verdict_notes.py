@@ -2,10 +2,11 @@
 
 Verdict files live in the git-ignored `.reflection/`, so a CI checkout has none. The
 native pre-push hook attaches the newest verdict to each pushed branch tip as a note
-and pushes the notes ref to the same remote just before the branch;
+and pushes the notes ref to the same remote just before the branch, merging the notes
+teammates pushed there first (else the second teammate's push is non-fast-forward);
 `reflection check verdict --ci` fetches the notes ref and reads the note of the commit
 CI checked out (or, on a pull request's merge commit, of the pull request's head).
-Carrying the verdict never blocks a push: a failure is one line on stderr.
+Carrying the verdict never blocks a push and is bounded in time: a failure is a warning.
 """
 
 from __future__ import annotations
@@ -13,16 +14,33 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Sequence
 from pathlib import Path
 
 NOTES_REF = "refs/notes/reflection"
 
 
-def _git(root: Path, *args: str, input: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        ["git", *args], cwd=root, input=input, capture_output=True, text=True, timeout=60
-    )
+INCOMING = "refs/notes/reflection-incoming"  # the remote's notes, fetched to merge
+PUSH_ATTEMPTS = 2  # fetch, merge, push; once more when a teammate pushed in between
+PUSH_SECONDS = 30.0  # all the git calls of carrying the note: the user's push waits for them
+
+
+def _git(
+    root: Path, *args: str, input: str | None = None, timeout: float = 60.0
+) -> subprocess.CompletedProcess[str]:
+    """git's result; a git that cannot run or outlives `timeout` is a failed call (124)."""
+    try:
+        return subprocess.run(
+            ["git", *args],
+            cwd=root,
+            input=input,
+            capture_output=True,
+            text=True,
+            timeout=max(timeout, 1.0),
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return subprocess.CompletedProcess(["git", *args], 124, "", f"{type(exc).__name__}")
 
 
 def attach_and_push(root: Path, remote: str, tips: Sequence[str]) -> None:
@@ -45,13 +63,51 @@ def attach_and_push(root: Path, remote: str, tips: Sequence[str]) -> None:
         changed = changed or added.returncode == 0
     if not changed:
         return
-    pushed = _git(root, "push", "--no-verify", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}")
-    if pushed.returncode != 0:
+    failure = push_notes(root, remote, time.monotonic() + PUSH_SECONDS)
+    if failure is not None:
         sys.stderr.write(
-            f"reflection: note: could not push the verdict note to {remote} "
-            f"({pushed.stderr.strip()[:200]}); CI's `reflection check verdict` will not see it. "
-            f"Push it yourself: git push {remote} {NOTES_REF}\n"
+            f"reflection: note: could not push the verdict note to {remote} ({failure}); "
+            "CI's `reflection check verdict` will not see it. Push it yourself:\n"
+            f"    {manual_push(remote)}\n"
         )
+
+
+def manual_push(remote: str) -> str:
+    """The commands that land this clone's notes on `remote` by hand, teammates' kept."""
+    return (
+        f"git fetch {remote} +{NOTES_REF}:{INCOMING} ; "
+        f"git notes --ref={NOTES_REF} merge -s ours {INCOMING} ; "
+        f"git push {remote} {NOTES_REF}"
+    )
+
+
+def push_notes(root: Path, remote: str, deadline: float) -> str | None:
+    """Push the notes ref, first merging what teammates pushed there (each commit keeps one
+    note; on the same commit ours wins: it is the verdict just attached). None when it
+    landed, else git's reason. Never longer than `deadline` (a monotonic time)."""
+    reason = "no time left"
+    for _ in range(PUSH_ATTEMPTS):
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        fetched = _git(root, "fetch", "--quiet", remote, f"+{NOTES_REF}:{INCOMING}", timeout=left)
+        if fetched.returncode == 0:
+            merge = ("notes", f"--ref={NOTES_REF}", "merge", "--quiet", "-s", "ours", INCOMING)
+            merged = _git(root, *merge, timeout=deadline - time.monotonic())
+            if merged.returncode != 0:
+                return _reason(merged.stderr) or "the notes merge failed"
+        push = ("push", "--no-verify", "--quiet", remote, f"{NOTES_REF}:{NOTES_REF}")
+        pushed = _git(root, *push, timeout=deadline - time.monotonic())
+        if pushed.returncode == 0:
+            return None
+        reason = _reason(pushed.stderr) or f"git push exited {pushed.returncode}"
+    return reason
+
+
+def _reason(stderr: str) -> str:
+    """git's message, one line: its last lines hold the reason (`(fetch first)`)."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    return " / ".join(lines[-3:])[-300:]
 
 
 def fetch(root: Path, remote: str = "origin") -> None:

@@ -4,7 +4,9 @@ git's pre-push hook gets one stdin line per pushed ref:
 `<local ref> <local sha> <remote ref> <remote sha>`. What matters is the *remote*
 ref (`git push origin HEAD:main` from a feature branch targets main), deletes have
 local ref `(delete)` and an all-zero sha, and zero ids are 40 (SHA-1) or 64
-(SHA-256) characters. Tags are not branches.
+(SHA-256) characters. Tags are not branches. Notes refs (`refs/notes/*`, where the
+pre-push hook carries verdicts) hold metadata about commits: neither a branch to protect
+nor commits that need test evidence.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from reflection_core.records import record
 
 _SHA = lazy(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 HEADS = "refs/heads/"
+NOTES = "refs/notes/"
 
 
 class PushParseError(ValueError):
@@ -42,6 +45,17 @@ class PushedRef:
     @property
     def is_new(self) -> bool:
         return is_zero(self.remote_sha)
+
+    @property
+    def is_notes(self) -> bool:
+        """An update of a notes ref: its commits are notes history, not project commits."""
+        return self.remote_ref.startswith(NOTES) or self.local_ref.startswith(NOTES)
+
+    @property
+    def needs_evidence(self) -> bool:
+        """Whether the tests-ran gate judges this ref: every non-delete that is not notes
+        (branches, and tags, which stand for the commit they tag)."""
+        return not self.is_delete and not self.is_notes
 
     @property
     def branch(self) -> str | None:

@@ -122,7 +122,7 @@ def _check(remote_arg: str | None) -> int:
     except PushParseError as exc:
         return fail_closed(str(exc))
     try:
-        cfg = push_config(root, [r.remote_sha for r in refs if not r.is_new])
+        cfg = push_config(root, [r.remote_sha for r in refs if not r.is_new and not r.is_notes])
     except config.ConfigError as exc:
         sys.stderr.write(config_refusal(exc, "push") + "\n")
         return 1

@@ -768,7 +768,7 @@ def native(root: Path, cfg: config.Config, push: PushContext | None) -> int:
     try:
         if push is None:
             return check_staged(root, cfg)
-        targets = [(r.local_sha, r.remote_sha) for r in push.refs if not r.is_delete]
+        targets = [(r.local_sha, r.remote_sha) for r in push.refs if r.needs_evidence]
         return check_push_refs(root, cfg, targets, push.remote)
     except gitcmd.GitError as exc:
         sys.stderr.write(f"reflection: tests-ran check could not run git: {exc}\n")
@@ -779,6 +779,10 @@ def push_targets_from_env(root: Path, env: Mapping[str, str]) -> list[tuple[str,
     """(local sha, remote sha) from the pre-commit framework's variables, or None outside a push."""
     if not (env.get("PRE_COMMIT_REMOTE_BRANCH") or env.get("PRE_COMMIT_TO_REF")):
         return None
+    from reflection_core.guards.branches import NOTES
+
+    if env.get("PRE_COMMIT_REMOTE_BRANCH", "").startswith(NOTES):
+        return []  # notes history (the verdict note) is not project commits
     local = env.get("PRE_COMMIT_TO_REF") or env.get("PRE_COMMIT_LOCAL_BRANCH") or "HEAD"
     sha = gitcmd.run(root, ["rev-parse", "--verify", f"{local}^{{commit}}"]).strip()
     return [(sha, env.get("PRE_COMMIT_FROM_REF", ""))]
@@ -789,7 +793,7 @@ def push_targets_from_git() -> list[tuple[str, str]]:
     wins over the PRE_COMMIT_* variables, which only fill in when stdin is empty."""
     from reflection_core.guards.protected_push import read_stdin_refs
 
-    return [(r.local_sha, r.remote_sha) for r in read_stdin_refs() if not r.is_delete]
+    return [(r.local_sha, r.remote_sha) for r in read_stdin_refs() if r.needs_evidence]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from reflection_core.config import Config, validate
@@ -136,3 +138,18 @@ def test_pre_commit_framework_variables_describe_one_ref() -> None:
     assert refs is not None and refs[0].branch == "main" and refs[0].local_sha == SHA_A
     assert len(decide_push(refs, cfg(), [])) == 1
     assert refs_from_pre_commit_env({}) is None
+
+
+def test_notes_refs_need_no_evidence_while_branches_and_tags_do() -> None:
+    notes = ref("refs/notes/reflection", "refs/notes/reflection")
+    assert notes.is_notes and not notes.needs_evidence and notes.branch is None
+    assert ref("refs/heads/f", "refs/heads/f").needs_evidence
+    assert ref("refs/tags/v1", "refs/tags/v1").needs_evidence  # a tag stands for its commit
+    assert not ref("(delete)", "refs/heads/f", local_sha=ZERO).needs_evidence
+
+
+def test_a_notes_push_under_the_pre_commit_framework_has_no_commits_to_check() -> None:
+    from reflection_core.guards.tests_ran import push_targets_from_env
+
+    env = {"PRE_COMMIT_REMOTE_BRANCH": "refs/notes/reflection", "PRE_COMMIT_TO_REF": SHA_A}
+    assert push_targets_from_env(Path("."), env) == []

@@ -1,0 +1,94 @@
+"""The pre-push hook carries verdict notes for a team: real clones of one bare remote.
+
+Each teammate's clone has the default install (`reflection init`) and pushes with the
+native pre-push hook; the remote's `refs/notes/reflection` must end up holding every
+teammate's note, and a notes ref pushed by hand is not judged as project commits.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.gitutil import fresh_user_env, git, make_bare_remote, make_repo
+from tests.verdictutil import write_verdict
+
+BIN = Path(sys.executable).parent
+NOTES = "refs/notes/reflection"
+NO_LEDGER = {".reflection.yaml": "tests:\n  ledger: false\n"}
+
+
+def sh(cwd: Path, env: dict[str, str], line: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["sh", "-c", line], cwd=cwd, env=env, capture_output=True, text=True)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return fresh_user_env(tmp_path / "home", f"{BIN}:/usr/bin:/bin")
+
+
+def teammate(remote: Path, path: Path, env: dict[str, str]) -> Path:
+    """A teammate's clone of `remote` with reflection's hooks installed."""
+    git(path.parent, "clone", "-q", "-b", "main", str(remote), str(path))
+    git(path, "config", "user.email", f"{path.name}@example.com")
+    git(path, "config", "user.name", path.name)
+    assert sh(path, env, "reflection init").returncode == 0
+    return path
+
+
+def push_work(clone: Path, env: dict[str, str], branch: str, session: str) -> str:
+    """Commit on a new `branch`, stop (the verdict), push with the hooks; the tip."""
+    git(clone, "switch", "-q", "-c", branch)
+    (clone / f"{branch}.txt").write_text(branch + "\n")
+    git(clone, "add", f"{branch}.txt")
+    git(clone, "commit", "-q", "--no-verify", "-m", branch)
+    write_verdict(clone, session)
+    pushed = sh(clone, env, f"git push -q -u origin {branch}")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "could not push the verdict note" not in pushed.stderr, pushed.stderr
+    return git(clone, "rev-parse", "HEAD").strip()
+
+
+def remote_note(remote: Path, commit: str) -> str:
+    return git(remote, "notes", f"--ref={NOTES}", "show", commit, check=False)
+
+
+def test_a_second_teammates_note_lands_beside_the_first(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    origin = make_repo(tmp_path / "origin", files=NO_LEDGER)
+    remote = make_bare_remote(tmp_path / "remote.git", origin)
+    git(origin, "push", "-q", "origin", "main")
+    alice = teammate(remote, tmp_path / "alice", env)
+    bob = teammate(remote, tmp_path / "bob", env)  # cloned before Alice's notes exist
+    alice_tip = push_work(alice, env, "feature-a", "sess-alice")
+    bob_tip = push_work(bob, env, "feature-b", "sess-bob")
+    assert '"sess-alice"' in remote_note(remote, alice_tip)
+    assert '"sess-bob"' in remote_note(remote, bob_tip)
+
+
+def test_a_notes_ref_pushed_by_hand_needs_no_test_evidence(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    repo = make_repo(tmp_path / "dev")
+    remote = make_bare_remote(tmp_path / "remote.git", repo)
+    assert sh(repo, env, "reflection init").returncode == 0
+    git(repo, "push", "-q", "--no-verify", "origin", "main")
+    git(repo, "notes", f"--ref={NOTES}", "add", "-m", "{}", "HEAD")
+    pushed = sh(repo, env, f"git push origin {NOTES}")
+    assert pushed.returncode == 0, pushed.stderr
+    assert "refusing" not in pushed.stderr
+    assert remote_note(remote, git(repo, "rev-parse", "HEAD").strip()).strip() == "{}"
+
+
+def test_a_tag_still_needs_test_evidence(tmp_path: Path, env: dict[str, str]) -> None:
+    repo = make_repo(tmp_path / "dev", files={"tests/test_x.py": "def test_x():\n    pass\n"})
+    make_bare_remote(tmp_path / "remote.git", repo)
+    assert sh(repo, env, "reflection init").returncode == 0
+    git(repo, "tag", "-a", "-m", "v1", "v1")
+    pushed = sh(repo, env, "git push origin v1")
+    assert pushed.returncode == 1
+    assert "refusing the push" in pushed.stderr
