@@ -202,7 +202,7 @@ def check_verdict(session: str | None, ci: bool) -> int:
     if root is None:
         return _fail("not inside a git repository; run this from the repo the agent worked in", ci)
     try:
-        verdict = latest_verdict(root, session) or (_noted(root) if ci and not session else None)
+        verdict = latest_verdict(root, session) or (_noted(root, session) if ci else None)
     except VerdictError as exc:
         return _fail(f"the verdict file is unusable: {exc}", ci)
     if verdict is None:
@@ -225,16 +225,25 @@ def check_verdict(session: str | None, ci: bool) -> int:
     return _fail(message, ci)
 
 
-def _noted(root: Path) -> Verdict | None:
+def _noted(root: Path, session: str | None) -> Verdict | None:
     """In CI there are no verdict files: the verdict came as a git note (verdict_notes.py)."""
     from reflection_core.consumers import verdict_notes
 
     verdict_notes.fetch(root)
-    found = verdict_notes.noted_verdict(root)
-    if found is None:
-        return None
-    commit, raw = found
-    return parse_verdict(raw, Path(f"{verdict_notes.NOTES_REF}:{commit[:12]}"))
+    noted = [
+        parse_verdict(raw, Path(f"{verdict_notes.NOTES_REF}:{commit[:12]}"))
+        for commit, raw in verdict_notes.noted_verdicts(root)
+    ]
+    return pick_noted(noted, session)
+
+
+def pick_noted(noted: list[Verdict], session: str | None) -> Verdict | None:
+    """The first noted verdict (HEAD's before a pull request head's), or the first of
+    `session` when one is asked for."""
+    for verdict in noted:
+        if not session or verdict.session_id == session:
+            return verdict
+    return None
 
 
 def _fail(message: str, ci: bool) -> int:

@@ -115,8 +115,10 @@ def fetch(root: Path, remote: str = "origin") -> None:
     _git(root, "fetch", "--quiet", remote, f"+{NOTES_REF}:{NOTES_REF}")
 
 
-def noted_verdict(root: Path) -> tuple[str, bytes] | None:
-    """(commit, note) for HEAD, else for HEAD^2 (a pull request's head in its merge commit)."""
+def noted_verdicts(root: Path) -> list[tuple[str, bytes]]:
+    """(commit, note) for HEAD, then for HEAD^2 (a pull request's head in its merge
+    commit): every note found, in that order."""
+    found = []
     for rev in ("HEAD", "HEAD^2"):
         sha = _git(root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}")
         if sha.returncode != 0:
@@ -124,5 +126,5 @@ def noted_verdict(root: Path) -> tuple[str, bytes] | None:
         commit = sha.stdout.strip()
         note = _git(root, "notes", f"--ref={NOTES_REF}", "show", commit)
         if note.returncode == 0 and note.stdout.strip():
-            return commit, note.stdout.encode("utf-8")
-    return None
+            found.append((commit, note.stdout.encode("utf-8")))
+    return found

@@ -92,3 +92,37 @@ def test_a_tag_still_needs_test_evidence(tmp_path: Path, env: dict[str, str]) ->
     pushed = sh(repo, env, "git push origin v1")
     assert pushed.returncode == 1
     assert "refusing the push" in pushed.stderr
+
+
+def team_remote(tmp_path: Path) -> Path:
+    """A bare remote whose main holds a config without the tests gate (fast pushes)."""
+    origin = make_repo(tmp_path / "origin", files=NO_LEDGER)
+    remote = make_bare_remote(tmp_path / "remote.git", origin)
+    git(origin, "push", "-q", "origin", "main")
+    return remote
+
+
+def ci_check(
+    remote: Path, checkout: Path, env: dict[str, str], branch: str, *args: str
+) -> subprocess.CompletedProcess[str]:
+    """actions/checkout of `branch` into `checkout` (depth 1, no notes), then
+    `reflection check verdict --ci ARGS` there."""
+    if not checkout.exists():
+        clone = ["clone", "-q", "--depth", "1", "-b", branch, f"file://{remote}", str(checkout)]
+        git(checkout.parent, *clone)
+    line = " ".join(["reflection check verdict --ci", *args])
+    return sh(checkout, {**env, "GITHUB_ACTIONS": "true"}, line)
+
+
+def test_the_ci_check_of_a_named_session_reads_the_note(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    remote = team_remote(tmp_path)
+    alice = teammate(remote, tmp_path / "alice", env)
+    push_work(alice, env, "feature-a", "sess-alice")
+    named = ci_check(remote, tmp_path / "ci", env, "feature-a", "--session", "sess-alice")
+    assert named.returncode == 0, named.stdout + named.stderr
+    assert "verdict complete (sess-alice)" in named.stdout
+    other = ci_check(remote, tmp_path / "ci", env, "feature-a", "--session", "sess-other")
+    assert other.returncode == 1
+    assert "session 'sess-other'" in other.stderr

@@ -168,3 +168,15 @@ def test_readers_never_see_a_torn_verdict_while_a_writer_rewrites_it(git_repo: P
         stop.set()
         writer.join()
     assert len(seen) == 300  # every read parsed; a torn file would have raised VerdictError
+
+
+def test_pick_noted_takes_the_first_note_or_the_named_sessions() -> None:
+    def noted(session: str) -> vf.Verdict:
+        raw = json.dumps(verdict_data(session)).encode()
+        return vf.parse_verdict(raw, Path(f"refs/notes/reflection:{session}"))
+
+    head, pr_head = noted("on-head"), noted("on-pr-head")
+    assert vf.pick_noted([head, pr_head], None) is head
+    assert vf.pick_noted([head, pr_head], "on-pr-head") is pr_head
+    assert vf.pick_noted([head, pr_head], "elsewhere") is None
+    assert vf.pick_noted([], None) is None
