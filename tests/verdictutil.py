@@ -8,6 +8,7 @@ from typing import Any
 
 from reflection_core.atomic import write_json_atomic
 from reflection_core.paths import reflection_dir, safe_session_id
+from tests.gitutil import git
 
 
 def iso_utc(seconds_ago: float = 0.0) -> str:
@@ -39,8 +40,25 @@ def verdict_data(session_id: str, *, complete: bool = True, **overrides: Any) ->
     return data
 
 
-def write_verdict(root: Path, session_id: str, **kwargs: Any) -> Path:
-    """Write `.reflection/verdict_<safe id>.json` atomically and return its path."""
+def position(root: Path) -> dict[str, str | None]:
+    """The verdict's `git` field for the work tree at `root`, asked of git itself."""
+    branch = git(root, "symbolic-ref", "-q", "--short", "HEAD", check=False).strip()
+    head = git(root, "rev-parse", "-q", "--verify", "HEAD", check=False).strip()
+    return {"branch": branch or None, "head": head or None}
+
+
+def write_verdict(root: Path, session_id: str, *, at_head: bool = False, **kwargs: Any) -> Path:
+    """Write `.reflection/verdict_<safe id>.json` atomically and return its path;
+    `at_head` records the branch and commit checked out at `root`, as the stop hook does."""
+    if at_head:
+        kwargs["git"] = position(root)
     path = reflection_dir(root) / f"verdict_{safe_session_id(session_id)}.json"
     write_json_atomic(path, verdict_data(session_id, **kwargs))
     return path
+
+
+def read_json(path: Path) -> dict[str, Any]:
+    import json
+
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return data

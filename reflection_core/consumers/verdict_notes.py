@@ -1,7 +1,8 @@
 """Verdicts reach CI as git notes: `refs/notes/reflection` on the pushed commit.
 
 Verdict files live in the git-ignored `.reflection/`, so a CI checkout has none. The
-native pre-push hook attaches the newest verdict to each pushed branch tip as a note
+native pre-push hook attaches to each pushed branch tip, as a note, the newest verdict
+about that work (recorded on that branch at a commit the tip is or descends from)
 and pushes the notes ref to the same remote just before the branch, merging the notes
 teammates pushed there first (else the second teammate's push is non-fast-forward);
 `reflection check verdict --ci` fetches the notes ref and reads the note of the commit
@@ -15,8 +16,12 @@ import json
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
+from typing import Any
+
+from reflection_core.consumers.verdict_files import Verdict
+from reflection_core.records import record
 
 NOTES_REF = "refs/notes/reflection"
 
@@ -43,24 +48,63 @@ def _git(
         return subprocess.CompletedProcess(["git", *args], 124, "", f"{type(exc).__name__}")
 
 
-def attach_and_push(root: Path, remote: str, tips: Sequence[str]) -> None:
-    """Note the newest verdict on each pushed tip and push the notes ref to `remote`."""
-    from reflection_core.consumers.verdict_files import VerdictError, latest_verdict
+@record(frozen=True)
+class PushedTip:
+    """A pushed branch tip and the branch names it goes by (local and remote)."""
 
-    try:
-        verdict = latest_verdict(root)
-    except VerdictError:
-        return
-    if verdict is None or not tips:
-        return
-    note = json.dumps(verdict.data, sort_keys=True, ensure_ascii=False)
-    changed = False
-    for tip in dict.fromkeys(tips):
-        current = _git(root, "notes", f"--ref={NOTES_REF}", "show", tip)
-        if current.returncode == 0 and current.stdout.strip() == note:
+    tip: str
+    branches: frozenset[str]
+
+
+def claimed_base(data: Mapping[str, Any], tip: str, branches: Collection[str]) -> str | None:
+    """The commit `tip` must be or descend from for this verdict to answer for its push, or
+    None when it cannot: a verdict answers for the branch it was written on (its `git`
+    position), or, written on a detached HEAD, for that very commit. A verdict with no
+    position answers for nothing."""
+    position = data.get("git")
+    if not isinstance(position, Mapping):
+        return None
+    head, branch = position.get("head"), position.get("branch")
+    if not isinstance(head, str) or not head:
+        return None
+    if branch is None:
+        return head if head == tip else None
+    return head if branch in branches else None
+
+
+def verdict_for(root: Path, pushed: PushedTip, verdicts: Sequence[Verdict]) -> Verdict | None:
+    """The newest verdict (`verdicts` is newest first) that answers for `pushed`."""
+    for verdict in verdicts:
+        base = claimed_base(verdict.data, pushed.tip, pushed.branches)
+        if base is None:
             continue
-        added = _git(root, "notes", f"--ref={NOTES_REF}", "add", "-f", "-F", "-", tip, input=note)
-        changed = changed or added.returncode == 0
+        if (
+            base == pushed.tip
+            or _git(root, "merge-base", "--is-ancestor", base, pushed.tip).returncode == 0
+        ):
+            return verdict
+    return None
+
+
+def _descends(root: Path, tip: str, base: str) -> bool:
+    return _git(root, "merge-base", "--is-ancestor", base, tip).returncode == 0
+
+
+def attach_and_push(root: Path, remote: str, pushed: Sequence[PushedTip]) -> None:
+    """Note on each pushed tip the newest verdict of its work and push the notes ref to
+    `remote`; a tip no verdict answers for gets none (CI then says so)."""
+    from reflection_core.consumers.verdict_files import list_verdicts
+
+    verdicts, _ = list_verdicts(root)
+    if not verdicts:
+        return
+    changed = False
+    for target in dict.fromkeys(pushed):
+        verdict = verdict_for(root, target, verdicts)
+        if verdict is None:
+            continue
+        note = json.dumps(verdict.data, sort_keys=True, ensure_ascii=False)
+        changed = _note(root, target.tip, note) or changed
     if not changed:
         return
     failure = push_notes(root, remote, time.monotonic() + PUSH_SECONDS)
@@ -70,6 +114,15 @@ def attach_and_push(root: Path, remote: str, tips: Sequence[str]) -> None:
             "CI's `reflection check verdict` will not see it. Push it yourself:\n"
             f"    {manual_push(remote)}\n"
         )
+
+
+def _note(root: Path, obj: str, note: str) -> bool:
+    """Attach `note` to `obj` unless it already holds it; True when the notes ref changed."""
+    current = _git(root, "notes", f"--ref={NOTES_REF}", "show", obj)
+    if current.returncode == 0 and current.stdout.strip() == note:
+        return False
+    added = _git(root, "notes", f"--ref={NOTES_REF}", "add", "-f", "-F", "-", obj, input=note)
+    return added.returncode == 0
 
 
 def manual_push(remote: str) -> str:

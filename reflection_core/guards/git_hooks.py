@@ -22,7 +22,7 @@ from pathlib import Path
 
 from reflection_core import config, paths
 from reflection_core.guards import registry
-from reflection_core.guards.branches import PushParseError, parse_push_lines
+from reflection_core.guards.branches import HEADS, PushedRef, PushParseError, parse_push_lines
 from reflection_core.guards.hookenv import (
     commit_config,
     config_refusal,
@@ -30,6 +30,10 @@ from reflection_core.guards.hookenv import (
     within_deadline,
 )
 from reflection_core.guards.registry import PushContext
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from reflection_core.consumers.verdict_notes import PushedTip
 
 CHAINED_SUFFIX = ".before-reflection"
 
@@ -128,15 +132,36 @@ def pre_push_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _attach_verdicts(root: Path, remote: str, stdin: bytes) -> None:
-    """The verdict travels with the push, for CI (a git note on each pushed branch tip)."""
+    """The verdict travels with the push, for CI (a git note on each pushed branch tip
+    whose work a verdict is about)."""
     from reflection_core.consumers.verdict_notes import attach_and_push
+    from reflection_core.guards import gitcmd
 
     try:
         refs = parse_push_lines(stdin.decode("utf-8", errors="surrogateescape"))
     except PushParseError:
         return
-    tips = [r.local_sha for r in refs if not r.is_delete and r.branch is not None]
-    attach_and_push(root, remote, tips)
+    current = None
+    if any(r.local_ref == "HEAD" for r in refs):
+        current = gitcmd.current_branch(root)
+    attach_and_push(root, remote, pushed_tips(refs, current))
+
+
+def pushed_tips(refs: Sequence[PushedRef], current: str | None) -> list[PushedTip]:
+    """Each pushed branch tip with the names its work goes by: the remote branch, the
+    local branch pushed (`current`, the checked-out branch, when git says `HEAD`)."""
+    from reflection_core.consumers.verdict_notes import PushedTip
+
+    tips = []
+    for ref in refs:
+        if ref.is_delete or ref.branch is None:
+            continue
+        local = current if ref.local_ref == "HEAD" else None
+        if ref.local_ref.startswith(HEADS):
+            local = ref.local_ref[len(HEADS) :]
+        names = {ref.branch} | ({local} if local else set())
+        tips.append(PushedTip(ref.local_sha, frozenset(names)))
+    return tips
 
 
 def _pre_push_guards(root: Path, remote: str, stdin: bytes) -> int:

@@ -46,9 +46,11 @@ def compact_verdict(
     event: str,
     record: str,
     created_at: str,
+    git: dict[str, str | None] | None = None,
 ) -> dict[str, Any]:
-    """The contract fields (plus task_id, task_type, event, agent_score, final)."""
-    return {
+    """The contract fields (plus task_id, task_type, event, agent_score, final, and `git`,
+    the branch and commit checked out at the stop, when known)."""
+    compact = {
         "schema_version": SCHEMA_VERSION,
         "session_id": session_id,
         "prompt_id": prompt_id,
@@ -70,6 +72,34 @@ def compact_verdict(
         "event": event,
         "final": False,
     }
+    if git is not None:
+        compact["git"] = git
+    return compact
+
+
+def git_position(root: Path) -> dict[str, str | None] | None:
+    """`{"branch", "head"}` checked out at `root` when the verdict is written: what the
+    pre-push hook matches a pushed branch against (consumers/verdict_notes.py). Read from
+    git's files; only a reftable repository costs a git process."""
+    from reflection_core.githead import head_position
+
+    found = head_position(root)
+    if found is None:
+        found = _asked_git(root)
+    branch, head = found
+    if branch is None and head is None:
+        return None
+    return {"branch": branch, "head": head}
+
+
+def _asked_git(root: Path) -> tuple[str | None, str | None]:
+    from reflection_core.guards import gitcmd
+
+    try:
+        head = gitcmd.run(root, ["rev-parse", "-q", "--verify", "HEAD"], check=False).strip()
+        return gitcmd.current_branch(root), head or None
+    except gitcmd.GitError:
+        return None, None
 
 
 def skipped_fields(reason: str, max_attempts: int) -> dict[str, Any]:
@@ -136,6 +166,7 @@ def write_fields(
                 event=event,
                 record=relative,
                 created_at=iso(moment),
+                git=git_position(root),
             )
         )
         verdict.update(session_id=session_id, prompt_id=prompt_id)  # ids, never secrets

@@ -42,7 +42,7 @@ def developer_push(tmp_path: Path, env: dict[str, str], complete: bool) -> Path:
     (repo / "calc.py").write_text("def add(a, b):\n    return b + a\n")
     assert sh(repo, env, "python -m pytest -q").returncode == 0
     assert sh(repo, env, "git commit -qam change").returncode == 0
-    write_verdict(repo, "agent-session-1", complete=complete)  # what the Stop hook leaves
+    write_verdict(repo, "agent-session-1", complete=complete, at_head=True)  # the Stop hook
     pushed = sh(repo, env, "git push -q -u origin feature")
     assert pushed.returncode == 0, pushed.stderr
     return remote

@@ -45,7 +45,7 @@ def push_work(clone: Path, env: dict[str, str], branch: str, session: str) -> st
     (clone / f"{branch}.txt").write_text(branch + "\n")
     git(clone, "add", f"{branch}.txt")
     git(clone, "commit", "-q", "--no-verify", "-m", branch)
-    write_verdict(clone, session)
+    write_verdict(clone, session, at_head=True)
     pushed = sh(clone, env, f"git push -q -u origin {branch}")
     assert pushed.returncode == 0, pushed.stderr
     assert "could not push the verdict note" not in pushed.stderr, pushed.stderr
@@ -126,3 +126,43 @@ def test_the_ci_check_of_a_named_session_reads_the_note(
     other = ci_check(remote, tmp_path / "ci", env, "feature-a", "--session", "sess-other")
     assert other.returncode == 1
     assert "session 'sess-other'" in other.stderr
+
+
+def stop_on(clone: Path, branch: str, session: str, *, complete: bool) -> None:
+    """Start `branch` from main and stop there (the verdict), before committing."""
+    git(clone, "switch", "-q", "-c", branch, "main")
+    (clone / f"{branch}.txt").write_text(branch + "\n")
+    write_verdict(clone, session, complete=complete, at_head=True)
+    git(clone, "add", f"{branch}.txt")
+    git(clone, "commit", "-q", "--no-verify", "-m", branch)
+
+
+def test_a_branch_carries_its_own_sessions_verdict_not_a_newer_one_from_elsewhere(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    remote = team_remote(tmp_path)
+    dev = teammate(remote, tmp_path / "dev", env)
+    stop_on(dev, "feature-a", "sess-a", complete=False)
+    stop_on(dev, "feature-b", "sess-b", complete=True)  # newer, on another branch
+    git(dev, "switch", "-q", "feature-a")
+    pushed = sh(dev, env, "git push -q -u origin feature-a")
+    assert pushed.returncode == 0, pushed.stderr
+    result = ci_check(remote, tmp_path / "ci", env, "feature-a")
+    assert result.returncode == 1
+    assert "verdict for session sess-a is incomplete" in result.stderr
+
+
+def test_a_push_no_session_worked_on_carries_no_verdict(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    remote = team_remote(tmp_path)
+    dev = teammate(remote, tmp_path / "dev", env)
+    stop_on(dev, "feature-b", "sess-b", complete=True)
+    git(dev, "switch", "-q", "-c", "hotfix", "main")
+    (dev / "fix.txt").write_text("fix\n")
+    git(dev, "add", "fix.txt")
+    git(dev, "commit", "-q", "--no-verify", "-m", "fix")
+    assert sh(dev, env, "git push -q -u origin hotfix").returncode == 0
+    result = ci_check(remote, tmp_path / "ci", env, "hotfix")
+    assert result.returncode == 1
+    assert "no verdict" in result.stderr
