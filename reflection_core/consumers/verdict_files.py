@@ -209,9 +209,16 @@ def check_verdict(session: str | None, ci: bool) -> int:
         which = f"for session {session!r} " if session else ""
         return _fail(
             f"no verdict {which}under {paths.reflection_dir(root)}"
-            + (" nor as a git note (refs/notes/reflection) on this commit" if ci else "")
+            + (
+                " nor as a git note (refs/notes/reflection) on this commit, a merged pull "
+                "request's head or this tree (a squash merge of a branch that was behind "
+                "its base has none)"
+                if ci
+                else ""
+            )
             + "; the stop hook writes one when the agent stops (`reflection init --claude` "
-            "registers it) and the pre-push hook `reflection init` installs sends it with a push",
+            "registers it) and the pre-push hook `reflection init` installs sends it with a "
+            "push of the branch the agent worked on",
             ci,
         )
     if verdict.complete:

@@ -13,6 +13,8 @@ Carrying the verdict never blocks a push and is bounded in time: a failure is a 
 from __future__ import annotations
 
 import json
+import os
+import re
 import subprocess
 import sys
 import time
@@ -24,6 +26,7 @@ from reflection_core.consumers.verdict_files import Verdict
 from reflection_core.records import record
 
 NOTES_REF = "refs/notes/reflection"
+_OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
 INCOMING = "refs/notes/reflection-incoming"  # the remote's notes, fetched to merge
@@ -105,6 +108,9 @@ def attach_and_push(root: Path, remote: str, pushed: Sequence[PushedTip]) -> Non
             continue
         note = json.dumps(verdict.data, sort_keys=True, ensure_ascii=False)
         changed = _note(root, target.tip, note) or changed
+        tree = _git(root, "rev-parse", "-q", "--verify", f"{target.tip}^{{tree}}").stdout
+        if tree.strip():  # a squash merge of this tip has its tree (note_candidates)
+            changed = _note(root, tree.strip(), note) or changed
     if not changed:
         return
     failure = push_notes(root, remote, time.monotonic() + PUSH_SECONDS)
@@ -169,15 +175,43 @@ def fetch(root: Path, remote: str = "origin") -> None:
 
 
 def noted_verdicts(root: Path) -> list[tuple[str, bytes]]:
-    """(commit, note) for HEAD, then for HEAD^2 (a pull request's head in its merge
-    commit): every note found, in that order."""
+    """(object, note) for every note found on what CI checked out, in the order of
+    note_candidates: HEAD, a merge's other parents, the event's pull request head, and
+    last HEAD's tree (the pushed tip's tree is noted too, so a squash merge of an
+    up-to-date pull request, which has that same tree, finds the verdict)."""
+    head = _git(root, "rev-parse", "-q", "--verify", "HEAD^{commit}").stdout.strip()
+    if not head:
+        return []
+    raw = _git(root, "cat-file", "commit", head).stdout
     found = []
-    for rev in ("HEAD", "HEAD^2"):
-        sha = _git(root, "rev-parse", "-q", "--verify", f"{rev}^{{commit}}")
-        if sha.returncode != 0:
-            continue
-        commit = sha.stdout.strip()
-        note = _git(root, "notes", f"--ref={NOTES_REF}", "show", commit)
+    for obj in note_candidates(head, raw, _event(os.environ.get("GITHUB_EVENT_PATH"))):
+        note = _git(root, "notes", f"--ref={NOTES_REF}", "show", obj)
         if note.returncode == 0 and note.stdout.strip():
-            found.append((commit, note.stdout.encode("utf-8")))
+            found.append((obj, note.stdout.encode("utf-8")))
     return found
+
+
+def note_candidates(head: str, raw_commit: str, event: Mapping[str, Any]) -> list[str]:
+    """Objects whose note may hold the verdict, best first. A merge's parents are read
+    from the commit object itself: a depth-1 checkout (actions/checkout's default) has
+    the merge commit but not its parents, and a note is found by id alone."""
+    header = raw_commit.split("\n\n", 1)[0].splitlines()
+    parents = [line.split()[1] for line in header if line.startswith("parent ")]
+    tree = next((line.split()[1] for line in header if line.startswith("tree ")), None)
+    pull = event.get("pull_request")
+    pr_head = pull.get("head") if isinstance(pull, Mapping) else None
+    pr_sha = pr_head.get("sha") if isinstance(pr_head, Mapping) else None
+    found = [head, *parents[1:], *([pr_sha] if isinstance(pr_sha, str) else []), tree]
+    return [obj for obj in dict.fromkeys(found) if obj and _OID.match(obj)]
+
+
+def _event(path: str | None) -> Mapping[str, Any]:
+    """The GitHub Actions event payload, or {} when there is none to read."""
+    if not path:
+        return {}
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}

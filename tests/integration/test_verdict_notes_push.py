@@ -166,3 +166,53 @@ def test_a_push_no_session_worked_on_carries_no_verdict(
     result = ci_check(remote, tmp_path / "ci", env, "hotfix")
     assert result.returncode == 1
     assert "no verdict" in result.stderr
+
+
+def github_side(remote: Path, tmp_path: Path, *commands: tuple[str, ...]) -> None:
+    """What GitHub does on the server: git commands in a full clone, pushed back."""
+    server = tmp_path / "server"
+    if not server.exists():
+        git(tmp_path, "clone", "-q", str(remote), str(server))
+    for command in commands:
+        git(server, *command)
+
+
+def test_a_default_depth_pull_request_checkout_reads_the_heads_note(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    remote = team_remote(tmp_path)
+    push_work(teammate(remote, tmp_path / "dev", env), env, "feature", "sess-pr")
+    github_side(
+        remote,
+        tmp_path,
+        ("checkout", "-q", "--detach", "origin/main"),
+        ("merge", "-q", "--no-ff", "-m", "Merge feature into main", "origin/feature"),
+        ("push", "-q", "--no-verify", "origin", "HEAD:refs/pull/1/merge"),
+    )
+    checkout = tmp_path / "ci"  # actions/checkout: init, fetch --depth=1 the merge ref
+    git(tmp_path, "init", "-q", str(checkout))
+    git(checkout, "fetch", "-q", "--depth=1", f"file://{remote}", "refs/pull/1/merge")
+    git(checkout, "checkout", "-q", "--detach", "FETCH_HEAD")
+    git(checkout, "remote", "add", "origin", f"file://{remote}")
+    assert git(checkout, "rev-parse", "-q", "--verify", "HEAD^2", check=False) == ""
+    result = sh(checkout, {**env, "GITHUB_ACTIONS": "true"}, "reflection check verdict --ci")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verdict complete (sess-pr)" in result.stdout
+
+
+def test_the_push_of_a_squash_merge_reads_the_note_of_the_same_tree(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    remote = team_remote(tmp_path)
+    push_work(teammate(remote, tmp_path / "dev", env), env, "feature", "sess-pr")
+    github_side(
+        remote,
+        tmp_path,
+        ("checkout", "-q", "-B", "main", "origin/main"),
+        ("merge", "-q", "--squash", "origin/feature"),
+        ("commit", "-q", "--no-verify", "-m", "Add feature (#1)"),
+        ("push", "-q", "--no-verify", "origin", "main"),
+    )
+    result = ci_check(remote, tmp_path / "ci", env, "main")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verdict complete (sess-pr)" in result.stdout

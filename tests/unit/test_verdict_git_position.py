@@ -52,3 +52,14 @@ def test_a_verdict_answers_for_its_own_branch_or_its_exact_detached_commit() -> 
     assert claimed_base(detached, B, {"feature-b"}) is None
     assert claimed_base({}, A, {"feature-a"}) is None  # written before verdicts had a position
     assert claimed_base({"git": {"branch": "feature-a", "head": None}}, A, {"feature-a"}) is None
+
+
+def test_note_candidates_read_a_merges_parents_and_the_events_pull_request_head() -> None:
+    from reflection_core.consumers.verdict_notes import note_candidates
+
+    tree, c, d = "1" * 40, "c" * 40, "d" * 40
+    merge = f"tree {tree}\nparent {A}\nparent {B}\nauthor x\n\nMerge B into A\nparent {c}\n"
+    event = {"pull_request": {"head": {"sha": c}}}
+    assert note_candidates(d, merge, event) == [d, B, c, tree]
+    assert note_candidates(d, f"tree {tree}\nparent {A}\n\nsquash", {}) == [d, tree]
+    assert note_candidates(d, "", {"pull_request": "odd"}) == [d]
