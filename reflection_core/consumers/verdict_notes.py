@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 import time
@@ -23,10 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from reflection_core.consumers.verdict_files import Verdict
+from reflection_core.lazyre import lazy
 from reflection_core.records import record
 
 NOTES_REF = "refs/notes/reflection"
-_OID = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
+_OID = lazy(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 
 
 INCOMING = "refs/notes/reflection-incoming"  # the remote's notes, fetched to merge
