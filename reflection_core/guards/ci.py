@@ -149,10 +149,17 @@ def decide_branch_ci(
         return CiResult(
             True, f"pull request {ctx.head_ref or '?'} -> {base}: the branch rule is met"
         )
+    if not ctx.event:  # fail closed: without the event, a direct push looks like any job
+        return CiResult(
+            False,
+            "no GitHub Actions event here (GITHUB_EVENT_NAME is not set), so this job cannot "
+            "tell a merged pull request from a direct push to a protected branch. `check "
+            "branch --ci` runs in GitHub Actions; elsewhere run `reflection check branch` "
+            "(the local rule) where it fits",
+        )
     branch = ctx.branch
     if ctx.event != "push" or branch is None:
-        what = ctx.event or "no GITHUB_EVENT_NAME"
-        return CiResult(True, f"event {what} on {ctx.ref or '?'}: not a push to a branch")
+        return CiResult(True, f"event {ctx.event} on {ctx.ref or '?'}: not a push to a branch")
     rule = protected_rule(branch, patterns)
     if rule is None:
         return CiResult(True, f"push to '{branch}', which is not protected")

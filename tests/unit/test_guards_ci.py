@@ -45,6 +45,17 @@ def test_pull_request_events_pass() -> None:
     assert result.ok and "f -> main" in result.message
 
 
+def test_a_job_without_a_github_event_fails_closed() -> None:
+    ctx = GithubContext(event="", ref="", sha="c" * 40)
+    result = decide_branch_ci(ctx, PATTERNS, [], None, "", None)
+    assert not result.ok and "GITHUB_EVENT_NAME" in result.message
+
+
+def test_other_github_events_are_not_pushes_and_pass() -> None:
+    ctx = GithubContext(event="workflow_dispatch", ref="refs/heads/main", sha="c" * 40)
+    assert decide_branch_ci(ctx, PATTERNS, [], None, "", None).ok
+
+
 def test_push_to_unprotected_branch_passes() -> None:
     assert decide_branch_ci(push("refs/heads/feat"), PATTERNS, [], None, "", None).ok
 
