@@ -26,7 +26,10 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "credentials",
             r"\bapi[ _-]?keys?\b|\bcredentials?\b|\baccess tokens?\b|\bsecret keys?\b|"
             r"\bpassword\b|\b(webhook|signing|client|app) secrets?\b|"
-            r"from (the|your) ([\w'-]+ ){0,2}(dashboard|console|portal|account settings)",
+            r"from (the|your) ([\w'-]+ ){0,2}(dashboard|console|portal|account settings)|"
+            # A secret named as its environment variable: STRIPE_SECRET_KEY, STAGING_API_KEY.
+            r"(?-i:\b[A-Z][A-Z0-9]*_(?:[A-Z0-9]+_)*(?:API_KEY|SECRET(?:_KEY)?|TOKEN|PASSWORD"
+            r"|ACCESS_KEY(?:_ID)?)\b)",
         ),
         (
             "approval",

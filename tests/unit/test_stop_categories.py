@@ -175,6 +175,8 @@ def test_real_choice_waits_for_the_user() -> None:
         ("Complete the OAuth consent screen in your browser, then tell me.", "oauth"),
         ("The site shows a captcha; could you solve it?", "captcha"),
         ("Please approve the pull request so it can merge.", "approval"),
+        ("Please add the STRIPE_SECRET_KEY to .env yourself. Then I can finish.", "credentials"),
+        ("I can't continue: please provide the STAGING_API_KEY for the test.", "credentials"),
     ],
 )
 def test_human_only_requests(final: str, kind: str) -> None:
@@ -462,3 +464,8 @@ def test_no_claim_is_read_where_the_test_command_is_not_said_to_pass(final: str)
 def test_naming_the_test_command_after_it_passed_is_no_false_claim() -> None:
     passed = _changed().bash("make test", output="12 passed")
     assert not run("Fixed the parser; `make test` passes.", passed).missing
+
+
+def test_a_secret_variable_named_outside_a_request_is_no_human_only_item() -> None:
+    assessment = assess_requests("I renamed the STRIPE_SECRET_KEY lookup. Please review the diff.")
+    assert assessment.human_only == []
