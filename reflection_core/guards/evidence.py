@@ -69,10 +69,7 @@ def nothing_passed(stamp: Stamp) -> bool:
 def not_the_suite(stamp: Stamp, project_command: str | None) -> str | None:
     """Why `stamp` is not a run of the project's test command, or None when it is."""
     if not stamp.verified:
-        return (
-            "not signed with this user's ledger key (written by hand, edited, copied, or "
-            "recorded by a version before signatures)"
-        )
+        return _unsigned_reason()
     if stamp.source == "pytest":
         if project_command and not is_pytest_command(project_command):
             return f"a pytest run, but the project's test command is `{project_command}`"
@@ -86,6 +83,23 @@ def not_the_suite(stamp: Stamp, project_command: str | None) -> str | None:
     if recorded != normalized(split(project_command)):
         return f"`{stamp.command}` is not the project's test command `{project_command}`"
     return None
+
+
+def _unsigned_reason() -> str:
+    """Why a run does not verify: this user's key cannot be read (then no run can), or the
+    line was not signed with it."""
+    from reflection_core.guards.ledger import key_path, signing_key
+
+    if signing_key(create=False) is None:
+        return (
+            f"this user's ledger key {key_path()} is missing or unreadable, so no run can be "
+            "verified: make its directory writable (the pytest plugin creates the key on the "
+            "next run) and run the tests again"
+        )
+    return (
+        "not signed with this user's ledger key (written by hand, edited, copied, or "
+        "recorded by a version before signatures)"
+    )
 
 
 def full_pass(stamp: Stamp, allow_partial: bool) -> bool:

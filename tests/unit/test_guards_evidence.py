@@ -40,7 +40,6 @@ def test_python_m_pytest_and_pytest_are_the_same_program() -> None:
 @pytest.mark.parametrize(
     ("fields", "why"),
     [
-        ({"verified": False}, "not signed"),
         ({"source": "run", "command": "true", "argv": ["true"]}, "is not the project's"),
         ({"source": "run", "command": "sh -c 'pytest || true'"}, "is not the project's"),
     ],
@@ -55,6 +54,17 @@ def test_a_pytest_run_is_the_suite_of_a_project_that_runs_pytest_in_its_environm
     command: str,
 ) -> None:
     assert is_pytest_command(command) and not_the_suite(stamp(), command) is None
+
+
+def test_an_unsigned_stamp_is_not_the_suite_and_a_missing_key_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    missing = not_the_suite(stamp(verified=False), "python -m pytest") or ""
+    assert "missing or unreadable" in missing and str(ledger.key_path()) in missing
+    assert ledger.signing_key(create=True) is not None
+    unsigned = not_the_suite(stamp(verified=False), "python -m pytest") or ""
+    assert "not signed with this user's ledger key" in unsigned
 
 
 def test_a_pytest_run_is_not_the_suite_of_an_npm_project() -> None:
