@@ -171,6 +171,13 @@ def tree_evidence(
     on_tree = [s for s in stamps if s.tree == tree]
     decisive = [s for s in on_tree if rules.outcome(s) != "none"]
     if decisive:
+        failed = uncovered_failure(decisive, rules)
+        if failed is not None and rules.outcome(decisive[-1]) == "pass":
+            reason = (
+                f"a test run on this tree from {failed.cwd} failed and no later run from "
+                f"there or above it passed: {describe(failed)}"
+            )
+            return TreeEvidence(tree, False, exact=True, stamp=failed, reason=reason)
         return _exact_evidence(tree, decisive[-1], rules)
     ignorable_only, best = _nearest_pass(stamps, diffs, ignore, rules, aside)
     if ignorable_only is not None:
@@ -201,6 +208,30 @@ def tree_evidence(
     return TreeEvidence(
         tree, False, reason=f"no passing test run is recorded for this tree{uncounted}"
     )
+
+
+def uncovered_failure(decisive: Sequence[Stamp], rules: SuiteRules) -> Stamp | None:
+    """A failed run on the tree that no later passing run covers: one started in the same
+    directory or above it. In a repository of several projects, `cd svc_a && pytest`
+    passing says nothing of `cd svc_b && pytest` failing on the same tree. Runs that
+    recorded no directory cover everything (older ledgers)."""
+    passed_from: list[str] = []
+    for stamp in reversed(decisive):
+        if rules.outcome(stamp) == "pass":
+            passed_from.append(stamp.cwd)
+        elif not any(_covers(above, stamp.cwd) for above in passed_from):
+            return stamp if passed_from else None
+    return None
+
+
+def _covers(above: str, below: str) -> bool:
+    """Does a run started in `above` reach the tests of a run started in `below`?"""
+    if not above or not below:
+        return True
+    try:
+        return os.path.commonpath([above, below]) == os.path.normpath(above)
+    except ValueError:  # one relative, one absolute: no way to tell
+        return True
 
 
 def _exact_evidence(tree: str, latest: Stamp, rules: SuiteRules) -> TreeEvidence:

@@ -555,3 +555,24 @@ def test_a_run_from_a_subdirectory_without_paths_covers_only_that_directory(
         assert "run from tests/ with no paths, so pytest collected only that directory" in (
             stamp.notes
         )
+
+
+def test_one_project_passing_does_not_hide_another_failing_on_the_same_tree(
+    tmp_path: Path,
+) -> None:
+    """Two projects in one repository: `cd svc_b && pytest` fails, then `cd svc_a && pytest`
+    passes on the same tree. The tree has not passed: svc_b's run is not covered."""
+    files = {
+        "svc_a/pyproject.toml": "[project]\nname = 'a'\nversion = '0'\n",
+        "svc_a/tests/test_a.py": "def test_a():\n    assert True\n",
+        "svc_b/pyproject.toml": "[project]\nname = 'b'\nversion = '0'\n",
+        "svc_b/tests/test_b.py": "def test_b():\n    assert False\n",
+    }
+    repo = make_repo(tmp_path / "two-projects", files=files)
+    assert run_pytest(repo / "svc_b") == 1
+    assert run_pytest(repo / "svc_a") == 0
+    check = subprocess.run(
+        [str(REFLECTION), "check", "tests"], cwd=repo, env=env(), capture_output=True, text=True
+    )
+    assert check.returncode == 1, check.stdout + check.stderr
+    assert "svc_b failed" in check.stdout + check.stderr

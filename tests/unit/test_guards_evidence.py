@@ -177,3 +177,13 @@ def test_selections_read_every_spelling_of_a_narrowing_option() -> None:
         ("-o", "x=1"),
     }
     assert selections(["-q", "-x", "tests"]) == set()
+
+
+def test_a_failed_run_from_one_project_is_not_covered_by_a_pass_from_another() -> None:
+    failed = stamp(cwd="/r/svc_b", exit_code=1, passed=False, counts={"passed": 1, "failed": 1})
+    other = stamp(cwd="/r/svc_a")
+    verdict = tree_evidence(T1, [failed, other], {}, [], RULES)
+    assert not verdict.passed and "from /r/svc_b failed" in verdict.reason
+    assert tree_evidence(T1, [failed, other, stamp(cwd="/r")], {}, [], RULES).passed
+    assert tree_evidence(T1, [failed, stamp(cwd="/r/svc_b")], {}, [], RULES).passed
+    assert tree_evidence(T1, [failed, stamp(cwd="")], {}, [], RULES).passed  # older ledgers
