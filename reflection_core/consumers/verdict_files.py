@@ -8,23 +8,36 @@ stop" means a verdict written after `since` and not older than
 timeout passes. Either process may start first, so the notifier moves `since` a
 grace window before its own start and lets `accept` skip verdicts it already
 handled (`notify_ledger`).
+
+Verdict files are untrusted input (an agent can write or commit them): a reader takes
+only regular files of at most MAX_VERDICT_BYTES (checked before reading), shallow JSON,
+and never a verdict dated more than MAX_CLOCK_SKEW_SECONDS ahead of its own clock (a
+verdict "from the future" would otherwise be the newest, and fresh, forever).
 """
 
 from __future__ import annotations
 
+import errno
 import json
+import math
+import os
+import stat
+import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from reflection_core import paths
+from reflection_core.terminal import printable
 
 VERDICT_PREFIX = paths.VERDICT_PREFIX
 MAX_VERDICT_BYTES = 4 * 1024 * 1024
+MAX_VERDICT_DEPTH = 32  # a verdict nests 3 levels (gates -> gate -> evidence)
+MAX_CLOCK_SKEW_SECONDS = 300.0  # a verdict dated further ahead than this is not believed
 STATUSES = ("complete", "incomplete", "blocked", "waiting_for_user", "skipped")
 
 
@@ -88,8 +101,12 @@ def parse_verdict(raw: bytes, path: Path) -> Verdict:
         data = json.loads(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
         raise VerdictError(f"{path}: not valid JSON ({exc.msg} at char {exc.pos})") from None
+    except RecursionError:
+        raise VerdictError(f"{path}: JSON nested too deeply to be a verdict") from None
     if not isinstance(data, dict):
         raise VerdictError(f"{path}: expected a JSON object, got {type(data).__name__}")
+    if nesting(data) > MAX_VERDICT_DEPTH:
+        raise VerdictError(f"{path}: JSON nested deeper than {MAX_VERDICT_DEPTH} levels")
     status = data.get("status")
     if status not in STATUSES:
         raise VerdictError(f"{path}: status {status!r} is not one of {', '.join(STATUSES)}")
@@ -102,16 +119,76 @@ def parse_verdict(raw: bytes, path: Path) -> Verdict:
     return Verdict(path=path, data=data, created_at=created_at)
 
 
-def read_verdict(path: Path) -> Verdict:
+def nesting(value: Any) -> int:
+    """How deeply lists and objects nest in `value` (a scalar is 0), counted without
+    recursion; the count stops once it passes MAX_VERDICT_DEPTH."""
+    deepest = 0
+    pending: list[tuple[Any, int]] = [(value, 1)]
+    while pending and deepest <= MAX_VERDICT_DEPTH:
+        item, depth = pending.pop()
+        if isinstance(item, dict):
+            children: Collection[Any] = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, depth)
+        pending.extend((child, depth + 1) for child in children)
+    return deepest
+
+
+def future_problem(verdict: Verdict, now: float) -> str | None:
+    """Why a verdict dated ahead of `now` (beyond clock skew) is not believed, or None."""
+    ahead = verdict.created_at.timestamp() - now
+    if not ahead > MAX_CLOCK_SKEW_SECONDS:
+        return None
+    return (
+        f"{verdict.path}: created_at {verdict.created_at.isoformat()} is {ahead:.0f}s in the "
+        f"future (more than the {MAX_CLOCK_SKEW_SECONDS:g}s of clock skew allowed)"
+    )
+
+
+def read_bounded(path: Path, limit: int = MAX_VERDICT_BYTES) -> bytes:
+    """The bytes of the regular file at `path` (never through a symbolic link), refused
+    before reading when larger than `limit`; at most limit + 1 bytes are ever read."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        raw = path.read_bytes()
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise VerdictError(f"{path}: a symbolic link, not a regular file; not read") from None
+        raise VerdictError(f"{path}: cannot read: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise VerdictError(f"{path}: not a regular file; not read")
+        if info.st_size > limit:
+            raise VerdictError(f"{path}: {info.st_size} bytes, larger than a verdict can be")
+        chunks: list[bytes] = []
+        left = limit + 1
+        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
     except OSError as exc:
         raise VerdictError(f"{path}: cannot read: {exc.strerror}") from None
-    return parse_verdict(raw, path)
+    finally:
+        os.close(fd)
 
 
-def list_verdicts(root: Path) -> tuple[list[Verdict], list[str]]:
-    """Every readable verdict of the repo, newest first, and a problem line per bad file."""
+def read_verdict(path: Path, *, now: float | None = None) -> Verdict:
+    """The verdict at `path`; VerdictError when it is unusable or dated in the future."""
+    verdict = parse_verdict(read_bounded(path), path)
+    problem = future_problem(verdict, time.time() if now is None else now)
+    if problem:
+        raise VerdictError(problem)
+    return verdict
+
+
+def list_verdicts(root: Path, *, ignore: Collection[str] = ()) -> tuple[list[Verdict], list[str]]:
+    """Every readable verdict of the repo, newest first, and a problem line per file
+    skipped (broken, not a regular file, dated in the future); file names in `ignore`
+    are not read at all."""
     directory = paths.reflection_dir(root)
     verdicts: list[Verdict] = []
     problems: list[str] = []
@@ -119,22 +196,37 @@ def list_verdicts(root: Path) -> tuple[list[Verdict], list[str]]:
         candidates = sorted(directory.glob(f"{VERDICT_PREFIX}*.json"))
     except OSError:
         return [], []
+    now = time.time()
     for candidate in candidates:
+        if candidate.name in ignore:
+            continue
         try:
-            verdicts.append(read_verdict(candidate))
+            verdicts.append(read_verdict(candidate, now=now))
         except VerdictError as exc:
             problems.append(str(exc))
     verdicts.sort(key=lambda v: v.created_at, reverse=True)
     return verdicts, problems
 
 
-def latest_verdict(root: Path, session_id: str | None = None) -> Verdict | None:
-    """The verdict of `session_id`, or the newest verdict of the repo when no session is given."""
+def newest_verdict(
+    root: Path, session_id: str | None = None, *, ignore: Collection[str] = ()
+) -> tuple[Verdict | None, list[str]]:
+    """latest_verdict, with the problem lines of the files skipped on the way (a session's
+    own file that is unusable raises VerdictError instead)."""
     if session_id:
         path = paths.verdict_path(root, session_id)
-        return read_verdict(path) if path.exists() else None
-    verdicts, _ = list_verdicts(root)
-    return verdicts[0] if verdicts else None
+        if path.name in ignore or not os.path.lexists(path):
+            return None, []
+        return read_verdict(path), []
+    verdicts, problems = list_verdicts(root, ignore=ignore)
+    return (verdicts[0] if verdicts else None), problems
+
+
+def latest_verdict(
+    root: Path, session_id: str | None = None, *, ignore: Collection[str] = ()
+) -> Verdict | None:
+    """The verdict of `session_id`, or the newest verdict of the repo when no session is given."""
+    return newest_verdict(root, session_id, ignore=ignore)[0]
 
 
 def is_fresh(
@@ -144,9 +236,10 @@ def is_fresh(
 
     Writers may round `created_at` to whole seconds, so `since` is compared at
     second resolution: a verdict from the same second as the reader's start counts.
+    A verdict dated more than MAX_CLOCK_SKEW_SECONDS ahead of `now` is never fresh.
     """
     created = verdict.created_at.timestamp()
-    if now - created > stale_seconds:
+    if now - created > stale_seconds or future_problem(verdict, now):
         return False
     return since is None or created >= int(since)
 
@@ -164,7 +257,9 @@ def wait_for_verdict(
     accept: Callable[[Verdict], bool] | None = None,
 ) -> Verdict | None:
     """Poll until a fresh verdict for the session (any session when None) appears
-    that `accept` (when given) takes."""
+    that `accept` (when given) takes. `timeout` must be finite."""
+    if not math.isfinite(timeout):
+        raise ValueError(f"timeout must be a finite number of seconds, not {timeout}")
     deadline = clock() + max(timeout, 0.0)
     while True:
         candidate = _newest_readable(root, session_id)
@@ -193,36 +288,32 @@ def summary_line(verdict: Verdict) -> str:
     missing = verdict.missing
     tail = f" — missing: {'; '.join(missing[:3])}" if missing else ""
     when = verdict.created_at.strftime("%Y-%m-%d %H:%M:%SZ")
-    return f"{verdict.status:<16} {verdict.session_id or '?':<24} {when}{tail}"
+    return printable(f"{verdict.status:<16} {verdict.session_id or '?':<24} {when}{tail}")
 
 
 def check_verdict(session: str | None, ci: bool) -> int:
-    """`reflection check verdict [--ci]`: 0 when the verdict is complete, 1 otherwise."""
+    """`reflection check verdict [--ci]`: 0 when the verdict is complete, 1 otherwise.
+
+    With `ci`, verdict files git tracks are not read: in CI a file in the checkout that
+    git tracks came with the commit, so whoever pushed it wrote it. What counts there is a
+    file written in the job itself (untracked) or the git note the pre-push hook attached.
+    """
     root = paths.find_repo_root()
     if root is None:
         return _fail("not inside a git repository; run this from the repo the agent worked in", ci)
+    ignore = _ignored_in_ci(root) if ci else frozenset()
     try:
-        verdict = latest_verdict(root, session) or (_noted(root, session) if ci else None)
+        verdict, problems = newest_verdict(root, session, ignore=ignore)
+        for problem in problems:
+            _say(f"skipped {problem}")
+        if verdict is None and ci:
+            verdict = _noted(root, session)
     except VerdictError as exc:
         return _fail(f"the verdict file is unusable: {exc}", ci)
     if verdict is None:
-        which = f"for session {session!r} " if session else ""
-        return _fail(
-            f"no verdict {which}under {paths.reflection_dir(root)}"
-            + (
-                " nor as a git note (refs/notes/reflection) on this commit, a merged pull "
-                "request's head or this tree (a squash merge of a branch that was behind "
-                "its base has none)"
-                if ci
-                else ""
-            )
-            + "; the stop hook writes one when the agent stops (`reflection init --claude` "
-            "registers it) and the pre-push hook `reflection init` installs sends it with a "
-            "push of the branch the agent worked on",
-            ci,
-        )
+        return _fail(_nothing_found(root, session, ci), ci)
     if verdict.complete:
-        sys.stdout.write(f"reflection: verdict complete ({verdict.session_id})\n")
+        sys.stdout.write(_one_line(f"verdict complete ({verdict.session_id})") + "\n")
         return 0
     reasons = "; ".join(verdict.missing) or "no reason recorded"
     steps = "; ".join(verdict.next_actions)
@@ -232,15 +323,82 @@ def check_verdict(session: str | None, ci: bool) -> int:
     return _fail(message, ci)
 
 
+def _nothing_found(root: Path, session: str | None, ci: bool) -> str:
+    which = f"for session {session!r} " if session else ""
+    return (
+        f"no verdict {which}under {paths.reflection_dir(root)}"
+        + (
+            " nor as a git note (refs/notes/reflection) on this commit, a merged pull "
+            "request's head or this tree (a squash merge of a branch that was behind "
+            "its base has none)"
+            if ci
+            else ""
+        )
+        + "; the stop hook writes one when the agent stops (`reflection init --claude` "
+        "registers it) and the pre-push hook `reflection init` installs sends it with a "
+        "push of the branch the agent worked on"
+    )
+
+
+def committed_verdict_names(ls_files_z: bytes) -> frozenset[str] | None:
+    """The verdict file names `git ls-files -z -- .reflection` lists (run at the repo
+    root), or None when `.reflection` itself is committed (a link or a submodule: then
+    git lists no file under it, yet every file there came with the commit)."""
+    names = set()
+    for entry in ls_files_z.decode("utf-8", errors="surrogateescape").split("\0"):
+        if entry == paths.REFLECTION_DIRNAME:
+            return None
+        parent, _, name = entry.rpartition("/")
+        if parent == paths.REFLECTION_DIRNAME and name.startswith(VERDICT_PREFIX):
+            names.add(name)
+    return frozenset(names)
+
+
+def _ignored_in_ci(root: Path) -> frozenset[str]:
+    """The verdict files `check verdict --ci` must not read: those git tracks (one
+    `git ls-files` call); every one when git cannot tell or `.reflection` is committed."""
+    directory = paths.reflection_dir(root)
+    present = frozenset(p.name for p in directory.glob(f"{VERDICT_PREFIX}*.json"))
+    if not present:
+        return present
+    why = "came with the commit"
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "-z", "--", paths.REFLECTION_DIRNAME],
+            cwd=root,
+            capture_output=True,
+            timeout=60,
+        )
+        tracked = committed_verdict_names(listed.stdout) if listed.returncode == 0 else None
+        if listed.returncode != 0:
+            why = "could not be told apart from committed ones (git ls-files failed)"
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        tracked, why = None, f"could not be told apart from committed ones ({exc})"
+    if tracked is None or directory.is_symlink():
+        tracked = present
+    ignored = present & tracked
+    if ignored:
+        _say(
+            f"note: not reading {len(ignored)} verdict file(s) that {why} "
+            f"({', '.join(sorted(ignored))}): in CI a verdict counts only when this job "
+            "wrote it or the pre-push hook attached it as a git note (refs/notes/reflection)"
+        )
+    return ignored
+
+
 def _noted(root: Path, session: str | None) -> Verdict | None:
     """In CI there are no verdict files: the verdict came as a git note (verdict_notes.py)."""
     from reflection_core.consumers import verdict_notes
 
     verdict_notes.fetch(root)
-    noted = [
-        parse_verdict(raw, Path(f"{verdict_notes.NOTES_REF}:{commit[:12]}"))
-        for commit, raw in verdict_notes.noted_verdicts(root)
-    ]
+    now = time.time()
+    noted = []
+    for commit, raw in verdict_notes.noted_verdicts(root):
+        verdict = parse_verdict(raw, Path(f"{verdict_notes.NOTES_REF}:{commit[:12]}"))
+        problem = future_problem(verdict, now)
+        if problem:
+            raise VerdictError(problem)
+        noted.append(verdict)
     return pick_noted(noted, session)
 
 
@@ -253,8 +411,18 @@ def pick_noted(noted: list[Verdict], session: str | None) -> Verdict | None:
     return None
 
 
+def _one_line(message: str) -> str:
+    """`reflection: message` safe for a terminal and a CI log: no control characters, and
+    no newline that would start a line (a workflow command) the agent wrote."""
+    return printable(f"reflection: {message}").replace("\n", " ")
+
+
+def _say(message: str) -> None:
+    sys.stderr.write(_one_line(message) + "\n")
+
+
 def _fail(message: str, ci: bool) -> int:
-    sys.stderr.write(f"reflection: {message}\n")
+    _say(message)
     if ci:
-        sys.stdout.write(f"::error::reflection: {message}\n")
+        sys.stdout.write(f"::error::{_one_line(message)}\n")
     return 1

@@ -99,3 +99,70 @@ def test_without_a_verdict_the_ci_step_says_where_it_looked(
     result = sh(checkout, env, "reflection check verdict --ci")
     assert result.returncode == 1
     assert "refs/notes/reflection" in result.stderr
+
+
+def noted_checkout(tmp_path: Path, *, complete: bool) -> Path:
+    """A CI checkout whose HEAD carries the agent's verdict as a git note (no remote: the
+    note is already there, as after `check verdict --ci` fetched it)."""
+    import json
+
+    from tests.verdictutil import verdict_data
+
+    repo = make_repo(tmp_path / "ci", files=PROJECT)
+    note = json.dumps(verdict_data("agent", complete=complete))
+    git(repo, "notes", "--ref=refs/notes/reflection", "add", "-F", "-", "HEAD", input=note)
+    return repo
+
+
+def forge_committed_verdict(repo: Path, how: str) -> None:
+    """What a pull request can do: commit a "complete" verdict dated in the future, as a
+    force-added file or behind a committed `.reflection` link to a committed directory."""
+    from tests.verdictutil import iso_utc
+
+    if how == "file":
+        write_verdict(repo, "forged", complete=True, created_at=iso_utc(-60))
+        git(repo, "add", "-f", ".reflection/verdict_forged.json")
+    else:
+        write_verdict(repo, "forged", complete=True, created_at=iso_utc(-60))
+        (repo / ".reflection").rename(repo / "evidence")
+        (repo / ".reflection").symlink_to("evidence")
+        git(repo, "add", "-f", "evidence", ".reflection")
+    git(repo, "commit", "-q", "--no-verify", "-m", "feature")
+    git(repo, "notes", "--ref=refs/notes/reflection", "copy", "HEAD~1", "HEAD")
+
+
+@pytest.mark.parametrize("how", ["file", "linked directory"])
+def test_a_committed_verdict_file_cannot_pass_the_ci_step(
+    tmp_path: Path, env: dict[str, str], how: str
+) -> None:
+    repo = noted_checkout(tmp_path, complete=False)
+    forge_committed_verdict(repo, how)
+    result = sh(repo, {**env, "GITHUB_ACTIONS": "true"}, "reflection check verdict --ci")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "not reading 1 verdict file(s)" in result.stderr
+    assert "verdict_forged.json" in result.stderr
+    assert "::error::reflection: verdict for session agent is incomplete" in result.stdout
+
+
+def test_a_verdict_written_in_the_ci_job_still_counts(tmp_path: Path, env: dict[str, str]) -> None:
+    repo = noted_checkout(tmp_path, complete=False)
+    write_verdict(repo, "agent-in-job", complete=True)  # an agent run inside the job: untracked
+    result = sh(repo, {**env, "GITHUB_ACTIONS": "true"}, "reflection check verdict --ci")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "verdict complete (agent-in-job)" in result.stdout
+    assert "not reading" not in result.stderr
+
+
+def test_a_verdict_dated_in_the_future_does_not_beat_the_real_one(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    from tests.verdictutil import iso_utc
+
+    repo = noted_checkout(tmp_path, complete=False)
+    write_verdict(repo, "real", complete=False, created_at=iso_utc(5))
+    write_verdict(repo, "future", complete=True, created_at="2099-01-01T00:00:00.000Z")
+    result = sh(repo, env, "reflection check verdict")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "skipped" in result.stderr and "verdict_future.json" in result.stderr
+    assert "in the future" in result.stderr
+    assert "verdict for session real is incomplete" in result.stderr

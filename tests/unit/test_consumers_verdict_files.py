@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from importlib import resources
@@ -180,3 +181,70 @@ def test_pick_noted_takes_the_first_note_or_the_named_sessions() -> None:
     assert vf.pick_noted([head, pr_head], "on-pr-head") is pr_head
     assert vf.pick_noted([head, pr_head], "elsewhere") is None
     assert vf.pick_noted([], None) is None
+
+
+FUTURE = "2099-01-01T00:00:00.000Z"
+
+
+def test_a_verdict_dated_in_the_future_is_never_fresh_nor_the_newest(git_repo: Path) -> None:
+    write_verdict(git_repo, "real", complete=False, created_at=iso_utc(3))
+    write_verdict(git_repo, "skewed", complete=False, created_at=iso_utc(-60))  # clock skew
+    write_verdict(git_repo, "future", complete=True, created_at=FUTURE)
+    verdicts, problems = vf.list_verdicts(git_repo)
+    assert [v.session_id for v in verdicts] == ["skewed", "real"]
+    assert len(problems) == 1 and "verdict_future.json" in problems[0]
+    assert "in the future" in problems[0]
+    assert vf.latest_verdict(git_repo).session_id == "skewed"  # type: ignore[union-attr]
+    with pytest.raises(vf.VerdictError, match="in the future"):
+        vf.latest_verdict(git_repo, "future")
+    ahead = vf.parse_verdict(json.dumps(verdict_data("f", created_at=FUTURE)).encode(), Path("f"))
+    assert not vf.is_fresh(ahead, now=time.time(), stale_seconds=30)
+    found = vf.wait_for_verdict(git_repo, "future", since=0, timeout=0.2, stale_seconds=1e12)
+    assert found is None
+
+
+def test_mcp_latest_verdict_skips_a_verdict_from_the_future(git_repo: Path) -> None:
+    from reflection_core.consumers import mcp_server
+
+    write_verdict(git_repo, "real", complete=False, created_at=iso_utc(3))
+    write_verdict(git_repo, "future", complete=True, created_at=FUTURE)
+    assert mcp_server.latest_verdict(repo=str(git_repo))["session_id"] == "real"
+
+
+def test_committed_verdict_names_reads_git_ls_files_output() -> None:
+    listed = b".reflection/verdict_a.json\0.reflection/records/x.json\0.reflection/notes.txt\0"
+    assert vf.committed_verdict_names(listed) == frozenset({"verdict_a.json"})
+    assert vf.committed_verdict_names(b"") == frozenset()
+    assert vf.committed_verdict_names(b".reflection\0") is None  # the directory is a link
+
+
+def test_nesting_is_counted_without_recursion() -> None:
+    deep: list = []
+    for _ in range(10_000):
+        deep = [deep]
+    assert vf.nesting({"a": 1}) == 1
+    assert vf.nesting({"gates": {"tests": {"evidence": "x"}}}) == 3
+    assert vf.nesting(deep) > vf.MAX_VERDICT_DEPTH
+
+
+def test_hostile_verdict_files_are_refused_before_they_are_read(git_repo: Path) -> None:
+    directory = git_repo / ".reflection"
+    directory.mkdir()
+    (directory / "verdict_zero.json").symlink_to("/dev/zero")
+    os.mkfifo(directory / "verdict_fifo.json")  # opening it must not block
+    with open(directory / "verdict_huge.json", "wb") as sparse:
+        sparse.truncate(vf.MAX_VERDICT_BYTES + 1)
+    (directory / "verdict_deep.json").write_text("[" * 100_000 + "]" * 100_000, "utf-8")
+    deep_object = {"status": "complete", "complete": True, "created_at": iso_utc(), "x": []}
+    for _ in range(40):
+        deep_object["x"] = [deep_object["x"]]
+    (directory / "verdict_nested.json").write_text(json.dumps(deep_object), "utf-8")
+    write_verdict(git_repo, "real", complete=True)
+    verdicts, problems = vf.list_verdicts(git_repo)
+    assert [v.session_id for v in verdicts] == ["real"]
+    by_file = {p.split(": ", 1)[0].rsplit("/", 1)[-1]: p for p in problems}
+    assert "symbolic link" in by_file["verdict_zero.json"]
+    assert "not a regular file" in by_file["verdict_fifo.json"]
+    assert "larger than a verdict can be" in by_file["verdict_huge.json"]
+    assert "nested too deeply" in by_file["verdict_deep.json"]
+    assert "nested deeper than 32 levels" in by_file["verdict_nested.json"]
