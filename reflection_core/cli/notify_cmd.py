@@ -25,6 +25,7 @@ import click
 
 from reflection_core import config as config_mod
 from reflection_core import paths
+from reflection_core.cli.common import Seconds
 from reflection_core.consumers import notify as notify_mod
 from reflection_core.consumers import notify_ledger
 from reflection_core.consumers import verdict_files as vf
@@ -35,7 +36,7 @@ from reflection_core.hookio import MAX_PAYLOAD_BYTES, PayloadError, parse_payloa
 @click.option("--session", default=None, help="Session id (default: from the hook payload).")
 @click.option(
     "--wait",
-    type=float,
+    type=Seconds(),
     default=0.0,
     show_default=True,
     help="Seconds to wait for a verdict written after this command started "
@@ -65,7 +66,12 @@ def command(session: str | None, wait: float) -> None:
     ledger = _open_ledger(root) if as_hook else None
     try:
         verdict = _find_verdict(
-            root, session, wait=wait, since=since, stale=stale, accept=_news_filter(ledger)
+            root,
+            session,
+            wait=wait,
+            since=since,
+            stale=stale if as_hook or wait > 0 else None,
+            accept=_news_filter(ledger),
         )
         if verdict is None:
             reason = f"no fresh verdict for {session or 'this repo'}" + (
@@ -104,10 +110,13 @@ def _find_verdict(
     *,
     wait: float,
     since: float,
-    stale: float,
+    stale: float | None,
     accept: Callable[[vf.Verdict], bool],
 ) -> vf.Verdict | None:
-    if wait > 0:
+    """The verdict to notify about: with `wait`, a fresh one as it appears; without, the
+    latest one, which must be fresh unless `stale` is None (run by hand to re-send the
+    latest verdict and test the channels, however old it is)."""
+    if wait > 0 and stale is not None:
         return vf.wait_for_verdict(
             root, session, since=since, timeout=wait, stale_seconds=stale, accept=accept
         )
@@ -116,7 +125,9 @@ def _find_verdict(
     except vf.VerdictError as exc:
         _warn(str(exc))
         return None
-    if verdict is None or not vf.is_fresh(verdict, now=time.time(), stale_seconds=stale):
+    if verdict is None:
+        return None
+    if stale is not None and not vf.is_fresh(verdict, now=time.time(), stale_seconds=stale):
         return None
     return verdict if accept(verdict) else None
 
