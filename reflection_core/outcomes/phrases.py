@@ -113,5 +113,5 @@ THANKS: tuple[str, ...] = (
 NOT_TYPED: tuple[str, ...] = (
     r"^\s*<(command-name|command-message|local-command-stdout|ide_\w+|system-reminder)>",
     r"^\s*\[request interrupted",
-    r"^\s*/\w[\w:-]*\s*$",
+    r"^\s*/\w[\w:-]*(?:\s|$)",  # a slash command, with or without arguments (not /usr/bin)
 )

@@ -30,7 +30,12 @@ def handle(event: PromptSubmitted) -> Reply:
     except config.ConfigError as exc:
         return _message(f"reflection: prompt not scored, configuration error: {exc}")
     if is_bypassed(prompt, tuple(p for p in cfg.get("prompt.bypass_prefix") if p)):
-        return SILENT
+        # Not scored, but still the next prompt after a stop: a `/command` grades it
+        # `unknown` (docs/stats.md), else a later typed prompt would grade it instead.
+        from reflection_core.outcomes.hook import on_prompt
+
+        graded = on_prompt(event, prompt, cfg, flagged=False)
+        return _message(f"reflection: {graded}") if graded else SILENT
 
     prev, earlier = event.transcript.previous_assistant_turn() if event.transcript else (None, "")
     result = score_prompt(prompt, prev, cfg, earlier_turn=earlier)

@@ -98,3 +98,17 @@ def test_a_reply_to_the_agents_question_is_answered(tmp_path: Path) -> None:
     hook("stop", stop_payload(repo, path))
     hook("user-prompt-submit", prompt_payload(repo, "None, please"))
     assert read_verdict(repo)["outcome"]["name"] == "answered"
+
+
+def test_a_slash_command_as_the_next_prompt_grades_the_stop_unknown(tmp_path: Path) -> None:
+    repo = project(tmp_path)
+    hook("stop", stop_payload(repo, transcript(repo, TESTED, "Fixed the parser; tests pass.")))
+
+    code, _, _ = hook("user-prompt-submit", prompt_payload(repo, "/review parser.py"))
+    assert code == 0
+    outcome = read_verdict(repo)["outcome"]
+    assert (outcome["name"], outcome["rule"]) == ("unknown", "not_typed")
+
+    hook("user-prompt-submit", prompt_payload(repo, "it still fails on empty input"))
+    assert read_verdict(repo)["outcome"]["name"] == "unknown"  # graded once
+    assert stored_outcomes() == [("complete", False, "unknown", "not_typed")]

@@ -51,9 +51,16 @@ def test_a_broken_report_wins_over_an_answer() -> None:
     assert grade_next_prompt("yes but it still fails on save", ASKED).outcome == "premature"
 
 
-@pytest.mark.parametrize("prompt", ["", "   ", "<command-name>/clear</command-name>", "/compact"])
+@pytest.mark.parametrize(
+    "prompt",
+    ["", "   ", "<command-name>/clear</command-name>", "/compact", "/review calc/__init__.py"],
+)
 def test_what_the_user_did_not_type_is_unknown(prompt: str) -> None:
     assert grade_next_prompt(prompt, LET_THROUGH).outcome == "unknown"
+
+
+def test_a_path_is_not_a_slash_command() -> None:
+    assert grade_next_prompt("/usr/bin/env still fails here", LET_THROUGH).outcome == "premature"
 
 
 def test_a_complaint_deep_inside_a_long_new_task_is_not_read() -> None:
