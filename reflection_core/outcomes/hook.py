@@ -39,10 +39,11 @@ def _ungraded_verdict(root: str, session_id: object) -> bool:
     """The session's verdict file exists and has no outcome yet (a cheap file read)."""
     import json
 
+    from reflection_core.smallfile import read_small
+
     try:
-        with open(paths.verdict_file(root, session_id), encoding="utf-8") as handle:
-            data = json.loads(handle.read())
-    except (OSError, ValueError):
+        data = json.loads(read_small(paths.verdict_file(root, session_id)))
+    except (OSError, ValueError, RecursionError):
         return False
     return isinstance(data, dict) and "outcome" not in data and data.get("status") != "skipped"
 

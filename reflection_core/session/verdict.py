@@ -250,9 +250,11 @@ def prune_records(directory: Path, keep: int) -> None:
 
 
 def read_verdict(root: Path, session_id: object) -> dict[str, Any] | None:
+    from reflection_core.smallfile import read_small
+
     try:
-        data = json.loads(paths.verdict_path(root, session_id).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        data = json.loads(read_small(paths.verdict_path(root, session_id)))
+    except (OSError, ValueError, RecursionError):
         return None
     return data if isinstance(data, dict) else None
 

@@ -81,3 +81,21 @@ def test_a_good_verdict_next_to_a_hostile_file_is_still_read(hostile: Path) -> N
     assert listed.returncode == 0 and "good" in listed.stdout
     assert "skipped" in listed.stderr and "verdict_s.json" in listed.stderr
     assert run(hostile, "check", "verdict", "--session", "good").returncode == 0
+
+
+@pytest.mark.parametrize("event", ["user-prompt-submit", "session-end"])
+def test_the_prompt_and_session_end_hooks_survive_a_hostile_verdict(
+    hostile: Path, event: str, tmp_path: Path
+) -> None:
+    """The next prompt grades the stop's verdict and SessionEnd finalizes it: both read
+    the file, bounded, and carry on."""
+    payload = {
+        "session_id": "s",
+        "cwd": str(hostile),
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "hook_event_name": "UserPromptSubmit" if event == "user-prompt-submit" else "SessionEnd",
+        "prompt": "thanks, looks good",
+    }
+    result = run(hostile, "hook", event, stdin=json.dumps(payload))
+    assert result.returncode == 0, result.stderr
+    assert "internal error" not in result.stdout + result.stderr  # no MemoryError, no recursion
