@@ -82,7 +82,7 @@ _PRODUCTION = LazyPattern(r"\bprod(?:uction)?\b|生产|生產|本番|운영", re
 # A file named any way: `a/b`, `C:\\x`, `report.pdf`, `.env.example` (an extension holds a
 # letter: "3.12" is a version).
 _FILE_NAME = LazyPattern(
-    r"[\w.~-][\\/][\w.-]|(?<![\w.])\.?[\w-]+\.(?=[a-z0-9]{0,5}[a-z])[a-z0-9]{1,6}\b"
+    r"[\w.~-][\\/][\w.-]|(?<![\w.-])\.?[\w-]+\.(?=[a-z0-9]{0,5}[a-z])[a-z0-9]{1,6}\b"
     r"|(?<![\w/])\.[a-z][\w.-]+|\b(?:license|readme|changelog|codeowners|[a-z]+file)\b",
     re.IGNORECASE,
 )
