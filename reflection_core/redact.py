@@ -2,8 +2,9 @@
 
 Verdicts, records, the test-run ledger, notifications and the prompt history
 all pass through `redact` / `redact_obj` at the point where they are written.
-The rules are a table (`RULES`): each has a name, a pattern, what it keeps, and
-an example that the tests check one by one. Every pattern is linear-time on
+The rules are a table (`RULES`): each has a name, a pattern, what it keeps, an
+example that the tests check one by one, and a near miss they must leave alone
+(an identifier of the same shape). Every pattern is linear-time on
 adversarial input (no nested or adjacent unbounded quantifiers over the same
 characters); benchmarks/bench_adversarial.py measures it.
 """
@@ -48,6 +49,7 @@ class Rule:
     keep: str
     example: str  # text holding a secret...
     secret: str  # ...whose secret part must not survive redaction
+    near_miss: str  # text of a similar shape that is no secret: left exactly as it is
 
 
 RULES: tuple[Rule, ...] = (
@@ -61,13 +63,31 @@ RULES: tuple[Rule, ...] = (
         REDACTED,
         "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1x2\n-----END RSA PRIVATE KEY-----",
         "MIIEpAIBAAKCAQEA1x2",
+        "-----BEGIN PUBLIC KEY-----\nMIIBIjANBgkqhkiG9w0B\n-----END PUBLIC KEY-----",
     ),
-    Rule(
+    Rule(  # Anthropic sk-ant-, OpenAI sk-proj- / sk-, and the other dash-prefixed keys
         "provider api key",
-        lazy(r"\b(?:sk|rk|pk)-(?:ant-|proj-|live-|test-)?[A-Za-z0-9_\-]{16,}"),
+        lazy(r"\b(?:sk|rk|pk)-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
         REDACTED,
         "key sk-ant-abcdefghijklmnop0123456789",
         "abcdefghijklmnop0123456789",
+        "pip install sk-learn; see risk-assessment-framework-notes",
+    ),
+    Rule(
+        "stripe secret key",
+        lazy(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+        REDACTED,
+        "configured sk_live_51HqLyjWDarjtT1zdp7dcXYZabc",
+        "51HqLyjWDarjtT1zdp7dcXYZabc",
+        "risk_level=high; skeleton_test_helpers; sk_live_mode; rk_test_fixture_names",
+    ),
+    Rule(
+        "stripe webhook secret",
+        lazy(r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
+        REDACTED,
+        "STRIPE_WEBHOOK whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+        "the whsec_ prefix marks webhook_signing_secret values",
     ),
     Rule(
         "github token",
@@ -75,6 +95,7 @@ RULES: tuple[Rule, ...] = (
         REDACTED,
         "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
+        "prefixes ghp_ and gho_abc; the ghs_app_token helper",
     ),
     Rule(
         "github fine-grained token",
@@ -82,13 +103,63 @@ RULES: tuple[Rule, ...] = (
         REDACTED,
         "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
         "11ABCDEFG0123456789_abcdefghijklmnop",
+        "a github_pat_ prefix, see github_pat.md",
+    ),
+    Rule(
+        "gitlab token",
+        lazy(r"\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_\-]{20,}"),
+        REDACTED,
+        "CI_TOKEN glpat-Xy9Wv8Ut7Sr6Qp5On4Ml",
+        "Xy9Wv8Ut7Sr6Qp5On4Ml",
+        "create a glpat-example token; glrt- prefixed runner",
+    ),
+    Rule(
+        "npm token",
+        lazy(r"\bnpm_[A-Za-z0-9]{36,}"),
+        REDACTED,
+        "//registry.npmjs.org/:_authToken npm_Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4N",
+        "Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4N",
+        "npm_config_cache=/tmp/npm-cache npm_package_version npm_lifecycle_event",
+    ),
+    Rule(
+        "hugging face token",
+        lazy(r"\bhf_[A-Za-z0-9]{30,}"),
+        REDACTED,
+        "login with hf_MnBvCxZaSdFgHjKlPoIuYtReWq12345678",
+        "MnBvCxZaSdFgHjKlPoIuYtReWq12345678",
+        "call hf_hub_download(); pip install hf_transfer",
+    ),
+    Rule(
+        "pypi token",
+        lazy(r"\bpypi-AgE[A-Za-z0-9_\-]{32,}"),
+        REDACTED,
+        "twine upload -u __token__ pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0",
+        "AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0",
+        "the pypi-simple index and pypi-AgE prefixes",
     ),
     Rule(
         "slack token",
-        lazy(r"\bxox[abposr]-[A-Za-z0-9-]{10,}\b"),
+        lazy(r"\b(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}\b"),
         REDACTED,
         "xoxb-1234567890-abcdefghij",
         "1234567890-abcdefghij",
+        "xoxb-short and the xapp-config file",
+    ),
+    Rule(
+        "sendgrid api key",
+        lazy(r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
+        REDACTED,
+        "key 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",
+        "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
+        "SG.enabled = true; SG.group.members",
+    ),
+    Rule(
+        "digitalocean token",
+        lazy(r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+        REDACTED,
+        "doctl auth init -t dop_v1_" + "0f3a9c" * 10 + "beef",
+        "0f3a9c" * 10 + "beef",
+        "the dop_v1_ prefix; dor_v1_tokens.md",
     ),
     Rule(
         "aws access key id",
@@ -96,6 +167,7 @@ RULES: tuple[Rule, ...] = (
         REDACTED,
         "id AKIAABCDEFGHIJKLMNOP here",
         "AKIAABCDEFGHIJKLMNOP",
+        "ids start with AKIA or ASIA; AKIAEXAMPLE",
     ),
     Rule(
         "google api key",
@@ -103,6 +175,15 @@ RULES: tuple[Rule, ...] = (
         REDACTED,
         "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
         "SyA-abcdefghijklmnopqrstuvwxyz01234",
+        "keys look like AIzaSy...; AIzaShortValue",
+    ),
+    Rule(
+        "google oauth token",
+        lazy(r"\bya29\.[A-Za-z0-9_\-]{20,}"),
+        REDACTED,
+        "access ya29.a0AfH6SMBx7kQ2v9ZpLmN3oRtYuW1",
+        "a0AfH6SMBx7kQ2v9ZpLmN3oRtYuW1",
+        "tokens begin ya29.; see ya29.md",
     ),
     Rule(
         "jwt",
@@ -110,6 +191,7 @@ RULES: tuple[Rule, ...] = (
         REDACTED,
         "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
         "eyJzdWIiOiIxMjM0In0",
+        "a header alone: eyJhbGciOiJIUzI1NiJ9",
     ),
     Rule(
         "authorization header",
@@ -120,6 +202,7 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         "curl -H 'Authorization: Basic ZGV2OnMzY3JldA==' http://x",
         "ZGV2OnMzY3JldA==",
+        "the authorization middleware checks roles",
     ),
     Rule(
         "basic credentials",
@@ -127,6 +210,7 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         "sent Basic dXNlcjpodW50ZXIy to the proxy",
         "dXNlcjpodW50ZXIy",
+        "basic functionality works for the token bucket",
     ),
     Rule(
         "bearer token",
@@ -134,13 +218,15 @@ RULES: tuple[Rule, ...] = (
         r"\1 " + REDACTED,
         "Bearer abcdefghijklmnop0123",
         "abcdefghijklmnop0123",
+        "the bearer token expires after an hour",
     ),
-    Rule(
+    Rule(  # the user may be empty: `redis://:PASSWORD@host`
         "url credentials",
-        lazy(r"(?i)(\b[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{1,256}:)[^\s@/]{1,4096}@"),
+        lazy(r"(?i)(\b[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,256}:)[^\s@/]{1,4096}@"),
         r"\1" + REDACTED + "@",
         "git push https://dev:s3cr3tT0ken@example.com/o/r main",
         "s3cr3tT0ken",
+        "http://[::1]:8080/health, https://example.com/a:b@c and ssh://git@host:22/r",
     ),
     Rule(
         "cli secret flag",
@@ -151,6 +237,7 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         "mysql --password hunter2x --user app",
         "hunter2x",
+        "mysql --password-file /run/db.cnf --user app",
     ),
     Rule(
         "json secret key",
@@ -160,6 +247,7 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         '{"user": "app", "password": "hunter2x"}',
         "hunter2x",
+        '{"user": "app", "field": "password"}',
     ),
     Rule(
         "secret assignment",
@@ -167,6 +255,7 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         "DB_PASS=hunter2x python app.py",
         "hunter2x",
+        "risk_level=high DB_HOST=db.local npm_config_cache=/tmp/npm",
     ),
     Rule(
         "secret in prose",
@@ -178,6 +267,7 @@ RULES: tuple[Rule, ...] = (
         r"\1" + REDACTED,
         "log in with db password hunter2 and retry",
         "hunter2",
+        "the password reset flow sends a token by mail",
     ),
 )
 
@@ -202,6 +292,22 @@ EXAMPLES: tuple[tuple[str, str, str], ...] = (
     ("secret in prose", "my API key is 4f9a2c", "4f9a2c"),
     ("secret in prose", "the api key 9f8e7d6c", "9f8e7d6c"),
     ("github token", "cut ghp_abcdefgh", "ghp_abcdefgh"),
+    ("github token", "gho_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c8"),
+    ("github token", "ghu_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c8"),
+    ("github token", "ghs_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c8"),
+    ("github token", "ghr_16C7e42F292c6912E7710c838347Ae178B4a", "16C7e42F292c6912E7710c8"),
+    ("provider api key", "OPENAI sk-proj-Ab3dEf6hIj9kLm2nOp5q_Rs8tUv", "Ab3dEf6hIj9kLm2nOp5q"),
+    ("provider api key", "sk-Ab3dEf6hIj9kLm2nOp5qRs8tUvWx", "Ab3dEf6hIj9kLm2nOp5q"),
+    ("provider api key", "sk-ant-api03-Zq81AbCdEfGhIjKlMnOp-xyz", "Zq81AbCdEfGhIjKlMnOp"),
+    ("stripe secret key", "sk_test_4eC39HqLyjWDarjtT1zdp7dc", "4eC39HqLyjWDarjtT1zdp7dc"),
+    ("stripe secret key", "rk_live_51HqLyjWDarjtT1zdp7dcXYZ", "51HqLyjWDarjtT1zdp7dcXYZ"),
+    ("url credentials", "redis://:p4ssw0rdZZ@cache:6379/0", "p4ssw0rdZZ"),
+    ("url credentials", "postgres://:pw@h/db", "pw@"),
+    ("url credentials", "mongodb+srv://:s3cr3t@cluster0.example.net", "s3cr3t"),
+    ("gitlab token", "gldt-Ab3dEf6hIj9kLm2nOp5qRs", "Ab3dEf6hIj9kLm2nOp5qRs"),
+    ("slack token", "xoxp-1234567890-0987654321-abcdefabcdef", "0987654321-abcdef"),
+    ("slack token", "xapp-1-A0123ABCD-1234567890-abcdef0123456789", "abcdef0123456789"),
+    ("aws access key id", "ASIAIOSFODNN7EXAMPLE", "ASIAIOSFODNN7EXAMPLE"),
 )
 
 
@@ -240,19 +346,39 @@ def _may_hold_secret(text: str) -> bool:
     none, and skip the rules' substitutions one by one."""
     global _any_rule
     if _any_rule is None:
-        _any_rule = lazyre.compile("|".join(_scoped(rule.pattern) for rule in RULES))
+        _any_rule = lazyre.compile(_any_rule_source(RULES))
     return _any_rule.search(text) is not None
 
 
-def _scoped(pattern: re.Pattern[str]) -> str:
-    """`pattern` as a group that carries its own flags, to join an alternation (read
-    from its source: the rules are not compiled one by one for this)."""
+def _any_rule_source(rules: tuple[Rule, ...]) -> str:
+    """The rules as one alternation. Those that start at a word boundary share one `\b`:
+    after it each starts with a literal, which the engine rejects at a glance, where a
+    leading `\b` per rule is tested rule by rule at every position (twice the time)."""
+    bounded, other = [], []
+    for rule in rules:
+        letters, source = _scoped(rule.pattern)
+        if source.startswith("\\b"):
+            bounded.append(_group(letters, source[2:]))
+        else:
+            other.append(_group(letters, source))
+    shared = [f"\\b(?:{'|'.join(bounded)})"] if bounded else []
+    return "|".join(shared + other)
+
+
+def _group(letters: str, source: str) -> str:
+    return f"(?{letters}:{source})" if letters else f"(?:{source})"
+
+
+def _scoped(pattern: re.Pattern[str]) -> tuple[str, str]:
+    """`pattern`'s flag letters and source, to join an alternation as a group that
+    carries its own flags (read from its source: the rules are not compiled one by one
+    for this)."""
     source, flags = lazyre.source_and_flags(pattern)
     letters = "".join(letter for flag, letter in _FLAG_LETTERS if flags & flag)
     leading = _GLOBAL_FLAGS.match(source)  # `(?i)` at the start: into the group's letters
     if leading:
         letters, source = letters + leading.group(1), source[leading.end() :]
-    return f"(?{letters}:{source})" if letters else f"(?:{source})"
+    return letters, source
 
 
 def secret_values(text: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""One test per redaction rule and per extra example: the secret never survives."""
+"""One test per redaction rule and per extra example: the secret never survives, and the
+rule's near miss (an identifier or prose of the same shape) is left exactly as it is."""
 
 from __future__ import annotations
 
@@ -18,6 +19,11 @@ def test_each_rule_redacts_its_example(rule: Rule) -> None:
     assert rule.secret not in out and REDACTED in out
 
 
+@pytest.mark.parametrize("rule", RULES, ids=[rule.name for rule in RULES])
+def test_each_rule_leaves_its_near_miss_alone(rule: Rule) -> None:
+    assert redact(rule.near_miss) == rule.near_miss
+
+
 @pytest.mark.parametrize(("name", "text", "secret"), EXAMPLES, ids=[e[1][:30] for e in EXAMPLES])
 def test_each_shape_is_redacted(name: str, text: str, secret: str) -> None:
     assert name in NAMES
@@ -32,6 +38,10 @@ def test_each_shape_is_redacted(name: str, text: str, secret: str) -> None:
         "the password is in the vault; use the auth module",
         "run pytest -k test_password_reset",
         "see https://example.com/a:b for details",
+        "risk_level = high; skeleton_key_ring; risk-free",
+        "npm_config_cache npm_package_name hf_hub_download github_pat",
+        "sk_live_mode and sk_test_helpers are settings, not keys",
+        "glpat- tokens rotate; npm_ tokens too; hf_ tokens also",
     ],
 )
 def test_prose_about_secrets_is_left_alone(prose: str) -> None:
@@ -68,6 +78,7 @@ def _rule_by_rule(text: str) -> str:
 
 _FRAGMENTS = [
     *(rule.example for rule in RULES),
+    *(rule.near_miss for rule in RULES),
     *(text for _, text, _ in EXAMPLES),
     "ghp_",
     "AKIA",

@@ -42,6 +42,11 @@ FORMS: dict[str, tuple[str, str]] = {
     ),
     "bearer": ("Authorization: Bearer abcdefghijklmnop0123zz", "abcdefghijklmnop0123zz"),
     "api-key": ("api_key=ak4242zzqq", "ak4242zzqq"),
+    "stripe-live": ("configured sk_live_51HqLyjWDarjtT1zdp7dcXYZabc", "dp7dcXYZabc"),
+    "url-empty-user": ("cache at redis://:p4ssw0rdZZq@cache:6379/0", "p4ssw0rdZZq"),
+    "gitlab": ("CI uses glpat-Xy9Wv8Ut7Sr6Qp5On4Ml", "Ut7Sr6Qp5On4Ml"),
+    "npm": ("publish with npm_Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4N", "Jk1Lz2Xc3Vb4N"),
+    "huggingface": ("login hf_MnBvCxZaSdFgHjKlPoIuYtReWq12345678", "YtReWq12345678"),
 }
 
 
