@@ -3,10 +3,10 @@ reflection mcp`).
 
 Three tools return the contract JSON: `evaluate_prompt` (the prompt score),
 `check_completion` (what the stop hook would conclude from a transcript, with no
-side effects) and `latest_verdict` (the verdict file of a session). The tool
-bodies are plain functions so tests and other callers can use them without a
-server; a failure raises ToolError, which the client sees as an error result with
-the message.
+side effects, redacted like `reflection analyze --json`) and `latest_verdict` (the
+verdict file of a session). The tool bodies are plain functions so tests and other
+callers can use them without a server; a failure raises ToolError, which the client
+sees as an error result with the message.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 from reflection_core import config as config_mod
 from reflection_core import paths
 from reflection_core.consumers import verdict_files
+from reflection_core.redact import redact_obj
 
 SERVER_NAME = "reflection"
 INSTRUCTIONS = (
@@ -53,14 +54,15 @@ def evaluate_prompt(prompt: str, prev_assistant: str | None = None) -> dict[str,
 
 
 def check_completion(transcript_path: str) -> dict[str, Any]:
-    """What the stop hook would conclude from a transcript JSONL, without side effects."""
+    """What the stop hook would conclude from a transcript JSONL, without side effects
+    (redacted, as `reflection analyze --json` prints it)."""
     path = Path(transcript_path).expanduser()
     if not path.is_file():
         raise ToolFailure(f"no transcript file at {transcript_path!r}")
     try:
         from reflection_core.session.analyze import analyze_transcript
 
-        result: dict[str, Any] = analyze_transcript(path).to_dict()
+        result: dict[str, Any] = redact_obj(analyze_transcript(path).to_dict())
     except ImportError as exc:
         raise ToolFailure(
             f"the transcript analyzer is not available in this install: {exc}"

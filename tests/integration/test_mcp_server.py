@@ -6,6 +6,7 @@ import asyncio
 import importlib.util
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +26,12 @@ async def call_tools(cwd: Path, calls: list[tuple[str, dict[str, Any]]]) -> tupl
         command=REFLECTION,
         args=["mcp"],
         cwd=str(cwd),
-        env={"REFLECTION_STATE_DIR": os.environ["REFLECTION_STATE_DIR"]},
+        # PYTHONPATH too: the SDK passes the server only a few safe variables, and without
+        # it the server would run the installed tree instead of this one
+        env={
+            "REFLECTION_STATE_DIR": os.environ["REFLECTION_STATE_DIR"],
+            "PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+        },
     )
     async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
         await session.initialize()
@@ -106,3 +112,35 @@ def test_evaluate_prompt_returns_the_prompt_score_contract(git_repo: Path) -> No
     score = payload(results[0])
     assert set(score) >= PROMPT_FIELDS
     assert 1.0 <= score["score"] <= 5.0
+
+
+def test_check_completion_redacts_like_analyze_json(git_repo: Path, tmp_path: Path) -> None:
+    """The agent quotes a key in a claim the transcript does not back: the claim lands in
+    `missing`, and neither the MCP tool nor `analyze --json` gives the key back."""
+    from reflection_core.evals.transcript_builder import build_records, write_jsonl
+
+    secret = "sk-ant-api03-Zq81SECRETabcdefghijkl"
+    final = f"All done, everything works with key {secret} and the tests pass."
+    spec = {
+        "task": "Make add() in calc.py return b + a and run pytest.",
+        "cwd": str(git_repo),
+        "steps": [{"edit": "calc.py"}],
+        "final": final,
+    }
+    transcript = write_jsonl(build_records(spec), tmp_path / "t.jsonl")
+    assert secret in transcript.read_text()
+    _, results = asyncio.run(
+        call_tools(git_repo, [("check_completion", {"transcript_path": str(transcript)})])
+    )
+    decision = payload(results[0])
+    assert decision["complete"] is False
+    assert "[REDACTED]" in json.dumps(decision)
+    assert "Zq81SECRET" not in json.dumps(decision)
+    analyzed = subprocess.run(
+        [REFLECTION, "analyze", "--json", str(transcript)],
+        cwd=git_repo,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert '"status"' in analyzed.stdout and "Zq81SECRET" not in analyzed.stdout
