@@ -391,7 +391,12 @@ SCHEMA: dict[str, Any] = {
         "speak": Field(_opt_str, None, "Speech command, e.g. 'espeak-ng' or 'say'."),
         "speak_max_chars": Field(_int(20), 400, "Longest text spoken."),
         "terminal": Field(_bool, True, "Ring the terminal through Claude Code's output."),
-        "timeout": Field(_number(0.5), 10.0, "Seconds per delivery."),
+        "timeout": Field(
+            _number(0.5),
+            10.0,
+            "Seconds per connect and per read of a delivery "
+            "(the run ends by hooks.deadline_seconds).",
+        ),
         "grace_seconds": Field(
             _number(0.0),
             3.0,

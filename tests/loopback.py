@@ -23,18 +23,28 @@ class Receiver:
 
 
 @contextlib.contextmanager
-def json_receiver() -> Iterator[tuple[Receiver, int]]:
-    """Serve on a free loopback port until the block ends: (receiver, port)."""
+def json_receiver(delay: float = 0.0, trickle: float = 0.0) -> Iterator[tuple[Receiver, int]]:
+    """Serve on a free loopback port until the block ends: (receiver, port). Each answer
+    waits `delay` seconds; with `trickle`, it promises 1000 bytes and sends one byte every
+    `trickle` seconds (each read is quick, the body never ends) until the block ends."""
     received = Receiver()
+    over = threading.Event()
 
     class Handler(BaseHTTPRequestHandler):
         def do_POST(self) -> None:
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             received.posts.append(json.loads(body))
             received.got_one.set()
+            over.wait(delay)
             self.send_response(200)
-            self.send_header("Content-Length", "0")
+            self.send_header("Content-Length", "1000" if trickle else "0")
             self.end_headers()
+            while trickle and not over.wait(trickle):
+                try:
+                    self.wfile.write(b" ")
+                    self.wfile.flush()
+                except OSError:
+                    return
 
         def log_message(self, *args: object) -> None:
             pass
@@ -44,6 +54,7 @@ def json_receiver() -> Iterator[tuple[Receiver, int]]:
     try:
         yield received, server.server_address[1]
     finally:
+        over.set()
         server.shutdown()
         server.server_close()
 

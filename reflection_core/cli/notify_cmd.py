@@ -29,7 +29,14 @@ from reflection_core.cli.common import Seconds
 from reflection_core.consumers import notify as notify_mod
 from reflection_core.consumers import notify_ledger
 from reflection_core.consumers import verdict_files as vf
-from reflection_core.hookio import MAX_PAYLOAD_BYTES, PayloadError, parse_payload
+from reflection_core.hookio import (
+    MAX_PAYLOAD_BYTES,
+    PayloadError,
+    env_deadline_seconds,
+    parse_payload,
+)
+
+WAIT_SHARE = 0.8  # of the deadline at most goes to --wait; the rest is for delivery
 
 
 @click.command("notify")
@@ -40,11 +47,11 @@ from reflection_core.hookio import MAX_PAYLOAD_BYTES, PayloadError, parse_payloa
     default=0.0,
     show_default=True,
     help="Seconds to wait for a verdict written after this command started "
-    "(or up to notify.grace_seconds before).",
+    "(or up to notify.grace_seconds before); at most 4/5 of hooks.deadline_seconds.",
 )
 def command(session: str | None, wait: float) -> None:
     """Send notifications for a complete verdict (chat, speech, terminal)."""
-    started = time.time()
+    started, clock = time.time(), time.monotonic()
     payload, payload_problem = _read_hook_payload()
     as_hook = payload is not None
     if payload_problem:
@@ -60,7 +67,57 @@ def command(session: str | None, wait: float) -> None:
     except config_mod.ConfigError as exc:
         _warn(f"configuration error, not notifying: {exc}")
         raise SystemExit(0 if as_hook else 2) from None
+    budget = _deadline_seconds(cfg)
+    wait = min(wait, budget * WAIT_SHARE) if budget > 0 else wait
     session = session or _payload_str(payload, "session_id") or None
+    verdict, reason = _verdict_to_send(root, cfg, session, wait, started, as_hook)
+    if verdict is None:
+        _warn(f"{reason}; nothing sent.")
+        notify_mod.log_line(root, {"session_id": session, "kind": None, "reason": reason})
+        raise SystemExit(0)
+
+    def decided(outcome: notify_mod.NotifyOutcome) -> None:
+        if as_hook and outcome.terminal_sequence:  # first: the deliveries may be slow
+            click.echo(json.dumps({"terminalSequence": outcome.terminal_sequence}))
+
+    outcome = notify_mod.notify_for_verdict(
+        root,
+        verdict.data,
+        cfg.get("notify"),
+        last_message=_payload_str(payload, "last_assistant_message"),
+        deadline=clock + budget if budget > 0 else None,
+        decided=decided,
+    )
+    for failed in (d for d in outcome.deliveries if not d.ok):
+        _warn(f"delivery to {failed.channel} failed: {failed.error}")
+    if not as_hook:
+        _report(outcome)
+    if any(d.error == notify_mod.ABANDONED for d in outcome.deliveries):
+        # A thread stuck in a read cannot be stopped, and Python's exit would wait for it
+        # (apprise delivers from a thread pool that exit joins): end the process now.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+    raise SystemExit(0)
+
+
+def _deadline_seconds(cfg: config_mod.Config) -> float:
+    """The whole run's budget, wait and deliveries together: `REFLECTION_HOOK_DEADLINE`,
+    else `hooks.deadline_seconds` (below the 30 s `init --claude` gives the notifier);
+    0 means no overall deadline."""
+    from_env = env_deadline_seconds()
+    return from_env if from_env is not None else float(cfg.get("hooks.deadline_seconds"))
+
+
+def _verdict_to_send(
+    root: Path,
+    cfg: config_mod.Config,
+    session: str | None,
+    wait: float,
+    started: float,
+    as_hook: bool,
+) -> tuple[vf.Verdict | None, str]:
+    """This stop's verdict, claimed in the ledger when run as a hook; or (None, why not)."""
     stale = float(cfg.get("verdict.stale_seconds"))
     since = started - min(float(cfg.get("notify.grace_seconds")), stale)
     ledger = _open_ledger(root) if as_hook else None
@@ -74,34 +131,14 @@ def command(session: str | None, wait: float) -> None:
             accept=_news_filter(ledger),
         )
         if verdict is None:
-            reason = f"no fresh verdict for {session or 'this repo'}" + (
-                f" within {wait:g}s" if wait > 0 else ""
-            )
-        elif ledger is not None and not _claim(ledger, verdict):
-            reason = f"another notifier already handled {verdict.path.name}"
-        else:
-            reason = ""
+            within = f" within {wait:g}s" if wait > 0 else ""
+            return None, f"no fresh verdict for {session or 'this repo'}{within}"
+        if ledger is not None and not _claim(ledger, verdict):
+            return None, f"another notifier already handled {verdict.path.name}"
+        return verdict, ""
     finally:
         if ledger is not None:
             ledger.close()
-    if verdict is None or reason:
-        _warn(f"{reason}; nothing sent.")
-        notify_mod.log_line(root, {"session_id": session, "kind": None, "reason": reason})
-        raise SystemExit(0)
-    outcome = notify_mod.notify_for_verdict(
-        root,
-        verdict.data,
-        cfg.get("notify"),
-        last_message=_payload_str(payload, "last_assistant_message"),
-    )
-    for failed in (d for d in outcome.deliveries if not d.ok):
-        _warn(f"delivery to {failed.channel} failed: {failed.error}")
-    if as_hook:
-        if outcome.terminal_sequence:
-            click.echo(json.dumps({"terminalSequence": outcome.terminal_sequence}))
-    else:
-        _report(outcome)
-    raise SystemExit(0)
 
 
 def _find_verdict(

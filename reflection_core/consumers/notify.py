@@ -4,17 +4,22 @@
 notice; a verdict that waits for the human makes a "waiting for you" notice; any
 other incomplete verdict stays silent unless `notify.attention` (or `notify.on`)
 asks for "needs attention" with the missing items. `deliver` is the shell: apprise
-URLs (one delivery per URL so a failure is attributable), the speech command and
-the terminal sequence Claude Code writes to its own terminal. Messages carry a
+URLs (one delivery per URL so a failure is attributable) and the speech command, all
+at once and none past the caller's deadline; the caller prints the terminal sequence
+Claude Code writes to its own terminal. Messages carry a
 short redacted summary, never the transcript; delivery failures are logged and
 returned, never raised.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import logging
 import re
+import threading
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -31,6 +36,7 @@ ATTENTION = "attention"
 SUMMARY_CHARS = 280
 MAX_ITEMS = 3
 LOG_NAME = "notify.log"
+ABANDONED = "still sending at the notify deadline (hooks.deadline_seconds); abandoned"
 _CONTROL = lazy(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -151,59 +157,136 @@ def _with_timeouts(url: str, timeout: float) -> str:
     return f"{url}{joiner}cto={timeout:g}&rto={timeout:g}"
 
 
-def send_apprise(urls: list[str], notice: Notice, *, timeout: float) -> list[Delivery]:
-    """One apprise notification per URL; exceptions and refusals become failed deliveries."""
+Job = tuple[str, Callable[[], Delivery]]  # a channel's label, and what delivers to it
+
+
+def deliver(
+    notice: Notice, notify_cfg: dict[str, Any], *, deadline: float | None
+) -> list[Delivery]:
+    """Every configured channel except the terminal (which the caller prints), all at
+    once, and none past `deadline` (a `time.monotonic()` value; None: no overall bound).
+    `notify.timeout` bounds each connect and each read, not a body that trickles in, so a
+    channel still going at the deadline is abandoned (its thread dies with the process)
+    and reported as failed."""
+    timeout = float(notify_cfg.get("timeout", 10.0))
+    if deadline is not None:
+        timeout = max(min(timeout, deadline - time.monotonic()), 0.1)
+    urls = list(notify_cfg.get("urls") or [])
+    with _apprise_log() as log:
+        jobs = _apprise_jobs(urls, notice, timeout, log)
+        command = notify_cfg.get("speak")
+        if command:
+            jobs.append(("speech", lambda: _speak(str(command), notice.spoken, timeout)))
+        return run_until(jobs, deadline)
+
+
+def run_until(jobs: list[Job], deadline: float | None) -> list[Delivery]:
+    """Run every job in its own daemon thread; a job not done by `deadline` is a failed
+    delivery. The results keep the jobs' order."""
+    results: list[Delivery | None] = [None] * len(jobs)
+
+    def run(index: int, job: Callable[[], Delivery]) -> None:
+        results[index] = job()
+
+    threads = [
+        threading.Thread(target=run, args=(index, job), name=f"notify {label}", daemon=True)
+        for index, (label, job) in enumerate(jobs)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(None if deadline is None else max(deadline - time.monotonic(), 0.0))
+    return [
+        found if found is not None else Delivery(label, False, ABANDONED)
+        for found, (label, _) in zip(results, jobs, strict=True)
+    ]
+
+
+def _apprise_jobs(urls: list[str], notice: Notice, timeout: float, log: _ThreadLog) -> list[Job]:
+    """One apprise notification per URL, so a failure is attributable."""
     if not urls:
         return []
     try:
         import apprise
     except ImportError:
-        return [
-            Delivery(channel_label(url), False, "apprise is not installed (pip install apprise)")
-            for url in urls
-        ]
+        missing = "apprise is not installed (pip install apprise)"
+        return [_done(Delivery(channel_label(url), False, missing)) for url in urls]
     notify_type = apprise.NotifyType.SUCCESS if notice.kind == DONE else apprise.NotifyType.WARNING
-    deliveries = []
-    for url in urls:
+
+    def job(url: str) -> Job:
         label = channel_label(url)
-        try:
-            app = apprise.Apprise()
-            if not app.add(_with_timeouts(url, timeout)):
-                deliveries.append(Delivery(label, False, "apprise does not accept this URL"))
-                continue
-            with apprise.LogCapture(level=apprise.logging.WARNING) as log:
+
+        def send() -> Delivery:
+            try:
+                app = apprise.Apprise()
+                if not app.add(_with_timeouts(url, timeout)):
+                    return Delivery(label, False, "apprise does not accept this URL")
                 ok = bool(app.notify(body=notice.body, title=notice.title, notify_type=notify_type))
-            detail = "" if ok else _scrub(log.getvalue(), url) or "delivery failed"
-            deliveries.append(Delivery(label, ok, detail))
-        except Exception as exc:  # a notifier must never take the hook down
-            deliveries.append(Delivery(label, False, _scrub(f"{type(exc).__name__}: {exc}", url)))
-    return deliveries
+                return Delivery(
+                    label, ok, "" if ok else _scrub(log.mine(), urls) or "delivery failed"
+                )
+            except Exception as exc:  # a notifier must never take the hook down
+                return Delivery(label, False, _scrub(f"{type(exc).__name__}: {exc}", urls))
+
+        return label, send
+
+    return [job(url) for url in urls]
 
 
-def _scrub(text: str, url: str) -> str:
-    """Error text without the URL itself (it holds tokens), redacted, on one short line."""
-    text = text.replace(url, channel_label(url))
+def _done(delivery: Delivery) -> Job:
+    return delivery.channel, lambda: delivery
+
+
+def _speak(command: str, text: str, timeout: float) -> Delivery:
+    try:
+        speech.speak(command, text, timeout=timeout)
+        return Delivery("speech", True)
+    except speech.SpeechError as exc:
+        return Delivery("speech", False, str(exc))
+
+
+class _ThreadLog(logging.Handler):
+    """apprise's warnings, kept per thread: channels deliver at once, and each reports
+    only its own (another channel's message could name that channel's URL)."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.lines: dict[int | None, list[str]] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.lines.setdefault(record.thread, []).append(record.getMessage())
+
+    def mine(self) -> str:
+        return "\n".join(self.lines.get(threading.get_ident(), []))
+
+
+@contextlib.contextmanager
+def _apprise_log() -> Iterator[_ThreadLog]:
+    """Capture the `apprise` logger's warnings while the block runs."""
+    logger = logging.getLogger("apprise")
+    handler, level = _ThreadLog(), logger.level
+    if logger.getEffectiveLevel() > logging.WARNING:
+        logger.setLevel(logging.WARNING)
+    logger.addHandler(handler)
+    try:
+        yield handler
+    finally:
+        logger.removeHandler(handler)
+        logger.setLevel(level)
+
+
+def _scrub(text: str, urls: list[str]) -> str:
+    """Error text without any configured URL (they hold tokens), redacted, on one line."""
+    for url in sorted(urls, key=len, reverse=True):
+        text = text.replace(url, channel_label(url))
     return redact(" ".join(text.split()))[:300]
 
 
-def deliver(notice: Notice, notify_cfg: dict[str, Any]) -> list[Delivery]:
-    """Every configured channel except the terminal (which the caller prints)."""
-    timeout = float(notify_cfg.get("timeout", 10.0))
-    deliveries = send_apprise(list(notify_cfg.get("urls") or []), notice, timeout=timeout)
-    command = notify_cfg.get("speak")
-    if command:
-        try:
-            speech.speak(command, notice.spoken, timeout=timeout)
-            deliveries.append(Delivery("speech", True))
-        except speech.SpeechError as exc:
-            deliveries.append(Delivery("speech", False, str(exc)))
-    return deliveries
-
-
-def notify_for_verdict(
+def decide(
     root: Path, verdict: dict[str, Any], notify_cfg: dict[str, Any], *, last_message: str = ""
 ) -> NotifyOutcome:
-    """Decide, deliver and log one notification for `verdict`."""
+    """The notice for `verdict` and its terminal sequence, or why there is none; nothing
+    is delivered yet."""
     notice = choose_notice(
         verdict,
         on=str(notify_cfg.get("on", "complete")),
@@ -214,10 +297,31 @@ def notify_for_verdict(
         agent_continues=agent_continues(root, verdict),
     )
     if notice is None:
-        outcome = NotifyOutcome(None, reason=f"verdict is {verdict.get('status')}; not notifying")
-    else:
-        sequence = terminal_sequence(notice) if notify_cfg.get("terminal", True) else None
-        outcome = NotifyOutcome(notice, deliver(notice, notify_cfg), sequence)
+        return NotifyOutcome(None, reason=f"verdict is {verdict.get('status')}; not notifying")
+    sequence = terminal_sequence(notice) if notify_cfg.get("terminal", True) else None
+    return NotifyOutcome(notice, terminal_sequence=sequence)
+
+
+def notify_for_verdict(
+    root: Path,
+    verdict: dict[str, Any],
+    notify_cfg: dict[str, Any],
+    *,
+    last_message: str = "",
+    deadline: float | None = None,
+    decided: Callable[[NotifyOutcome], None] | None = None,
+) -> NotifyOutcome:
+    """Decide, deliver and log one notification for `verdict`. What was decided is
+    handed to `decided` (the terminal sequence goes out there) and logged before any
+    delivery starts, so a notifier killed while delivering still leaves both."""
+    outcome = decide(root, verdict, notify_cfg, last_message=last_message)
+    if outcome.notice is not None:
+        if decided is not None:
+            decided(outcome)
+        channels = [channel_label(url) for url in notify_cfg.get("urls") or []]
+        channels += ["speech"] if notify_cfg.get("speak") else []
+        log_outcome(root, verdict, outcome, sending=channels)
+        outcome.deliveries = deliver(outcome.notice, notify_cfg, deadline=deadline)
     log_outcome(root, verdict, outcome)
     return outcome
 
@@ -235,16 +339,21 @@ def agent_continues(root: Path, verdict: dict[str, Any]) -> bool:
     return isinstance(decision, dict) and decision.get("should_block") is True
 
 
-def log_outcome(root: Path, verdict: dict[str, Any], outcome: NotifyOutcome) -> None:
-    """One JSON line per notify run in `.reflection/notify.log` (no URLs, no message bodies);
-    the verdict's `created_at` says which stop it was about."""
-    entry = {
+def log_outcome(
+    root: Path, verdict: dict[str, Any], outcome: NotifyOutcome, *, sending: list[str] | None = None
+) -> None:
+    """A JSON line in `.reflection/notify.log` (no URLs, no message bodies): with `sending`,
+    the channels about to be tried; else the outcome. The verdict's `created_at` says which
+    stop it was about."""
+    entry: dict[str, Any] = {
         "session_id": str(verdict.get("session_id") or ""),
         "verdict_created_at": verdict.get("created_at"),
         "kind": outcome.notice.kind if outcome.notice else None,
-        "deliveries": [asdict(d) for d in outcome.deliveries],
-        "reason": outcome.reason,
     }
+    if sending is not None:
+        entry["sending"] = sending
+    else:
+        entry.update(deliveries=[asdict(d) for d in outcome.deliveries], reason=outcome.reason)
     log_line(root, entry)
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -247,3 +248,71 @@ def test_notify_waits_for_the_real_stop_hook_running_in_parallel(
     assert notifier.returncode == 0, err
     assert "task complete" in json.loads(out)["terminalSequence"]
     assert [post["message"] for post in received.posts] == ["Only a .gitignore file."]
+
+
+def test_a_body_that_trickles_in_cannot_hold_the_notifier_past_its_deadline(
+    git_repo: Path,
+) -> None:
+    """notify.timeout bounds each read; a byte every 0.5 s passes every read. The run's
+    deadline (hooks.deadline_seconds) still ends it, with the alert printed and logged."""
+    with json_receiver(trickle=0.5) as (received, port):
+        configure(git_repo, [f"json://127.0.0.1:{port}/"], timeout=2)
+        (git_repo / ".reflection.yaml").write_text(
+            (git_repo / ".reflection.yaml").read_text("utf-8") + "hooks:\n  deadline_seconds: 3\n"
+        )
+        write_verdict(git_repo, "slow-1", complete=True)
+        began = time.monotonic()
+        proc = run_notify(git_repo, stop_payload(git_repo, "slow-1"), "--wait", "20")
+        took = time.monotonic() - began
+    assert proc.returncode == 0, proc.stderr
+    assert took < 8, f"notify ran {took:.1f}s against a 3 s deadline"
+    assert len(received.posts) == 1
+    assert json.loads(proc.stdout)["terminalSequence"].startswith("\x1b]9;reflection: task")
+    assert "abandoned" in proc.stderr
+    sending, done = log_entries(git_repo)[-2:]
+    assert sending["sending"] == ["json://…"] and sending["kind"] == "done"
+    assert done["deliveries"][0]["ok"] is False
+    assert "notify deadline" in done["deliveries"][0]["error"]
+
+
+def test_slow_channels_are_tried_at_once_not_one_after_another(git_repo: Path) -> None:
+    with json_receiver(delay=2.5) as (received, port):
+        configure(git_repo, [f"json://127.0.0.1:{port}/{n}" for n in range(3)], timeout=10)
+        write_verdict(git_repo, "slow-2", complete=True)
+        began = time.monotonic()
+        proc = run_notify(git_repo, stop_payload(git_repo, "slow-2"))
+        took = time.monotonic() - began
+    assert proc.returncode == 0, proc.stderr
+    assert len(received.posts) == 3
+    assert [d["ok"] for d in log_entries(git_repo)[-1]["deliveries"]] == [True] * 3
+    assert took < 6, f"three 2.5 s channels took {took:.1f}s: delivered one after another"
+
+
+def test_a_notifier_killed_while_delivering_has_already_alerted_and_logged(
+    git_repo: Path,
+) -> None:
+    """The host kills a hook at its timeout: the terminal alert and the log line that
+    says what was being sent are out before the first delivery starts."""
+    with json_receiver(delay=30) as (received, port):
+        configure(git_repo, [f"json://127.0.0.1:{port}/"], timeout=30)
+        write_verdict(git_repo, "slow-3", complete=True)
+        proc = subprocess.Popen(
+            [REFLECTION, "notify"],
+            cwd=git_repo,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdin is not None
+        proc.stdin.write(json.dumps(stop_payload(git_repo, "slow-3")))
+        proc.stdin.close()
+        assert received.got_one.wait(20), "the delivery never started"
+        proc.kill()
+        proc.wait(timeout=20)
+        assert proc.stdout is not None and proc.stderr is not None
+        out = proc.stdout.read()
+        proc.stdout.close()
+        proc.stderr.close()
+    assert json.loads(out)["terminalSequence"].startswith("\x1b]9;reflection: task complete")
+    assert log_entries(git_repo)[-1]["sending"] == ["json://…"]

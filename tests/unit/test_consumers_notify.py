@@ -105,3 +105,24 @@ def test_unfinished_work_the_hook_pushes_on_is_no_news() -> None:
     loud = notify.choose_notice(verdict, on="incomplete", attention=True, agent_continues=False)
     assert loud is not None and loud.kind == notify.ATTENTION
     assert notify.choose_notice(verdict, on="always", attention=False, agent_continues=True)
+
+
+def test_run_until_abandons_a_job_still_running_at_the_deadline() -> None:
+    import threading
+    import time
+
+    never = threading.Event()
+
+    def stuck() -> notify.Delivery:
+        never.wait(30)
+        return notify.Delivery("json://…", True)
+
+    jobs = [("json://…", stuck), ("speech", lambda: notify.Delivery("speech", True))]
+    began = time.monotonic()
+    results = notify.run_until(jobs, time.monotonic() + 0.3)
+    never.set()
+    assert time.monotonic() - began < 2
+    assert results == [
+        notify.Delivery("json://…", False, notify.ABANDONED),
+        notify.Delivery("speech", True),
+    ]
