@@ -121,6 +121,7 @@ def _verdict_to_send(
     stale = float(cfg.get("verdict.stale_seconds"))
     since = started - min(float(cfg.get("notify.grace_seconds")), stale)
     ledger = _open_ledger(root) if as_hook else None
+    handled: list[vf.Verdict] = []  # fresh verdicts another notifier had already claimed
     try:
         verdict = _find_verdict(
             root,
@@ -128,10 +129,13 @@ def _verdict_to_send(
             wait=wait,
             since=since,
             stale=stale if as_hook or wait > 0 else None,
-            accept=_news_filter(ledger),
+            accept=_news_filter(ledger, started, handled),
         )
+        within = f" within {wait:g}s" if wait > 0 else ""
+        if verdict is None and handled:
+            name = handled[-1].path.name
+            return None, f"another notifier already handled {name}; no newer verdict{within}"
         if verdict is None:
-            within = f" within {wait:g}s" if wait > 0 else ""
             return None, f"no fresh verdict for {session or 'this repo'}{within}"
         if ledger is not None and not _claim(ledger, verdict):
             return None, f"another notifier already handled {verdict.path.name}"
@@ -178,17 +182,26 @@ def _open_ledger(root: Path) -> notify_ledger.Ledger | None:
         return None
 
 
-def _news_filter(ledger: notify_ledger.Ledger | None) -> Callable[[vf.Verdict], bool]:
-    """Skip verdicts already handled; a ledger that fails mid-run stops filtering."""
+def _news_filter(
+    ledger: notify_ledger.Ledger | None, started: float, handled: list[vf.Verdict]
+) -> Callable[[vf.Verdict], bool]:
+    """Skip verdicts already handled (noting them in `handled`), unless written after this
+    notifier started: that is this stop's verdict and another notifier has it, so the
+    wait ends there (the claim then says so). One written before the start may be the
+    previous stop's, and the wait goes on. A ledger that fails mid-run stops filtering."""
 
     def accept(verdict: vf.Verdict) -> bool:
         if ledger is None:
             return True
         try:
-            return ledger.is_new(verdict)
+            if ledger.is_new(verdict):
+                return True
         except sqlite3.Error as exc:
             _warn(f"notify ledger unreadable ({exc}); not skipping handled verdicts")
             return True
+        if verdict not in handled:
+            handled.append(verdict)
+        return verdict.created_at.timestamp() >= started
 
     return accept
 

@@ -82,7 +82,39 @@ def test_the_same_verdict_is_never_notified_twice(
     assert first.returncode == 0 and second.returncode == 0, first.stderr + second.stderr
     assert len(received.posts) == 1
     assert second.stdout == ""
-    assert "no fresh verdict" in log_entries(git_repo)[-1]["reason"]
+    reason = log_entries(git_repo)[-1]["reason"]
+    assert reason.startswith("another notifier already handled verdict_race-2.json"), reason
+
+
+def test_the_notifier_that_loses_the_race_says_so_and_stops_waiting(
+    git_repo: Path, receiver: tuple[Receiver, int]
+) -> None:
+    """Two notifiers on one stop (the Stop entry registered twice, say), both started
+    before the verdict: one delivers; the other ends as soon as it sees the verdict
+    claimed, and logs why, instead of idling out its --wait as "no fresh verdict"."""
+    received, port = receiver
+    configure(git_repo, [f"json://127.0.0.1:{port}/"])
+    payload = stop_payload(git_repo, "race-4")
+    writer = threading.Timer(1.5, lambda: write_verdict(git_repo, "race-4", complete=True))
+    results: list[Any] = [None, None]
+
+    def notifier(index: int) -> None:
+        results[index] = run_notify(git_repo, payload, "--wait", "20")
+
+    threads = [threading.Thread(target=notifier, args=(n,)) for n in range(2)]
+    began = time.monotonic()
+    for thread in threads:
+        thread.start()
+    writer.start()
+    for thread in [*threads, writer]:
+        thread.join()
+    took = time.monotonic() - began
+    assert all(r.returncode == 0 for r in results), [r.stderr for r in results]
+    assert len(received.posts) == 1
+    reasons = [entry.get("reason") for entry in log_entries(git_repo)]
+    assert any((r or "").startswith("another notifier already handled") for r in reasons), reasons
+    assert not any("no fresh verdict" in (r or "") for r in reasons), reasons
+    assert took < 12, f"the losing notifier waited out its --wait ({took:.1f}s)"
 
 
 def test_the_previous_stops_verdict_is_not_mistaken_for_this_ones(
