@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from reflection_core.config import Config
     from reflection_core.guards.fingerprint import PendingTree
-    from reflection_core.guards.tests_ran import LedgerView
+    from reflection_core.guards.tests_ran import LedgerView, TreeEvidence
 
 
 def _nothing_recorded(hint: str | None) -> str:
@@ -78,28 +79,47 @@ def check_tests(*, ci: bool, staged: bool, rev: str | None, as_json: bool) -> in
         return _say(f"reflection: {why}", err=True, code=2)
     evidence = tests_ran.evidence_for_tree(root, tree, cfg, view, diffs_for(tree))
     if as_json:
-        import json
-
-        from reflection_core.records import asdict
-
-        _say(json.dumps(asdict(evidence), indent=2, ensure_ascii=False))
+        _say(_as_json(evidence))
     if evidence.passed:
         if not as_json:
             _say(f"reflection: {what} ({tree[:12]}): {evidence.reason}.")
         return 0
     if ci and not ledger.read(root, warn=False):
         return _fail(_nothing_recorded(evidence.command_hint), ci, as_json)
-    headline = f"no test evidence for {what}"
-    if staged and not (rev or ci):  # what the commit's refusal says, choices and all
-        text = tests_ran.staged_refusal(root, cfg, tree, evidence, headline, skip_hint=False)
-    else:
-        # In a job, changed files that are untracked in its checkout were written by an
-        # earlier step: the refusal says how to keep them out, not to re-run the suite.
-        untracked = tests_ran.untracked_among(root, evidence.changed_paths) if ci else []
-        text = tests_ran.refusal_text(
-            evidence, headline, skip_hint=False, untracked=untracked, in_job=True
-        )
+    staged_only, headline = staged and not (rev or ci), f"no test evidence for {what}"
+    text = _refusal(root, cfg, tree, evidence, headline, ci=ci, staged_only=staged_only)
     return _fail(text.removeprefix("reflection: "), ci, as_json)
+
+
+def _as_json(evidence: TreeEvidence) -> str:
+    import json
+
+    from reflection_core.records import asdict
+
+    return json.dumps(asdict(evidence), indent=2, ensure_ascii=False)
+
+
+def _refusal(
+    root: Path,
+    cfg: Config,
+    tree: str,
+    evidence: TreeEvidence,
+    headline: str,
+    *,
+    ci: bool,
+    staged_only: bool,
+) -> str:
+    """What the refused check says: for the staged tree what the commit's refusal says,
+    choices and all; in a job, files untracked in its checkout were written by an earlier
+    step, so it says how to keep them out, not to re-run the suite."""
+    from reflection_core.guards import tests_ran
+
+    if staged_only:
+        return tests_ran.staged_refusal(root, cfg, tree, evidence, headline, skip_hint=False)
+    untracked = tests_ran.untracked_among(root, evidence.changed_paths) if ci else []
+    return tests_ran.refusal_text(
+        evidence, headline, skip_hint=False, untracked=untracked, in_job=True
+    )
 
 
 def _missing_commit(root: Path, rev: str) -> str:

@@ -130,6 +130,26 @@ def pr_number_from_commit(commit: CommitInfo) -> int | None:
     return pr_number_from_message(commit.subject)
 
 
+def _event_outcome(ctx: GithubContext) -> CiResult | None:
+    """The answer for any event but a push to a branch; None for such a push."""
+    if ctx.event in ("pull_request", "pull_request_target"):
+        base = ctx.base_ref or "?"
+        return CiResult(
+            True, f"pull request {ctx.head_ref or '?'} -> {base}: the branch rule is met"
+        )
+    if not ctx.event:  # fail closed: without the event, a direct push looks like any job
+        return CiResult(
+            False,
+            "no GitHub Actions event here (GITHUB_EVENT_NAME is not set), so this job cannot "
+            "tell a merged pull request from a direct push to a protected branch. `check "
+            "branch --ci` runs in GitHub Actions; elsewhere run `reflection check branch` "
+            "(the local rule) where it fits",
+        )
+    if ctx.event != "push" or ctx.branch is None:
+        return CiResult(True, f"event {ctx.event} on {ctx.ref or '?'}: not a push to a branch")
+    return None
+
+
 def decide_branch_ci(
     ctx: GithubContext,
     patterns: Sequence[str],
@@ -144,22 +164,10 @@ def decide_branch_ci(
 
     `new_repository`: the push created the branch on a remote that has nothing else (see
     `first_push`), which the local push guard allows as the repository's first push."""
-    if ctx.event in ("pull_request", "pull_request_target"):
-        base = ctx.base_ref or "?"
-        return CiResult(
-            True, f"pull request {ctx.head_ref or '?'} -> {base}: the branch rule is met"
-        )
-    if not ctx.event:  # fail closed: without the event, a direct push looks like any job
-        return CiResult(
-            False,
-            "no GitHub Actions event here (GITHUB_EVENT_NAME is not set), so this job cannot "
-            "tell a merged pull request from a direct push to a protected branch. `check "
-            "branch --ci` runs in GitHub Actions; elsewhere run `reflection check branch` "
-            "(the local rule) where it fits",
-        )
-    branch = ctx.branch
-    if ctx.event != "push" or branch is None:
-        return CiResult(True, f"event {ctx.event} on {ctx.ref or '?'}: not a push to a branch")
+    not_a_push = _event_outcome(ctx)
+    if not_a_push is not None:
+        return not_a_push
+    branch = ctx.branch or ""  # _event_outcome answered every event but a push to a branch
     rule = protected_rule(branch, patterns)
     if rule is None:
         return CiResult(True, f"push to '{branch}', which is not protected")
