@@ -17,11 +17,9 @@ verdict "from the future" would otherwise be the newest, and fresh, forever).
 
 from __future__ import annotations
 
-import errno
 import json
 import math
 import os
-import stat
 import subprocess
 import sys
 import time
@@ -150,30 +148,15 @@ def future_problem(verdict: Verdict, now: float) -> str | None:
 
 def read_bounded(path: Path, limit: int = MAX_VERDICT_BYTES) -> bytes:
     """The bytes of the regular file at `path` (never through a symbolic link), refused
-    before reading when larger than `limit`; at most limit + 1 bytes are ever read."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    before reading when larger than `limit` (see smallfile.read_small)."""
+    from reflection_core.smallfile import NotReadable, read_small
+
     try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise VerdictError(f"{path}: a symbolic link, not a regular file; not read") from None
-        raise VerdictError(f"{path}: cannot read: {exc.strerror}") from None
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise VerdictError(f"{path}: not a regular file; not read")
-        if info.st_size > limit:
-            raise VerdictError(f"{path}: {info.st_size} bytes, larger than a verdict can be")
-        chunks: list[bytes] = []
-        left = limit + 1
-        while left > 0 and (chunk := os.read(fd, min(left, 1 << 20))):
-            chunks.append(chunk)
-            left -= len(chunk)
-        return b"".join(chunks)
+        return read_small(path, limit)
+    except NotReadable as exc:
+        raise VerdictError(f"{path}: {exc}") from None
     except OSError as exc:
         raise VerdictError(f"{path}: cannot read: {exc.strerror}") from None
-    finally:
-        os.close(fd)
 
 
 def read_verdict(path: Path, *, now: float | None = None) -> Verdict:
