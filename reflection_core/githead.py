@@ -33,8 +33,7 @@ def head_position(root: str | os.PathLike[str]) -> tuple[str | None, str | None]
     if not head.startswith("ref:"):
         return (None, head) if _OID.match(head) else None
     ref = head[len("ref:") :].strip()
-    pointer = _read(os.path.join(gitdir, "commondir")).strip()
-    common = os.path.normpath(os.path.join(gitdir, pointer)) if pointer else gitdir
+    common = paths.common_git_directory(gitdir)
     if os.path.isdir(os.path.join(common, "reftable")):
         return None
     branch = ref[len(HEADS) :] if ref.startswith(HEADS) else None

@@ -68,6 +68,17 @@ def git_directory(root: str | os.PathLike[str]) -> str:
     return dot_git
 
 
+def common_git_directory(gitdir: str) -> str:
+    """The git dir every worktree shares (refs, `info/exclude`): a linked worktree's git
+    dir names it in its `commondir` file; a main worktree's is its own."""
+    try:
+        with open(os.path.join(gitdir, "commondir"), encoding="utf-8", errors="replace") as f:
+            pointer = f.read(4096).strip()
+    except OSError:
+        return gitdir
+    return os.path.normpath(os.path.join(gitdir, pointer)) if pointer else gitdir
+
+
 def reflection_dir(root: Path) -> Path:
     """`<repo root>/.reflection`: verdicts and full records (git-ignored by `reflection init`)."""
     return root / REFLECTION_DIRNAME

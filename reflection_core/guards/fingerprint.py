@@ -299,9 +299,7 @@ def _gitignore_changed(root: Root, old: str, new: str) -> bool:
 def _seed_identity(root: Root) -> str:
     """Stat identities of the real index and `info/exclude`: a change to either (any git
     command that rewrote the index, an edit of the exclude file) means a fresh copy."""
-    common = paths.git_directory(root)
-    pointer = _read_text(os.path.join(common, "commondir")).strip()
-    common = os.path.join(common, pointer) if pointer else common
+    common = paths.common_git_directory(paths.git_directory(root))
     exclude = os.path.join(common, "info", "exclude")
     return ";".join(_identity(p) for p in (_real_index_file(root), exclude))
 

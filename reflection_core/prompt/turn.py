@@ -257,14 +257,23 @@ def latin_share(text: str) -> float:
 
 
 def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> str | None:
-    """The phrase pointing at something neither the prompt nor the conversation supplies."""
-    low = text.lower()
+    """The phrase pointing at something neither the prompt nor the conversation supplies.
+    The prompt is read first: most point at nothing, and the agent's message (up to 2,500
+    characters) is then never scanned for file names."""
     if attached or "```" in text or len(text) > 1500:
         return None
-    if prev_assistant and (
-        names_a_file(prev_assistant) or "http" in prev_assistant or "```" in prev_assistant
+    pointer = _unsupplied_pointer(text)
+    if pointer is None or (
+        prev_assistant
+        and (names_a_file(prev_assistant) or "http" in prev_assistant or "```" in prev_assistant)
     ):
-        return None  # the conversation names or shows a file it may mean
+        return None  # nothing pointed at, or the conversation names or shows a file it may mean
+    return pointer
+
+
+def _unsupplied_pointer(text: str) -> str | None:
+    """The words of the prompt pointing at a file it neither names nor carries."""
+    low = text.lower()
     if not low.isascii():
         found = _first_at_word(low, phrases.MISSING_REFERENT)
     elif _contains(low, _REFERENT_WORDS):
