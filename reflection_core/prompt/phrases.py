@@ -513,6 +513,12 @@ REFERENT_RUN_ON_WORDS = frozenset(
         column
         url
         urls
+        형식
+        유형
+        크기
+        이름
+        경로
+        시스템
         """
     )
 )
@@ -552,8 +558,88 @@ GENERIC_FILE_CONTEXT = _table(
 
 
 # Characters that run a pointer of a script written without spaces on into another word:
-# 这个文件夹 is "this folder".
-REFERENT_RUN_ON_CHARS = frozenset("夹夾")
+# 这个文件夹 is "this folder", 这个文件格式 "this file format", 这个文件名 "this file name".
+REFERENT_RUN_ON_CHARS = frozenset("夹夾格类類名形")
+
+# Words right before a pointer that make it text being quoted without quote marks: "a
+# comment saying this file is generated", "the tooltip says Drop this file here", "the
+# entry Open this document". Verbs a user applies to a file ("comment this file",
+# "the script reads this file") are not here.
+MENTION_WORDS = _table(
+    """
+    saying
+    says
+    say
+    titled
+    labelled
+    labeled
+    tooltip
+    entry
+    banner
+    caption
+    message
+    placeholder
+    注释
+    注释为
+    提示
+    提示语
+    文案
+    消息
+    コメント
+    メッセージ
+    주석
+    문구
+    메시지
+    """
+)
+# Words right after a pointer that close a quotation: このファイルは自動生成です という
+# コメント ("a comment that says this file is generated"), 이 파일은 … 라는 문구.
+QUOTATIVE_WORDS = _table(
+    """
+    という
+    と書
+    って書
+    라는
+    이라는
+    라고
+    """
+)
+# Words after "the file above" that make "above" a preposition with its own object
+# ("the link above the footer", "the file above 2 GB"), not "the file shown above".
+POSITION_OBJECTS = frozenset(
+    _table(
+        """
+        the
+        a
+        an
+        this
+        that
+        my
+        our
+        your
+        each
+        every
+        all
+        """
+    )
+)
+# Words before a dropped-screenshot path that make it an example the task is about
+# ("fails on paths like /var/folders/…/Screenshot.png"), not the picture the user means.
+EXAMPLE_MARKERS = _table(
+    """
+    paths like
+    path like
+    files like
+    names like
+    such as
+    e.g.
+    for example
+    contains
+    containing
+    matching
+    pattern
+    """
+)
 
 
 # Words that are a whole command on their own: "push it", "flow status", "init".

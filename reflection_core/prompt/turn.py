@@ -86,6 +86,11 @@ _FILE_NAME = LazyPattern(
     r"|(?<![\w/])\.[a-z][\w.-]+|\b(?:license|readme|changelog|codeowners|[a-z]+file)\b",
     re.IGNORECASE,
 )
+# An identifier: snake_case, camelCase with a lower-case run first (not iPhone, macOS), or
+# a call.
+_CODE_NAME = LazyPattern(
+    r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\b[a-z]{2,}[A-Z][a-z]\w*|\b\w+\(\)"
+)
 _PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
 _VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
 _PASTED_MIN_WORDS = 12  # content beside "this document" that may be the document itself
@@ -275,16 +280,18 @@ def _unsupplied_pointer(text: str) -> str | None:
     """The words of the prompt pointing at a file it neither names nor carries."""
     low = text.lower()
     if not low.isascii():
-        found = _first_at_word(low, phrases.MISSING_REFERENT)
+        found = _first_at_word(low, phrases.MISSING_REFERENT, text)
     elif _contains(low, _REFERENT_WORDS):
-        found = _first_at_word(low, _ASCII_REFERENTS)
+        found = _first_at_word(low, _ASCII_REFERENTS, text)
     else:
         found = None
     if found is not None:
         phrase, start = found
         if word_count(text) > _POINTER_MAX_WORDS or _generic(low):
             return None  # a description says what it means, or means any such file
-        if names_a_file(text) or "http" in low or _pasted_beside(text, start):
+        if names_a_file(text) or names_code(text) or "http" in low:
+            return None  # the prompt names what it means, or where the code search finds it
+        if _pasted_beside(text, start):
             return None
         shown = text if len(text) == len(low) else low
         return shown[start : start + len(phrase)]
@@ -296,7 +303,7 @@ def _unsupplied_pointer(text: str) -> str | None:
     return here.group(0)
 
 
-def _first_at_word(low: str, table: tuple[str, ...]) -> tuple[str, int] | None:
+def _first_at_word(low: str, table: tuple[str, ...], cased: str = "") -> tuple[str, int] | None:
     """The first phrase of `table` in `low` standing as words, and where: "this doc" is not
     in "this docker", nor Korean "이 파일" in "설정이 파일에" (the 이 there ends a word), nor
     one in quotes. Scripts written without spaces have no word edges to check."""
@@ -310,10 +317,62 @@ def _first_at_word(low: str, table: tuple[str, ...]) -> tuple[str, int] | None:
             inside_word = before.isalnum() or (
                 phrase[-1].isascii() and (after.isalnum() or after == "_")
             )
-            if not ((spaced and inside_word) or _quoted(low, start) or _compound(low, end)):
+            if not ((spaced and inside_word) or _not_pointing(low, phrase, start, cased)):
                 return phrase, start
             start = low.find(phrase, start + 1)
     return None
+
+
+def _not_pointing(low: str, phrase: str, start: int, cased: str) -> bool:
+    """Is this pointer phrase text the prompt quotes, part of a longer noun, or "above"
+    with an object of its own, rather than a thing the user points at?"""
+    end = start + len(phrase)
+    return (
+        _quoted(low, start)
+        or _compound(low, end)
+        or _mentioned(low, start, end, cased)
+        or _positional(low, phrase, end)
+    )
+
+
+def _mentioned(low: str, start: int, end: int, cased: str) -> bool:
+    """Is the phrase quoted without quote marks: right after a word that introduces text
+    ("a comment saying this file is generated"), after such a word and one capitalised
+    word (a label: "the tooltip says Drop this file here"), or before a quotative
+    (このファイルは自動生成です という)?"""
+    before = low[max(0, start - 60) : start].rstrip(" :：,，")
+    if _ends_with_word(before, _MENTIONS):
+        return True
+    words = before.split()
+    label = cased[max(0, start - 60) : start].split()[-1:] if len(cased) == len(low) else []
+    labelled = len(words) >= 2 and bool(label) and label[0][:1].isupper()
+    if labelled and _ends_with_word(before[: before.rfind(words[-1])].rstrip(), _MENTIONS):
+        return True
+    return _contains(low[end : end + 30], phrases.QUOTATIVE_WORDS)
+
+
+_MENTIONS = phrases.MENTION_WORDS
+
+
+def _ends_with_word(text: str, table: tuple[str, ...]) -> bool:
+    """Does `text` end with a phrase of `table` (a whole word, or one of a script written
+    without spaces)?"""
+    for phrase in table:
+        if text.endswith(phrase):
+            edge = len(text) - len(phrase) - 1
+            if not phrase.isascii() or edge < 0 or not text[edge].isalnum():
+                return True
+    return False
+
+
+def _positional(low: str, phrase: str, end: int) -> bool:
+    """Does "the file above" have an object of its own ("the link above the footer",
+    "the file above 2 GB")? Then "above" places or compares it; nothing is pointed at."""
+    if not phrase.endswith(("above", "below")):
+        return False
+    following = low[end : end + 30].split(maxsplit=1)
+    word = following[0] if following else ""
+    return word in phrases.POSITION_OBJECTS or word[:1].isdigit()
 
 
 def _quoted(low: str, start: int) -> bool:
@@ -347,7 +406,21 @@ def _compound(low: str, end: int) -> bool:
     if rest[:1] in phrases.REFERENT_RUN_ON_CHARS:
         return True
     word = rest.split(maxsplit=1)[0].strip(".,:;!?") if rest.strip() else ""
-    return bool(rest[:1].isspace() and word in phrases.REFERENT_RUN_ON_WORDS)
+    if not rest[:1].isspace():
+        return False
+    # A Korean particle joins the noun it follows (형식을, 형식(HEIC)을): match its start.
+    return word in phrases.REFERENT_RUN_ON_WORDS or (
+        not word.isascii() and word.startswith(_SPACED_RUN_ON_WORDS)
+    )
+
+
+_SPACED_RUN_ON_WORDS = tuple(w for w in sorted(phrases.REFERENT_RUN_ON_WORDS) if not w.isascii())
+
+
+def names_code(text: str) -> bool:
+    """Does `text` name code by an identifier (`parse_date`, `parseDate`, `render()`)? A
+    search of the repository then finds what "this file" means."""
+    return _CODE_NAME.search(text) is not None
 
 
 def names_a_file(text: str) -> bool:
@@ -388,10 +461,22 @@ def vanished_screenshot(text: str, attached: bool) -> str | None:
         return None
     for token in _PATH_TOKEN.findall(text):
         if _contains(token.lower(), phrases.VANISHING_FILE_PLACES):
+            path = token.strip("'\"").replace("\\ ", " ")
+            if path.lower().endswith(phrases.VANISHING_FILE_PLACES):
+                return None  # the staging folder's name as a pattern, no file in it
+            if _follows_example_marker(text, token):
+                return None  # an example the task is about, not a dropped picture
+            name = path.rsplit("/", 1)[-1]
             if word_count(text.replace(token, " ")) > _VANISHED_MAX_WORDS:
                 return None  # the words say what the picture showed
-            return token.strip("'\"").replace("\\ ", " ").rsplit("/", 1)[-1]
+            return name
     return None
+
+
+def _follows_example_marker(text: str, token: str) -> bool:
+    """Is `token` given as an example ("paths like …", "a prompt that contains …")?"""
+    before = text[: text.find(token)].lower().rstrip(" :")
+    return _ends_with_word(before, phrases.EXAMPLE_MARKERS)
 
 
 def bare_request(read: Turn, names_something: bool, names_action: bool) -> str | None:

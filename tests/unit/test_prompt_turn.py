@@ -383,6 +383,71 @@ def test_every_generic_context_makes_this_file_any_such_file(phrase: str) -> Non
     assert not _quiet("reject this file")
 
 
+@pytest.mark.parametrize("word", phrases.MENTION_WORDS)
+def test_every_mention_word_makes_the_pointer_after_it_quoted_text(word: str) -> None:
+    assert _quiet(f"Add a line {word}: this file is generated")
+    assert not _quiet("Add a line: this file is generated")
+
+
+def test_a_capitalised_label_after_a_mention_word_is_quoted_text() -> None:
+    assert _quiet("The tooltip says Drop this file here when many are dragged; pluralize it")
+    assert _quiet("Rename the menu entry Open this document in new tab to Open in new tab")
+    assert not _quiet("fix the error message in this file")
+    assert not _quiet("the tooltip in this file is wrong, fix it")
+
+
+@pytest.mark.parametrize("word", phrases.QUOTATIVE_WORDS)
+def test_every_quotative_after_the_pointer_makes_it_quoted_text(word: str) -> None:
+    assert _quiet(f"fix this file {word}")
+    assert not _quiet("fix this file")
+
+
+@pytest.mark.parametrize("word", sorted(phrases.POSITION_OBJECTS))
+def test_above_with_an_object_of_its_own_places_a_thing_rather_than_pointing(word: str) -> None:
+    assert _quiet(f"move the link above {word} footer into the nav")
+    assert not _quiet("open the link above")
+
+
+def test_above_before_a_number_compares_rather_than_points() -> None:
+    assert _quiet("Add a retry to the downloader; the file above 2 GB times out")
+    assert not _quiet("Look at the file above and fix it")
+
+
+@pytest.mark.parametrize("char", sorted(phrases.REFERENT_RUN_ON_CHARS))
+def test_every_run_on_character_makes_a_pointer_a_longer_noun(char: str) -> None:
+    assert _quiet(f"修复这个文件{char}的问题")
+    assert not _quiet("修复这个文件的问题")
+
+
+def test_a_korean_particle_after_a_run_on_word_still_runs_the_pointer_on() -> None:
+    assert _quiet("지원하는 형식에 이 파일 형식(HEIC)을 추가해줘")
+    assert _quiet("이 파일 크기를 줄여줘")
+    assert not _quiet("이 파일 수정해줘")
+
+
+@pytest.mark.parametrize("name", ["parse_date", "parseDate", "render()", "MAX_RETRIES"])
+def test_a_pointer_beside_an_identifier_is_found_by_searching_the_code(name: str) -> None:
+    assert turn.names_code(f"add tests for {name}")
+    assert _quiet(f"Add unit tests for this file's {name}")
+    assert not _quiet("Add unit tests for this file")
+
+
+def test_product_names_in_mixed_case_are_not_identifiers() -> None:
+    assert not turn.names_code("it fails on macOS and iPhone, and on eBay's JavaScript")
+
+
+@pytest.mark.parametrize("marker", phrases.EXAMPLE_MARKERS)
+def test_a_vanishing_path_given_as_an_example_is_data_not_a_dropped_picture(marker: str) -> None:
+    assert turn.vanished_screenshot(f"handle {marker} {THUMBNAIL}.png", attached=False) is None
+    assert turn.vanished_screenshot(f"handle {THUMBNAIL}.png", attached=False) == "Screenshot.png"
+
+
+def test_the_staging_folder_as_a_pattern_is_not_a_dropped_picture() -> None:
+    prompt = "Add /TemporaryItems/NSIRD_screencaptureui_ to the list of vanishing places"
+    assert turn.vanished_screenshot(prompt, attached=False) is None
+    assert _quiet(prompt)
+
+
 def test_a_pointer_in_quotes_or_inline_code_is_mentioned_not_used() -> None:
     assert _quiet('Change the button label "Upload this file" to "Upload"')
     assert _quiet("the `this file` placeholder leaks into the form")
