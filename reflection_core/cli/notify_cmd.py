@@ -32,7 +32,6 @@ from reflection_core.consumers import verdict_files as vf
 from reflection_core.hookio import (
     MAX_PAYLOAD_BYTES,
     PayloadError,
-    env_deadline_seconds,
     parse_payload,
 )
 
@@ -67,7 +66,8 @@ def command(session: str | None, wait: float) -> None:
     except config_mod.ConfigError as exc:
         _warn(f"configuration error, not notifying: {exc}")
         raise SystemExit(0 if as_hook else 2) from None
-    budget = _deadline_seconds(cfg)
+    # Below the 30 s `init --claude` gives the notifier.
+    budget = notify_mod.run_budget(cfg.get("hooks.deadline_seconds"))
     wait = min(wait, budget * WAIT_SHARE) if budget > 0 else wait
     session = session or _payload_str(payload, "session_id") or None
     verdict, reason = _verdict_to_send(root, cfg, session, wait, started, as_hook)
@@ -92,21 +92,8 @@ def command(session: str | None, wait: float) -> None:
         _warn(f"delivery to {failed.channel} failed: {failed.error}")
     if not as_hook:
         _report(outcome)
-    if any(d.error == notify_mod.ABANDONED for d in outcome.deliveries):
-        # A thread stuck in a read cannot be stopped, and Python's exit would wait for it
-        # (apprise delivers from a thread pool that exit joins): end the process now.
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(0)
+    notify_mod.end_if_abandoned(outcome)
     raise SystemExit(0)
-
-
-def _deadline_seconds(cfg: config_mod.Config) -> float:
-    """The whole run's budget, wait and deliveries together: `REFLECTION_HOOK_DEADLINE`,
-    else `hooks.deadline_seconds` (below the 30 s `init --claude` gives the notifier);
-    0 means no overall deadline."""
-    from_env = env_deadline_seconds()
-    return from_env if from_env is not None else float(cfg.get("hooks.deadline_seconds"))
 
 
 def _verdict_to_send(

@@ -196,6 +196,7 @@ def main(argv: Sequence[str]) -> int:
 
 
 def _run(argv: list[str]) -> int:
+    started = time.monotonic()  # the run's deadline counts from here, as `notify`'s does
     if not argv:
         _warn("expected one JSON argument (Codex passes it); got none")
         return 0
@@ -230,11 +231,17 @@ def _run(argv: list[str]) -> int:
         )
         verdict = verdict_files.read_verdict(path).data
     notify_cfg = {**cfg.get("notify"), "terminal": False}  # Codex has no terminal channel
+    budget = notify.run_budget(cfg.get("hooks.deadline_seconds"))
     outcome = notify.notify_for_verdict(
-        root, verdict, notify_cfg, last_message=turn.last_assistant_message
+        root,
+        verdict,
+        notify_cfg,
+        last_message=turn.last_assistant_message,
+        deadline=started + budget if budget > 0 else None,
     )
     for failed in (d for d in outcome.deliveries if not d.ok):
         _warn(f"delivery to {failed.channel} failed: {failed.error}")
+    notify.end_if_abandoned(outcome)
     return 0
 
 

@@ -302,6 +302,28 @@ def decide(
     return NotifyOutcome(notice, terminal_sequence=sequence)
 
 
+def run_budget(hooks_deadline_seconds: float) -> float:
+    """Seconds one notifier run may take, wait and deliveries together:
+    `REFLECTION_HOOK_DEADLINE`, else `hooks.deadline_seconds`; 0 means no overall bound."""
+    from reflection_core.hookio import env_deadline_seconds
+
+    from_env = env_deadline_seconds()
+    return from_env if from_env is not None else float(hooks_deadline_seconds)
+
+
+def end_if_abandoned(outcome: NotifyOutcome) -> None:
+    """A channel still sending at the deadline sits in a read no thread can stop, and
+    Python's exit would wait for it (apprise delivers from a pool that exit joins): end
+    the process now, output flushed."""
+    if any(d.error == ABANDONED for d in outcome.deliveries):
+        import os
+        import sys
+
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(0)
+
+
 def notify_for_verdict(
     root: Path,
     verdict: dict[str, Any],

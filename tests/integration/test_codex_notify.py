@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from importlib import resources
 from pathlib import Path
@@ -68,6 +69,28 @@ def test_finished_turn_writes_a_verdict_and_notifies(
     record = json.loads((git_repo / verdict.data["record"]).read_text("utf-8"))
     assert record["source"] == "codex-notify" and record["turn_id"] == "t1"
     assert len(posts) == 1 and posts[0]["title"].startswith("reflection: task complete")
+
+
+def test_a_receiver_that_trickles_its_answer_cannot_hold_the_notifier_past_its_deadline(
+    git_repo: Path,
+) -> None:
+    """notify.timeout bounds each read, and a byte every 0.5 s passes every read: the run's
+    deadline (hooks.deadline_seconds) ends it, as it ends `reflection notify`."""
+    with json_receiver(trickle=0.5) as (received, port):
+        url = f"json://127.0.0.1:{port}/"
+        (git_repo / ".reflection.yaml").write_text(
+            f"notify:\n  urls: [{json.dumps(url)}]\n  timeout: 2\nhooks:\n  deadline_seconds: 3\n",
+            encoding="utf-8",
+        )
+        began = time.monotonic()
+        proc = codex_notify(turn(git_repo, "Renamed the loader and updated its callers."))
+        took = time.monotonic() - began
+    assert proc.returncode == 0, proc.stderr
+    assert took < 8, f"codex-notify ran {took:.1f}s against a 3 s deadline"
+    assert len(received.posts) == 1
+    assert "abandoned" in proc.stderr
+    verdict = verdict_files.latest_verdict(git_repo, "019a-thread")
+    assert verdict is not None and verdict.complete
 
 
 def test_unfinished_turn_writes_an_incomplete_verdict_and_stays_quiet(
