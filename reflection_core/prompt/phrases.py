@@ -411,16 +411,44 @@ MISSING_REFERENT = _table(
     the file i attached
     the file above
     the link above
+    this code
+    this snippet
+    this function
+    this script
     ce fichier
+    ce document
+    cette image
+    cette capture
+    le document joint
+    la pièce jointe
     este archivo
+    este fichero
+    ese archivo
     este documento
     esta imagen
+    el documento adjunto
     este arquivo
+    esse arquivo
+    nesse arquivo
+    neste arquivo
     diese datei
+    dieser datei
+    dieses dokument
+    dieses bild
     die angehängte datei
     questo file
+    questo documento
     этот файл
+    этом файле
+    этого файла
+    этот документ
+    этот скриншот
     file này
+    bu dosya
+    ten plik
+    tego pliku
+    dit bestand
+    deze file
     这个文件
     這個文件
     这份文件
@@ -432,10 +460,19 @@ MISSING_REFERENT = _table(
     这张图
     這張圖
     见附件
+    这个截图
+    這個截圖
+    这张截图
     このファイル
     この資料
+    この画像
+    このスクリーンショット
+    添付ファイル
     이 파일
     이 문서
+    이 이미지
+    첨부한 파일
+    첨부 파일
     """
 )
 
@@ -513,6 +550,32 @@ REFERENT_RUN_ON_WORDS = frozenset(
         column
         url
         urls
+        generator
+        generators
+        site
+        sites
+        registry
+        registries
+        store
+        stores
+        server
+        servers
+        service
+        services
+        library
+        parser
+        loader
+        builder
+        converter
+        processor
+        renderer
+        exporter
+        importer
+        diffing
+        tool
+        tools
+        cache
+        bucket
         형식
         유형
         크기
@@ -559,12 +622,30 @@ GENERIC_FILE_CONTEXT = _table(
 
 # Characters that run a pointer of a script written without spaces on into another word:
 # 这个文件夹 is "this folder", 这个文件格式 "this file format", 这个文件名 "this file name".
-REFERENT_RUN_ON_CHARS = frozenset("夹夾格类類名形")
+REFERENT_RUN_ON_CHARS = frozenset("夹夾格类類名形室")
+# Words that give "image" its container sense: "push this image to ECR" in a prompt about
+# Docker means the image being built, not a picture the user forgot to attach.
+CONTAINER_WORDS = _table(
+    """
+    docker
+    container
+    podman
+    registry
+    ecr
+    ghcr
+    kubernetes
+    k8s
+    helm
+    dockerfile
+    compose
+    """
+)
 
 # Words right before a pointer that make it text being quoted without quote marks: "a
 # comment saying this file is generated", "the tooltip says Drop this file here", "the
-# entry Open this document". Verbs a user applies to a file ("comment this file",
-# "the script reads this file") are not here.
+# entry Open this document", "when the user clicks Crop this image" (a button's label).
+# Verbs a user applies to a file ("comment this file", "the script reads this file") are
+# not here.
 MENTION_WORDS = _table(
     """
     saying
@@ -579,6 +660,13 @@ MENTION_WORDS = _table(
     caption
     message
     placeholder
+    click
+    clicks
+    clicking
+    press
+    presses
+    tap
+    taps
     注释
     注释为
     提示
@@ -622,6 +710,235 @@ POSITION_OBJECTS = frozenset(
         all
         """
     )
+)
+# Endings of a PascalCase name that make it code ("UserCard", "OrderService", "TypeError"):
+# a search of the repository finds it. Product names (PowerPoint, GitHub) end otherwise.
+CODE_SUFFIXES = _table(
+    """
+    Error
+    Exception
+    Service
+    Form
+    Card
+    Component
+    Provider
+    Context
+    Repository
+    Controller
+    Handler
+    Manager
+    Store
+    Table
+    Model
+    View
+    Page
+    Button
+    Modal
+    Client
+    Factory
+    Config
+    Helper
+    Router
+    Schema
+    Test
+    Spec
+    Hook
+    List
+    Item
+    Panel
+    Dialog
+    Screen
+    Layout
+    Widget
+    Module
+    Util
+    Utils
+    """
+)
+# Kinds of code after a capitalised name ("the Orders table", "the Settings page").
+CODE_KINDS = _table(
+    """
+    table
+    component
+    class
+    page
+    model
+    field
+    column
+    view
+    screen
+    module
+    hook
+    function
+    method
+    endpoint
+    route
+    enum
+    struct
+    interface
+    schema
+    migration
+    """
+)
+# Words after "the attached" that make it something the user meant to send: a document-like
+# noun ("the attached file", "the attached screenshot") or a word that ends the noun
+# phrase ("use the attached as the template"). After any other noun it is attached to
+# something in the system ("the attached device", "the attached IAM policy").
+DOCUMENT_NOUNS = frozenset(
+    _table(
+        """
+        file
+        files
+        document
+        documents
+        doc
+        docs
+        pdf
+        screenshot
+        screenshots
+        image
+        images
+        picture
+        photo
+        video
+        log
+        logs
+        spec
+        csv
+        sheet
+        spreadsheet
+        report
+        diagram
+        mockup
+        design
+        zip
+        archive
+        list
+        code
+        script
+        as
+        and
+        or
+        to
+        in
+        into
+        for
+        with
+        is
+        are
+        was
+        please
+        then
+        from
+        on
+        of
+        """
+    )
+)
+# Words right before a pointer that make it a condition a feature tests ("if this file
+# exceeds 10 MB"), and markers soon after it that do so in languages that close a
+# condition there (このファイルが10MBを超えたら, 이 파일이 10MB를 넘으면).
+CONDITION_OPENERS = _table(
+    """
+    if
+    when
+    whenever
+    unless
+    once
+    si
+    se
+    falls
+    wenn
+    cuando
+    quand
+    если
+    когда
+    如果
+    若
+    当
+    """
+)
+CONDITION_CLOSERS = _table(
+    """
+    たら
+    なら
+    場合
+    넘으면
+    으면
+    없으면
+    있으면
+    """
+)
+# Verbs that make a thing the rest of the prompt can point back at ("generate the report
+# and email this file"), and the links that end the clause that made it.
+MAKING_VERBS = _table(
+    """
+    generate
+    create
+    export
+    build
+    rebuild
+    render
+    write
+    download
+    take
+    produce
+    dump
+    record
+    compile
+    package
+    zip
+    生成
+    创建
+    导出
+    下载
+    作成
+    生成し
+    出力し
+    만들
+    생성
+    génère
+    crée
+    exporte
+    télécharge
+    erstell
+    generier
+    exportier
+    сгенерируй
+    создай
+    экспортируй
+    скачай
+    genera
+    crea
+    exporta
+    descarga
+    gera
+    cria
+    """
+)
+CLAUSE_LINKS = _table(
+    """
+    and
+    then
+    ,
+    ;
+    后
+    然后
+    并
+    、
+    して
+    고
+    puis
+    et
+    und
+    dann
+    y
+    luego
+    и
+    затем
+    e
+    poi
+    """
 )
 # Words before a dropped-screenshot path that make it an example the task is about
 # ("fails on paths like /var/folders/…/Screenshot.png"), not the picture the user means.

@@ -133,9 +133,12 @@ def action_for(score: float, thresholds: dict[str, float]) -> str:
 
 
 def is_bypassed(prompt: str, prefixes: tuple[str, ...]) -> bool:
-    """Slash commands and the bypass prefix skip evaluation."""
+    """Slash commands and the bypass prefix skip evaluation. A path is no command:
+    `/var/folders/…/Screenshot.png broken` is a message about a file."""
     stripped = prompt.lstrip()
-    return not stripped or stripped.startswith("/") or any(stripped.startswith(p) for p in prefixes)
+    if not stripped or any(stripped.startswith(p) for p in prefixes):
+        return True
+    return stripped.startswith("/") and "/" not in stripped.split(maxsplit=1)[0][1:]
 
 
 def _skipped(text: str, action: str, bonus: bool, note: str, klass: str) -> PromptScore:
@@ -208,10 +211,17 @@ def score_prompt(
     if read.kind == "continuation" and cont.kind != "selection":
         cont = cont._replace(unresolved=None)  # "continue" resumes; it needs no referent
     bonus = live_context.applies(len(read.text.split()), prev_assistant)
+    vanished = turn.vanished_screenshot(read.text, read.attached) if read.kind != "task" else None
+    if vanished:  # a reply or a question too: no conversation brings the picture back
+        return _truncated(_gated(_vanished_in_conversation(read, vanished, bonus)), truncated)
     if cont.is_continuation or read.kind in turn.REPLY_KINDS:
         result = _continuation(read, cont, prev_assistant, bonus)
         return _truncated(_gated(result), truncated)
     invited = read.kind in ("task", "question") and turn.invites_questions(read.text)
+    asking = read.kind == "question"
+    pointer = asking and turn.missing_referent(read.text, read.attached, prev_assistant)
+    if pointer:  # "explain this file", with none in sight
+        return _truncated(_gated(_pointer_in_question(read, pointer, bonus)), truncated)
     if read.quiet and not invited:
         note = _QUIET_NOTES[read.kind]
         return _skipped(read.text, "pass", bonus, note, "conversational")._replace(
@@ -281,6 +291,30 @@ def _continuation(
             rule="irreversible_step",
         )
     return skipped
+
+
+def _vanished_in_conversation(read: turn.Turn, vanished: str, bonus: bool) -> PromptScore:
+    """A dropped screenshot the system already deleted, in a reply or a question ("sure,
+    here: /var/folders/…/Screenshot.png" after the agent asked for one): ask for it."""
+    question = questions.GAP_QUESTIONS["vanished"].format(evidence=vanished)
+    return _asked_in_conversation(read, question, bonus)
+
+
+def _pointer_in_question(read: turn.Turn, pointer: str, bonus: bool) -> PromptScore:
+    """A question about something nobody supplied ("explain this file" on a cold start):
+    the answer needs the thing first."""
+    return _asked_in_conversation(read, smells.missing_referent(pointer).question, bonus)
+
+
+def _asked_in_conversation(read: turn.Turn, question: str, bonus: bool) -> PromptScore:
+    """Not scored as a task; the one question about the thing pointed at."""
+    skipped = _skipped(read.text, "ask", bonus, _QUIET_NOTES.get(read.kind, ""), "conversational")
+    return skipped._replace(
+        questions=(question,),
+        question_keys=("implicit_context",),
+        rule="referent_nowhere",
+        turn=read.kind,
+    )
 
 
 def _scored_task(

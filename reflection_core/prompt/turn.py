@@ -48,6 +48,14 @@ _HERE_IS_MY_FILE = LazyPattern(
     re.IGNORECASE,
     needs=("here",),
 )
+# "the mockup I sent", "the log I just pasted": something the user believes came along.
+_SENT_BY_USER = LazyPattern(
+    r"\b(?:the|my)\s+(?:[\w-]+\s+){0,2}?(?:file|image|screenshot|picture|photo|log|logs|mockup"
+    r"|pdf|doc|document|design|spec|diagram|video|recording)s?\s+i(?:'ve|\s+have)?\s+"
+    r"(?:just\s+)?(?:sent|pasted|attached|shared|uploaded|dropped)\b",
+    re.IGNORECASE,
+    needs=("sent", "pasted", "attached", "shared", "uploaded", "dropped"),
+)
 # English requests phrased as questions ("can you add X?") are tasks, not questions.
 _REQUEST_QUESTION = LazyPattern(
     r"\b(?:can|could|would|will)\s+you\s+"
@@ -86,10 +94,13 @@ _FILE_NAME = LazyPattern(
     r"|(?<![\w/])\.[a-z][\w.-]+|\b(?:license|readme|changelog|codeowners|[a-z]+file)\b",
     re.IGNORECASE,
 )
-# An identifier: snake_case, camelCase with a lower-case run first (not iPhone, macOS), or
-# a call.
+# Code named in a prompt: snake_case, camelCase with a lower-case run first (not iPhone,
+# macOS), PascalCase ending in a kind of code (UserCard, TypeError; not PowerPoint or
+# GitHub), a capitalised name before a kind of code ("the Orders table"), or a call.
 _CODE_NAME = LazyPattern(
     r"\b[A-Za-z][A-Za-z0-9]*_[A-Za-z0-9_]*[A-Za-z0-9]\b|\b[a-z]{2,}[A-Z][a-z]\w*|\b\w+\(\)"
+    rf"|\b[A-Z][A-Za-z0-9]*(?:{'|'.join(phrases.CODE_SUFFIXES)})s?\b"
+    rf"|(?<=\w )[A-Z][A-Za-z0-9]* (?:{'|'.join(phrases.CODE_KINDS)})\b"
 )
 _PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
 _VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
@@ -180,7 +191,8 @@ _ASCII_INVITATIONS = tuple(phrase for phrase in phrases.INVITED_QUESTIONS if phr
 # them skips the table.
 _REFERENT_WORDS = (
     *("file", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier"),
-    *("archivo", "arquivo", "datei"),
+    *("archivo", "arquivo", "datei", "fichero", "code", "snippet", "function", "script"),
+    *("dosya", "plik", "bestand", "document", "dokument", "bild", "capture"),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
@@ -263,17 +275,14 @@ def latin_share(text: str) -> float:
 
 def missing_referent(text: str, attached: bool, prev_assistant: str | None) -> str | None:
     """The phrase pointing at something neither the prompt nor the conversation supplies.
-    The prompt is read first: most point at nothing, and the agent's message (up to 2,500
-    characters) is then never scanned for file names."""
-    if attached or "```" in text or len(text) > 1500:
+
+    Only on a cold start: in a conversation the agent has been reading and editing files
+    the hook never sees (its tool calls, the IDE), and "this file" is the one at hand."""
+    if attached or (prev_assistant and prev_assistant.strip()):
         return None
-    pointer = _unsupplied_pointer(text)
-    if pointer is None or (
-        prev_assistant
-        and (names_a_file(prev_assistant) or "http" in prev_assistant or "```" in prev_assistant)
-    ):
-        return None  # nothing pointed at, or the conversation names or shows a file it may mean
-    return pointer
+    if "```" in text or len(text) > 1500:
+        return None
+    return _unsupplied_pointer(text)
 
 
 def _unsupplied_pointer(text: str) -> str | None:
@@ -295,6 +304,9 @@ def _unsupplied_pointer(text: str) -> str | None:
             return None
         shown = text if len(text) == len(low) else low
         return shown[start : start + len(phrase)]
+    sent = _SENT_BY_USER.search(text)
+    if sent is not None and "\n" not in text.strip() and not names_a_file(text):
+        return sent.group(0)  # "the mockup I sent", "the log I just pasted": none came
     here = _HERE_IS_MY_FILE.search(text)
     if here is None or "\n" in text.strip() or len(text) > 400:
         return None  # nothing pointed at, or the file's content follows
@@ -324,15 +336,71 @@ def _first_at_word(low: str, table: tuple[str, ...], cased: str = "") -> tuple[s
 
 
 def _not_pointing(low: str, phrase: str, start: int, cased: str) -> bool:
-    """Is this pointer phrase text the prompt quotes, part of a longer noun, or "above"
-    with an object of its own, rather than a thing the user points at?"""
+    """Is this pointer phrase text the prompt quotes, part of a longer noun, "above" with
+    an object of its own, "the attached" before a thing that is no document, a condition
+    of a feature, a thing the prompt itself makes first, or a container image, rather
+    than something the user points at?"""
     end = start + len(phrase)
     return (
         _quoted(low, start)
         or _compound(low, end)
         or _mentioned(low, start, end, cased)
         or _positional(low, phrase, end)
+        or _attached_thing(low, phrase, end)
+        or _conditional(low, start, end)
+        or _made_earlier(low, start)
+        or ("image" in phrase and _contains(low, phrases.CONTAINER_WORDS))
     )
+
+
+def _attached_thing(low: str, phrase: str, end: int) -> bool:
+    """ "the attached device", "the attached IAM policy": attached to something in the
+    system. Only a document-like noun ("the attached file", "the attached screenshot") or
+    none at all is a file the user meant to send."""
+    if phrase != "the attached":
+        return False
+    following = low[end : end + 30].split(maxsplit=1)
+    word = following[0].strip(".,:;!?") if following else ""
+    return bool(word) and word[:1].isalpha() and word not in phrases.DOCUMENT_NOUNS
+
+
+def _conditional(low: str, start: int, end: int) -> bool:
+    """ "if this file exceeds 10 MB", このファイルが…たら: a condition a feature tests, not a
+    file the user forgot to give. The condition opens right before the pointer, or ends
+    soon after it in a language that marks it there."""
+    before = low[max(0, start - 20) : start].rstrip(" ,")
+    if _ends_with_word(before, phrases.CONDITION_OPENERS):
+        return True
+    after = low[end : end + 25]
+    return any(marker in after for marker in phrases.CONDITION_CLOSERS)
+
+
+def _made_earlier(low: str, start: int) -> bool:
+    """ "generate the monthly report and email this file to finance": the prompt makes the
+    thing first (a `MAKING_VERBS` word), then, past a clause link, points back at it."""
+    before = low[:start]
+    made = _word_start(before, phrases.MAKING_VERBS)
+    if made < 0:
+        return False
+    rest = f" {before[made:]} "
+    return any(
+        (f" {link} " if link.isalpha() and link.isascii() else link) in rest
+        for link in phrases.CLAUSE_LINKS
+    )
+
+
+def _word_start(text: str, table: tuple[str, ...]) -> int:
+    """Where the first phrase of `table` starts a word of `text` (a stem: "erstell" in
+    "erstelle"; any place in a script written without spaces), or -1."""
+    for phrase in table:
+        at = text.find(phrase)
+        while at >= 0:
+            if (not phrase.isascii() and _NO_SPACE_SCRIPT.match(phrase)) or (
+                at == 0 or not text[at - 1].isalnum()
+            ):
+                return at
+            at = text.find(phrase, at + 1)
+    return -1
 
 
 def _mentioned(low: str, start: int, end: int, cased: str) -> bool:
@@ -381,7 +449,7 @@ def _quoted(low: str, start: int) -> bool:
     line = low[low.rfind("\n", 0, start) + 1 : start]
     if line.count('"') % 2 or line.count("`") % 2:
         return True
-    for opener, closer in ("“”", "«»", "「」", "『』", "‘’"):
+    for opener, closer in ("“”", "„“", "«»", "「」", "『』", "‘’"):
         if line.rfind(opener) > line.rfind(closer):
             return True
     opening = [i for i, c in enumerate(line) if c == "'" and (i == 0 or not line[i - 1].isalnum())]

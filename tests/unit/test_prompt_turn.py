@@ -61,6 +61,96 @@ def test_every_greeting_is_chat(phrase: str) -> None:
     assert _quiet(phrase)
 
 
+def test_a_pointer_mid_conversation_means_the_file_at_hand() -> None:
+    done = "Done. The signup form now validates the email on blur. All tests pass."
+    assert _quiet("add a comment at the top of this file explaining the rules", done)
+    assert _quiet("このファイルにもテストを追加して", done)
+    assert not _quiet("add a comment at the top of this file explaining the rules")
+
+
+@pytest.mark.parametrize("noun", ["device", "IAM policy", "handlers", "EBS volumes", "avatar"])
+def test_the_attached_before_a_thing_in_the_system_is_no_attachment(noun: str) -> None:
+    assert _quiet(f"remove the attached {noun} in the teardown job")
+
+
+@pytest.mark.parametrize("word", sorted(phrases.DOCUMENT_NOUNS))
+def test_the_attached_before_a_document_or_the_end_of_its_phrase_points_at_one(word: str) -> None:
+    assert not _quiet(f"use the attached {word} now")
+
+
+@pytest.mark.parametrize("opener", phrases.CONDITION_OPENERS)
+def test_a_condition_right_before_the_pointer_is_a_feature_test(opener: str) -> None:
+    assert _quiet(f"show an error {opener} this file is over 10 MB")
+    assert not _quiet("show an error for this file")
+
+
+@pytest.mark.parametrize("closer", phrases.CONDITION_CLOSERS)
+def test_a_condition_closing_after_the_pointer_is_a_feature_test(closer: str) -> None:
+    assert _quiet(f"このファイルが10MBを超え{closer}エラーを出して")
+
+
+@pytest.mark.parametrize("verb", phrases.MAKING_VERBS)
+def test_a_pointer_back_at_what_the_prompt_made_first_is_not_asked(verb: str) -> None:
+    assert _quiet(f"{verb} the monthly report and email this file to finance")
+    assert not _quiet("email this file to finance")
+
+
+@pytest.mark.parametrize("link", phrases.CLAUSE_LINKS)
+def test_every_clause_link_ends_the_clause_that_made_the_thing(link: str) -> None:
+    assert _quiet(f"generate the monthly report {link} email this file to finance")
+    assert not _quiet("generate slides from this file")
+
+
+@pytest.mark.parametrize("word", phrases.CONTAINER_WORDS)
+def test_an_image_in_a_prompt_about_containers_is_a_container_image(word: str) -> None:
+    assert _quiet(f"tag this image with the git sha before the {word} push")
+    assert not _quiet("crop this image to a square")
+
+
+@pytest.mark.parametrize("suffix", phrases.CODE_SUFFIXES)
+def test_a_pascal_case_name_ending_in_a_kind_of_code_names_code(suffix: str) -> None:
+    assert turn.names_code(f"rename User{suffix} to Account{suffix}")
+
+
+@pytest.mark.parametrize("kind", phrases.CODE_KINDS)
+def test_a_capitalised_name_before_a_kind_of_code_names_code(kind: str) -> None:
+    assert turn.names_code(f"add an index to the Orders {kind}")
+    assert not turn.names_code(f"Orders {kind}")
+
+
+def test_product_names_in_pascal_case_are_not_code() -> None:
+    assert not turn.names_code("make a PowerPoint of it and push it to GitHub with JavaScript")
+
+
+def test_something_the_user_believes_they_sent_is_asked_for_on_a_cold_start() -> None:
+    assert not _quiet("implement the design from the mockup I sent")
+    assert not _quiet("fix the errors in the log I just pasted")
+    assert _quiet("implement the design from the mockup I sent: designs/home.png")
+    assert _quiet("implement the design from the mockup I sent", "The mockup shows a sidebar.")
+
+
+def test_a_question_about_a_file_nobody_supplied_is_asked_about_on_a_cold_start() -> None:
+    result = score_prompt("explain this file")
+    assert result.needs_clarification and result.rule == "referent_nowhere"
+    assert _quiet("explain this file", "I opened src/app.py: it wires the routes.")
+    assert _quiet("what does parse_date in this file do?")
+
+
+def test_a_vanished_screenshot_sent_as_a_reply_is_asked_for() -> None:
+    asked = "I can't reproduce the layout bug. Could you send a screenshot of what you see?"
+    result = score_prompt(f"sure {THUMBNAIL}.png", asked)
+    assert result.needs_clarification and "Screenshot.png" in result.questions[0]
+
+
+def test_a_path_opening_the_prompt_is_no_slash_command() -> None:
+    assert score_prompt(f"{THUMBNAIL}.png the header overlaps").needs_clarification
+    assert score_prompt("/compact keep the test names").action == "skip"
+
+
+def test_german_quotes_mark_quoted_text() -> None:
+    assert _quiet("Ändere den Text „Diese Datei ist zu groß“ in „Datei zu groß (max. 10 MB)“")
+
+
 @pytest.mark.parametrize("phrase", phrases.MISSING_REFERENT)
 def test_every_missing_referent_is_asked_about_unless_the_conversation_names_a_file(
     phrase: str,
