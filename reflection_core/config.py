@@ -307,7 +307,9 @@ SCHEMA: dict[str, Any] = {
         ),
         "block_below": Field(_number(1.0, 5.0), 2.0, "In block mode, block scores below this."),
         "thresholds": {
-            "pass": Field(_number(1.0, 5.0), 4.0, "Score at or above: pass with one line."),
+            "pass": Field(
+                _number(1.0, 5.0), 4.0, "Score at or above: pass (one line with `show_score`)."
+            ),
             "note": Field(
                 _number(1.0, 5.0), 3.0, "Score at or above: pass with a tip (`prompt.tips`)."
             ),
@@ -326,6 +328,12 @@ SCHEMA: dict[str, Any] = {
             False,
             "Show a one-line tip on a new task that scores below the pass threshold and is "
             "not asked about (off: the hook is unsure there, so it says nothing).",
+        ),
+        "show_score": Field(
+            _bool,
+            False,
+            "Show one line with the score on a new task that passes (off: a good prompt "
+            "gets no answer; the score is still recorded).",
         ),
         "history": Field(_bool, True, "Keep per-user score history in SQLite."),
         "max_chars": Field(_int(1000), 1_000_000, "Longer prompts are truncated before scoring."),

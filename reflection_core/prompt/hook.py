@@ -62,6 +62,7 @@ def handle(event: PromptSubmitted) -> Reply:
         lesson=lesson,
         warning=warning or graded,
         tips=bool(cfg.get("prompt.tips")),
+        show_score=bool(cfg.get("prompt.show_score")),
     )
 
 
@@ -73,6 +74,7 @@ def build_response(
     lesson: str | None = None,
     warning: str = "",
     tips: bool = False,
+    show_score: bool = False,
 ) -> Reply:
     """Pure: the answer for a scored prompt (block it, or add context), host-neutral.
 
@@ -81,13 +83,15 @@ def build_response(
     Nor does a task whose gap the gate holds back (`rules.ASKS`), or one that scores
     below the pass threshold with no gap that asks (a tip, shown only with `tips`): when
     unsure, silence. On the dev set's real prompts tips were shown on 157 of 522, and 10
-    of those prompts needed clarification.
+    of those prompts needed clarification. A good prompt gets no answer either: its score
+    line (`show_score`) is one more thing to read on a prompt that needed nothing.
     """
     conversation = result.skipped or result.classification == "conversational"
     held_back = bool(result.rule) and not result.needs_clarification
     tip_only = result.action == "note" and not tips
-    unsure = conversation or held_back or tip_only
-    if unsure and not result.questions and not warning and lesson is None:
+    score_only = result.action == "pass" and not show_score
+    quiet = conversation or held_back or tip_only or score_only
+    if quiet and not result.questions and not warning and lesson is None:
         return SILENT
     line = render.status_line(result) + (f" ({warning})" if warning else "")
     blocks = (

@@ -1,7 +1,9 @@
 """Render a PromptScore for people and for the agent: the one visible line and the context.
 
-Pure string building, shared by the hook and `reflection score`. Good prompts get
-one short line; context for the agent says what to ask and how, warmly.
+Pure string building, shared by the hook and `reflection score`. The line is what
+`reflection score` prints, and what the hook shows when it asks (or, with
+`prompt.show_score`, on a good prompt); context for the agent says what to ask and how,
+warmly.
 """
 
 from __future__ import annotations

@@ -64,14 +64,22 @@ def _write_transcript(path: Path, assistant_text: str) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
 
 
-def test_good_prompt_gets_one_line_and_no_context(git_repo: Path) -> None:
-    out = _hook(
-        _payload(
-            "In src/billing/invoice.py, `compute_tax` rounds each line before summing. Sum the "
-            "Decimal amounts and round once. Add a test to tests/billing/test_invoice.py.",
-            git_repo,
-        )
-    )
+GOOD_TASK = (
+    "In src/billing/invoice.py, `compute_tax` rounds each line before summing. Sum the "
+    "Decimal amounts and round once. Add a test to tests/billing/test_invoice.py."
+)
+
+
+def test_a_good_prompt_gets_no_answer_and_is_still_recorded(git_repo: Path) -> None:
+    proc = _run(json.dumps(_payload(GOOD_TASK, git_repo)).encode())
+    assert proc.returncode == 0 and proc.stdout.strip() == b"", proc.stdout
+    stats = subprocess.run([REFLECTION, "stats", "--json"], capture_output=True, timeout=60)
+    assert json.loads(stats.stdout)["total"] == 1
+
+
+def test_with_show_score_a_good_prompt_gets_one_line_and_no_context(git_repo: Path) -> None:
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  show_score: true\n")
+    out = _hook(_payload(GOOD_TASK, git_repo))
     assert out["systemMessage"].startswith("reflection: prompt ")
     assert "· backend" in out["systemMessage"]
     assert "\n" not in out["systemMessage"]
@@ -99,7 +107,9 @@ def test_vague_prompt_hands_the_agent_concrete_questions(git_repo: Path) -> None
 def test_menu_in_the_transcript_gives_the_live_context_bonus(git_repo: Path) -> None:
     transcript = git_repo / "session.jsonl"
     _write_transcript(transcript, MENU)
-    (git_repo / ".reflection.yaml").write_text("prompt:\n  tips: true\n")  # a line, any score
+    (git_repo / ".reflection.yaml").write_text(  # a line, any score
+        "prompt:\n  tips: true\n  show_score: true\n"
+    )
     prompt = "none of these, just revert a91f3e0 for now"
     with_menu = _hook(_payload(prompt, git_repo, transcript_path=str(transcript)))
     without = _hook(_payload(prompt, git_repo, session_id="other-session"))

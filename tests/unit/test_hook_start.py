@@ -93,6 +93,7 @@ def test_an_agent_hook_process_ends_with_its_answer_written_and_exit_handlers_ru
         "run()\n"
         "raise SystemExit('run() returned')\n"
     )
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  show_score: true\n")  # an answer
     payload = json.dumps({"session_id": "s-1", "cwd": str(git_repo), "prompt": _PROMPT})
     run = run_probe(probe, git_repo, tmp_path / "state", payload)
     assert run.returncode == 0, run.stderr

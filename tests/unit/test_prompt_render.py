@@ -20,8 +20,12 @@ def _rendered(*args: Any, **kwargs: Any) -> HookResponse:
     return claude.HOST.render("user-prompt-submit", build_response(*args, **kwargs))
 
 
-def test_good_prompt_gets_one_line_and_no_context() -> None:
-    out = _rendered(score_prompt(GOOD)).output or {}
+def test_good_prompt_gets_no_answer() -> None:
+    assert _rendered(score_prompt(GOOD)).output is None
+
+
+def test_with_show_score_a_good_prompt_gets_one_line_and_no_context() -> None:
+    out = _rendered(score_prompt(GOOD), show_score=True).output or {}
     assert out["systemMessage"].startswith("reflection: prompt ")
     assert "\n" not in out["systemMessage"]
     assert "hookSpecificOutput" not in out

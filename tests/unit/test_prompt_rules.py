@@ -51,11 +51,13 @@ def test_a_task_with_only_a_tip_is_silent_unless_tips_are_on() -> None:
     assert shown.context is None
 
 
-def test_a_clear_task_still_gets_its_score_line() -> None:
+def test_a_clear_task_gets_its_score_line_only_when_asked_for() -> None:
     result = score_prompt(
         "In src/billing/invoice.py, `compute_tax` rounds each line before summing. Sum the "
         "Decimal amounts and round once. Add a test to tests/billing/test_invoice.py.",
         None,
     )
     assert result.action == "pass"
-    assert build_response(result).message == f"reflection: prompt {result.score:.1f}/5 · backend"
+    assert build_response(result).message is None
+    shown = build_response(result, show_score=True).message
+    assert shown == f"reflection: prompt {result.score:.1f}/5 · backend"
