@@ -2,8 +2,9 @@
 
 Verdicts, records, the test-run ledger, notifications and the prompt history
 all pass through `redact` / `redact_obj` at the point where they are written.
-The rules are a table (`RULES`): each has a name, a pattern, what it keeps, an
-example that the tests check one by one, and a near miss they must leave alone
+The rules are a table (`RULES`): each has a name, a pattern, the literals any of
+its matches holds (`hints`, for detectors that skip text cheaply), what it keeps,
+an example that the tests check one by one, and a near miss they must leave alone
 (an identifier of the same shape). Every pattern is linear-time on
 adversarial input (no nested or adjacent unbounded quantifiers over the same
 characters); benchmarks/bench_adversarial.py measures it.
@@ -30,6 +31,22 @@ _SECRET_NAME = (
     r"|private[_-]?key|auth|credentials?)[A-Za-z0-9_.-]{0,40}"
     r"|[A-Za-z0-9_]{0,40}_(?:PASS|KEY|PAT)"
 )
+# The literals any of those names holds, lower-cased; then those of a secret flag (`--token`)
+# and of a secret in prose (`the api key is ...`).
+_SECRET_NAME_HINTS = (
+    *("password", "passwd", "pwd", "secret", "token", "auth", "credential"),
+    *("apikey", "api_key", "api-key", "accesskey", "access_key", "access-key"),
+    *("privatekey", "private_key", "private-key", "_pass", "_key", "_pat"),
+)
+_FLAG_HINTS = (
+    *("-pass", "-pwd", "-secret", "-token", "-apikey", "-api-key", "-accesskey"),
+    *("-access-key", "-authtoken", "-auth-token", "-clientsecret", "-client-secret"),
+)
+_PROSE_HINTS = (
+    *("password", "passwd", "passphrase", "pwd", "secret", "token"),
+    *("apikey", "api key", "api_key", "api-key"),
+)
+_GITLAB_KINDS = ("pat", "dt", "rt", "ptt", "ft", "soat", "cbt", "imt", "agent", "oas")
 # A value: escaped-JSON quoted (`\"v\"`), quoted, or bare. A quote that never closes (a
 # string cut short before it got here) runs to the end of the line: still redacted.
 _VALUE = (
@@ -42,10 +59,13 @@ _QUOTE = r"\\?[\"']"
 
 @record(frozen=True)
 class Rule:
-    """One secret shape: `pattern` matches it, `keep` is the replacement (groups kept)."""
+    """One secret shape: `pattern` matches it, `keep` is the replacement (groups kept).
+    Every match holds one of `hints` (lower-cased), so a detector can skip, with a plain
+    substring scan, text that no rule could match."""
 
     name: str
     pattern: re.Pattern[str]
+    hints: tuple[str, ...]
     keep: str
     example: str  # text holding a secret...
     secret: str  # ...whose secret part must not survive redaction
@@ -60,6 +80,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:-----END [A-Z ]{0,40}PRIVATE KEY-----|\Z)",
             re.S,
         ),
+        ("private key",),
         REDACTED,
         "-----BEGIN RSA PRIVATE KEY-----\nMIIEpAIBAAKCAQEA1x2\n-----END RSA PRIVATE KEY-----",
         "MIIEpAIBAAKCAQEA1x2",
@@ -68,6 +89,7 @@ RULES: tuple[Rule, ...] = (
     Rule(  # Anthropic sk-ant-, OpenAI sk-proj- / sk-, and the other dash-prefixed keys
         "provider api key",
         lazy(r"\b(?:sk|rk|pk)-(?:ant-|proj-)?[A-Za-z0-9_\-]{16,}"),
+        ("sk-", "rk-", "pk-"),
         REDACTED,
         "key sk-ant-abcdefghijklmnop0123456789",
         "abcdefghijklmnop0123456789",
@@ -76,6 +98,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "stripe secret key",
         lazy(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
+        ("sk_live_", "sk_test_", "rk_live_", "rk_test_"),
         REDACTED,
         "configured sk_live_51HqLyjWDarjtT1zdp7dcXYZabc",
         "51HqLyjWDarjtT1zdp7dcXYZabc",
@@ -84,6 +107,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "stripe webhook secret",
         lazy(r"\bwhsec_[A-Za-z0-9+/=]{24,}"),
+        ("whsec_",),
         REDACTED,
         "STRIPE_WEBHOOK whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
         "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
@@ -92,6 +116,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "github token",
         lazy(r"\bgh[pousr]_[A-Za-z0-9]{6,}"),
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
         REDACTED,
         "token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
         "ghp_abcdefghijklmnopqrstuvwxyz0123456789AB",
@@ -100,6 +125,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "github fine-grained token",
         lazy(r"\bgithub_pat_[A-Za-z0-9_]{6,}"),
+        ("github_pat_",),
         REDACTED,
         "github_pat_11ABCDEFG0123456789_abcdefghijklmnop",
         "11ABCDEFG0123456789_abcdefghijklmnop",
@@ -107,7 +133,8 @@ RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "gitlab token",
-        lazy(r"\bgl(?:pat|dt|rt|ptt|ft|soat|cbt|imt|agent|oas)-[A-Za-z0-9_\-]{20,}"),
+        lazy(r"\bgl(?:" + "|".join(_GITLAB_KINDS) + r")-[A-Za-z0-9_\-]{20,}"),
+        tuple(f"gl{kind}-" for kind in _GITLAB_KINDS),
         REDACTED,
         "CI_TOKEN glpat-Xy9Wv8Ut7Sr6Qp5On4Ml",
         "Xy9Wv8Ut7Sr6Qp5On4Ml",
@@ -116,6 +143,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "npm token",
         lazy(r"\bnpm_[A-Za-z0-9]{36,}"),
+        ("npm_",),
         REDACTED,
         "//registry.npmjs.org/:_authToken npm_Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4N",
         "Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4N",
@@ -124,6 +152,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "hugging face token",
         lazy(r"\bhf_[A-Za-z0-9]{30,}"),
+        ("hf_",),
         REDACTED,
         "login with hf_MnBvCxZaSdFgHjKlPoIuYtReWq12345678",
         "MnBvCxZaSdFgHjKlPoIuYtReWq12345678",
@@ -132,6 +161,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "pypi token",
         lazy(r"\bpypi-AgE[A-Za-z0-9_\-]{32,}"),
+        ("pypi-age",),
         REDACTED,
         "twine upload -u __token__ pypi-AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0",
         "AgEIcHlwaS5vcmcCJGFiY2RlZmdoLWlqa2wtbW5vcC1xcnN0",
@@ -140,6 +170,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "slack token",
         lazy(r"\b(?:xox[abposr]|xapp)-[A-Za-z0-9-]{10,}\b"),
+        ("xox", "xapp-"),
         REDACTED,
         "xoxb-1234567890-abcdefghij",
         "1234567890-abcdefghij",
@@ -148,6 +179,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "sendgrid api key",
         lazy(r"\bSG\.[A-Za-z0-9_\-]{22}\.[A-Za-z0-9_\-]{43}\b"),
+        ("sg.",),
         REDACTED,
         "key 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",
         "TwL2iGABf9DHoTf-09kqeF8tAmbihYzrnopKc-1s5cr",
@@ -156,6 +188,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "digitalocean token",
         lazy(r"\bdo[por]_v1_[a-f0-9]{64}\b"),
+        ("dop_v1_", "doo_v1_", "dor_v1_"),
         REDACTED,
         "doctl auth init -t dop_v1_" + "0f3a9c" * 10 + "beef",
         "0f3a9c" * 10 + "beef",
@@ -164,6 +197,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "aws access key id",
         lazy(r"\b(?:AKIA|ASIA)[0-9A-Z]{12,16}"),
+        ("akia", "asia"),
         REDACTED,
         "id AKIAABCDEFGHIJKLMNOP here",
         "AKIAABCDEFGHIJKLMNOP",
@@ -172,6 +206,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "google api key",
         lazy(r"\bAIza[0-9A-Za-z_\-]{35}\b"),
+        ("aiza",),
         REDACTED,
         "AIzaSyA-abcdefghijklmnopqrstuvwxyz01234",
         "SyA-abcdefghijklmnopqrstuvwxyz01234",
@@ -180,6 +215,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "google oauth token",
         lazy(r"\bya29\.[A-Za-z0-9_\-]{20,}"),
+        ("ya29.",),
         REDACTED,
         "access ya29.a0AfH6SMBx7kQ2v9ZpLmN3oRtYuW1",
         "a0AfH6SMBx7kQ2v9ZpLmN3oRtYuW1",
@@ -188,6 +224,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "jwt",
         lazy(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\b"),
+        ("eyj",),
         REDACTED,
         "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.abcdefghijk",
         "eyJzdWIiOiIxMjM0In0",
@@ -199,6 +236,7 @@ RULES: tuple[Rule, ...] = (
             r"(?i)(\bauthorization[\"']?\s{0,8}[:=]\s{0,8}[\"']?(?:basic|bearer|token|digest)?\s{0,8})"
             r"[^\s\"',;]{1,4096}"
         ),
+        ("authorization",),
         r"\1" + REDACTED,
         "curl -H 'Authorization: Basic ZGV2OnMzY3JldA==' http://x",
         "ZGV2OnMzY3JldA==",
@@ -207,6 +245,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "basic credentials",
         lazy(r"(?i)(\bbasic\s{1,8})(?=[A-Za-z0-9+/]{0,4096}[0-9+/=])[A-Za-z0-9+/]{8,}={0,2}"),
+        ("basic",),
         r"\1" + REDACTED,
         "sent Basic dXNlcjpodW50ZXIy to the proxy",
         "dXNlcjpodW50ZXIy",
@@ -215,6 +254,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "bearer token",
         lazy(r"(?i)\b(bearer|token)\s{1,8}[A-Za-z0-9._~+/=\-]{16,}"),
+        ("bearer", "token"),
         r"\1 " + REDACTED,
         "Bearer abcdefghijklmnop0123",
         "abcdefghijklmnop0123",
@@ -223,6 +263,7 @@ RULES: tuple[Rule, ...] = (
     Rule(  # the user may be empty: `redis://:PASSWORD@host`
         "url credentials",
         lazy(r"(?i)(\b[a-z][a-z0-9+.\-]{0,30}://[^\s:/@]{0,256}:)[^\s@/]{1,4096}@"),
+        ("://",),
         r"\1" + REDACTED + "@",
         "git push https://dev:s3cr3tT0ken@example.com/o/r main",
         "s3cr3tT0ken",
@@ -234,6 +275,7 @@ RULES: tuple[Rule, ...] = (
             r"(?i)(--?(?:password|passwd|pass|pwd|secret|token|api-?key|access-?key|auth-?token"
             r"|client-?secret)(?:=|\s{1,8}))" + _VALUE
         ),
+        _FLAG_HINTS,
         r"\1" + REDACTED,
         "mysql --password hunter2x --user app",
         "hunter2x",
@@ -244,6 +286,7 @@ RULES: tuple[Rule, ...] = (
         lazy(
             r"(?i)(" + _QUOTE + r"(?:" + _SECRET_NAME + r")" + _QUOTE + r"\s{0,8}:\s{0,8})" + _VALUE
         ),
+        _SECRET_NAME_HINTS,
         r"\1" + REDACTED,
         '{"user": "app", "password": "hunter2x"}',
         "hunter2x",
@@ -252,6 +295,7 @@ RULES: tuple[Rule, ...] = (
     Rule(
         "secret assignment",
         lazy(r"(?i)(\b(?:" + _SECRET_NAME + r")\s{0,8}[:=]\s{0,8})" + _VALUE),
+        _SECRET_NAME_HINTS,
         r"\1" + REDACTED,
         "DB_PASS=hunter2x python app.py",
         "hunter2x",
@@ -264,6 +308,7 @@ RULES: tuple[Rule, ...] = (
             r"(?:(?:is|was)\s{1,8}(?:set\s{1,8}to\s{1,8})?)?)(?!\[REDACTED\])"
             r"(?=[^\s,;\"']{0,200}[\d_/+=!@#$%^&*-])([^\s,;\"']{4,200})"
         ),
+        _PROSE_HINTS,
         r"\1" + REDACTED,
         "log in with db password hunter2 and retry",
         "hunter2",

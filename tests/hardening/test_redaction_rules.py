@@ -31,6 +31,24 @@ def test_each_shape_is_redacted(name: str, text: str, secret: str) -> None:
     assert secret not in out and REDACTED in out
 
 
+SAMPLES = [(rule, rule.example) for rule in RULES] + [
+    (next(rule for rule in RULES if rule.name == name), text) for name, text, _ in EXAMPLES
+]
+
+
+@pytest.mark.parametrize(("rule", "text"), SAMPLES, ids=[text[:30] for _, text in SAMPLES])
+def test_every_match_of_a_rule_holds_one_of_its_hints(rule: Rule, text: str) -> None:
+    matches = [match.group(0).lower() for match in rule.pattern.finditer(text)]
+    assert matches, "the rule must match its own sample"
+    for match in matches:
+        assert any(hint in match for hint in rule.hints), f"{rule.name}: {match!r}"
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.name for rule in RULES])
+def test_hints_are_lower_cased_literals(rule: Rule) -> None:
+    assert rule.hints and all(hint and hint == hint.lower() for hint in rule.hints)
+
+
 @pytest.mark.parametrize(
     "prose",
     [
@@ -103,3 +121,12 @@ def test_the_one_search_shortcut_redacts_what_the_rules_one_by_one_do(
     text = "".join(parts)
     text = text.upper() if upper else text
     assert redact(text) == _rule_by_rule(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from(_FRAGMENTS), max_size=6), st.booleans())
+def test_text_without_a_hint_is_never_redacted(parts: list[str], upper: bool) -> None:
+    text = "".join(parts)
+    text = text.upper() if upper else text
+    if not any(hint in text.lower() for rule in RULES for hint in rule.hints):
+        assert redact(text) == text
