@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from reflection_core.lazyre import lazy
 from reflection_core.records import record
-from reflection_core.redact import REDACTED, redact, secret_values
+from reflection_core.redact import REDACTED, RULES, redact, secret_values
 from reflection_core.session.model import Session, ToolCall
 
 _COMMAND_RULES: tuple[tuple[str, re.Pattern[str], str], ...] = (
@@ -127,35 +127,17 @@ _TEST_DISABLE = lazy(
     r"@pytest\.mark\.skip\b|@unittest\.skip\b|\bpytest\.skip\(|\b(it|describe|test)\.skip\(|"
     r"\bx(it|describe)\(|@Disabled\b|\bt\.Skip\(|#\[ignore\]"
 )
+# Redaction rules keyed on a name (`DB_PASS=`, `--token`, `"api_key":`) also match names
+# nobody reads as a credential's (`cache_key = "user:1234abc"`): for them a line is read
+# when it holds one of these words, not their hints. Every other rule's hints are taken.
+_NAMED_RULES = ("cli secret flag", "json secret key", "secret assignment", "secret in prose")
+_SECRET_WORDS = "password passwd pwd secret token auth api_key apikey access_key private_key"
 # Cheap substring checks before the regexes: Python's `re` is slow on multi-MB writes.
-_SECRET_HINTS = (
-    "private key",
-    "sk-",
-    "rk-",
-    "ghp_",
-    "gho_",
-    "ghu_",
-    "ghs_",
-    "ghr_",
-    "github_pat_",
-    "xox",
-    "akia",
-    "asia",
-    "aiza",
-    "password",
-    "passwd",
-    "secret",
-    "api_key",
-    "apikey",
-    "token",
-    "://",
-    "bearer",
-    "auth",
-    "pwd",
-    "access_key",
-    "private_key",
-    "pk-",
-    "eyj",
+_SECRET_HINTS = tuple(
+    sorted(
+        {*_SECRET_WORDS.split()}
+        | {hint for rule in RULES if rule.name not in _NAMED_RULES for hint in rule.hints}
+    )
 )
 _ASSERT_BODY = (
     r"(assert\b.*|self\.assert\w*\(.*|(?:np\.testing\.)?assert_\w+\(.*|expect\(.*|"
@@ -201,18 +183,27 @@ def _window(text: str) -> str:
     return text[:half] + "\n" + text[-half:]
 
 
+def _hinted_lines(text: str, hints: tuple[str, ...]) -> str:
+    """The lines of `text` that hold a hint, in order. One scan of the whole text per hint
+    first: each line is then searched only for the few hints the text holds (a large
+    write has tens of thousands of lines). Lower-casing moves no line break."""
+    lowered = text.lower()
+    present = [hint for hint in hints if hint in lowered]
+    if not present:
+        return ""
+    pairs = zip(text.splitlines(), lowered.splitlines(), strict=True)
+    return "\n".join(line for line, low in pairs if any(hint in low for hint in present))
+
+
 def credential_values(text: str, *, test_file: bool = False) -> list[str]:
     """Credential literals in `text`: what `redact` would hide, minus placeholders,
     names and expressions. In test files only token-shaped secrets and passwords in
     connection URLs count (a test user's password is test data), and placeholders never."""
-    lowered = text.lower()
-    if not any(hint in lowered for hint in _SECRET_HINTS):
-        return []
-    # Only lines that name a secret can hold one (a key block's BEGIN line does): the
+    # Only lines holding a hint can hold a secret (a key block's BEGIN line does): the
     # redaction patterns are too slow to run over every line of a large write.
-    window = "\n".join(
-        line for line in _window(text).splitlines() if any(h in line.lower() for h in _SECRET_HINTS)
-    )
+    window = _hinted_lines(_window(text), _SECRET_HINTS)
+    if not window:
+        return []
     found = []
     for value in secret_values(window):
         token_shaped = redact(value) == REDACTED

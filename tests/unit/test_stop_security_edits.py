@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from reflection_core.redact import EXAMPLES, REDACTED, RULES, Rule
 from reflection_core.session.security import (
     disabled_assertion,
     removed_important,
@@ -52,6 +53,7 @@ def test_credential_literals_written_into_files_are_found(path: str, content: st
         ("src/db.py", 'dsn = f"postgresql://{user}:{password}@{host}/{name}"\n'),
         ("docs/GITHUB-SETUP.md", 'export GITHUB_TOKEN="ghp_xxxxxxxxxxxx"\n'),
         ("src/llm.py", 'OPENAI_API_KEY = "sk-0000000000000000"\n'),
+        ("src/cache.py", 'CACHE_KEY = "user:1234abc"\nSSH_KEY = "~/.ssh/id_rsa"\n'),
         ("PLAN.md", "- **Password stored**: in the keychain now\n"),
         ("CLAUDE.md", "- **Password support**: yes, through the keychain\n"),
     ],
@@ -68,6 +70,64 @@ def test_an_edit_next_to_a_credential_that_was_already_there_is_not_a_finding() 
         "src/aws.py", new=f"{line}\nclient = make_client(API_KEY)", old=f"{line}\nc = mk(API_KEY)"
     )
     assert rules(builder) == []
+
+
+# Every sample of a redaction rule that hides the whole match (a token, a key block),
+# without the words around it: the token alone must be enough.
+TOKEN_RULES = {rule.name: rule for rule in RULES if rule.keep == REDACTED}
+SAMPLES = [(rule.name, rule.example) for rule in RULES] + [(n, t) for n, t, _ in EXAMPLES]
+TOKENS = [
+    match.group(0)
+    for name, text in SAMPLES
+    if name in TOKEN_RULES and (match := TOKEN_RULES[name].pattern.search(text))
+]
+
+
+def write_or_edit(tool: str, path: str, content: str) -> SessionBuilder:
+    builder = SessionBuilder("Wire up the client")
+    return builder.write(path, content) if tool == "write" else builder.edit(path, new=content)
+
+
+@pytest.mark.parametrize("tool", ["write", "edit"])
+@pytest.mark.parametrize("sample", TOKENS, ids=[text[:30] for text in TOKENS])
+def test_every_token_shape_redaction_knows_is_found_in_source(tool: str, sample: str) -> None:
+    content = f'SETTING = """{sample}"""\n'
+    assert rules(write_or_edit(tool, "src/app.py", content)) == ["secret_in_code"]
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'STRIPE_KEY = "sk_live_51HqLyjWDarjtT1zdp7dcXYZabc"',
+        'GITLAB = "glpat-Xy9Wv8Ut7Sr6Qp5On4Ml"',
+        'HUB = "hf_MnBvCxZaSdFgHjKlPoIuYtReWq12345678"',
+        'SENDGRID = "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"',
+        'REGISTRY = "npm_Qw3Er4Ty5Ui6Op7As8Df9Gh0Jk1Lz2Xc3Vb4N"',
+        'CACHE_URL = "redis://:p4ssw0rdZZ@cache:6379/0"',
+    ],
+)
+def test_keys_of_newer_providers_are_found(line: str) -> None:
+    assert rules(write_or_edit("write", "app.py", line + "\n")) == ["secret_in_code"]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=[rule.name for rule in RULES])
+def test_a_near_miss_of_a_redaction_rule_is_not_a_credential(rule: Rule) -> None:
+    content = f'NOTE = """{rule.near_miss}"""\n'
+    assert rules(write_or_edit("write", "src/app.py", content)) == []
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'STRIPE_KEY = "sk_test_xxxxxxxxxxxxxxxxxxxxxxxx"',
+        'STRIPE_SECRET_KEY = "your-api-key-here"',
+        'STRIPE_SECRET_KEY = "${STRIPE_SECRET_KEY}"',
+        'GITLAB_TOKEN = "glpat-xxxxxxxxxxxxxxxxxxxx"',
+        'NPM_TOKEN = "npm_000000000000000000000000000000000000"',
+    ],
+)
+def test_placeholders_in_the_shape_of_a_key_are_not_credentials(line: str) -> None:
+    assert rules(write_or_edit("edit", "src/app.py", line + "\n")) == []
 
 
 @pytest.mark.parametrize(
