@@ -621,9 +621,17 @@ def is_short_reply(text: str, prev_assistant: str | None) -> bool:
 
 
 def is_interjection(text: str) -> bool:
-    """One word in capitals ("LISTEN", "STOP"): the user raising their voice, not a task."""
+    """One word in capitals ("LISTEN", "STOP"): the user raising their voice, not a task.
+    An acronym inside text of a script written without spaces (このファイルのCSSを直して) is
+    one Latin word among many."""
     words = _words(text)
-    return len(words) == 1 and len(words[0]) > 2 and words[0].isupper() and words[0].isalpha()
+    return (
+        len(words) == 1
+        and len(words[0]) > 2
+        and words[0].isupper()
+        and words[0].isalpha()
+        and word_count(text) == 1
+    )
 
 
 def invites_questions(text: str) -> bool:

@@ -147,6 +147,12 @@ def test_a_path_opening_the_prompt_is_no_slash_command() -> None:
     assert score_prompt("/compact keep the test names").action == "skip"
 
 
+def test_an_acronym_inside_japanese_text_is_no_shouting() -> None:
+    assert not turn.is_interjection("このファイルのCSSを直して")
+    assert turn.is_interjection("LISTEN")
+    assert not _quiet("このファイルのCSSを直して")
+
+
 def test_german_quotes_mark_quoted_text() -> None:
     assert _quiet("Ändere den Text „Diese Datei ist zu groß“ in „Datei zu groß (max. 10 MB)“")
 
