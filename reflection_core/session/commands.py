@@ -41,6 +41,8 @@ class _Facts:
     scratch: list[str] = field(default_factory=list)  # files written in scratch dirs
     captures: list[str] = field(default_factory=list)  # `> file`, `| tee file`: output kept
     normalized: list[str] = field(default_factory=list)
+    rewrites: bool = False  # a modification beyond reformatting (`reformat`)
+    checked_after: bool = False  # a check ran after the line's last rewrite (`_order_checks`)
 
     def test(self, runner: str, partial: bool = False) -> None:
         self.kinds.add("test")
@@ -56,7 +58,16 @@ class _Facts:
         if named and len(scratch) == len(named):
             return
         self.kinds.add("modify")
+        self.rewrites = True
         self.files.extend(f for f in named if f not in scratch)
+
+    def reformat(self, *files: str) -> None:
+        """A formatter's rewrite: layout only, no behaviour changed (kind `format`)."""
+        rewrites = self.rewrites
+        self.modify(*files)
+        self.rewrites = rewrites
+        if "modify" in self.kinds:
+            self.kinds.add("format")
 
 
 # --- wrappers: programs that run another program --------------------------------
@@ -355,6 +366,23 @@ SEARCH_PROGRAMS = frozenset(
     {"grep", "egrep", "fgrep", "rg", "ag", "ack", "find", "fd", "fdfind", "ls", "tree", "locate"}
 )
 _MODIFY_PROGRAMS = frozenset({"rm", "touch", "truncate", "unlink", "rmdir", "shred"})
+# Options of those programs that take a value, which names no file to change
+# (`touch -d '20 days ago' f`). One program a line.
+MODIFY_VALUE_OPTIONS: dict[str, frozenset[str]] = {
+    "touch": frozenset({"-d", "-t", "-r", "--date", "--reference"}),
+    "truncate": frozenset({"-s", "--size", "-r", "--reference"}),
+    "shred": frozenset({"-n", "-s", "--iterations", "--size"}),
+}
+# Clients that probe a URL, and the hosts that are this machine: a request to a server the
+# agent started is a run of the program (`curl -i localhost:3000/health`). One a line.
+HTTP_CLIENTS = frozenset({"curl", "wget", "http", "https", "xh"})
+LOCAL_HOSTS: tuple[str, ...] = (
+    "localhost",
+    "127.0.0.1",
+    "0.0.0.0",
+    "[::1]",
+)
+_URL_HOST = lazy(r"^(?:[a-z][a-z0-9+.-]*://)?(?:[^@/\s]*@)?(\[[^\]]*\]|[^:/?#\s]*)", re.I)
 _OPTION_MODE = lazy(r"^-[rwxXst]+$")
 _JS_TEST_RUNNERS = frozenset({"jest", "vitest", "mocha", "ava", "jasmine", "karma", "tap", "c8"})
 _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "task", "make"})
@@ -380,7 +408,9 @@ def _script_kind(script: str) -> str | None:
         return "typecheck"
     if name.startswith(("build", "compile", "bundle", "dist", "all")):
         return "build"
-    if name.startswith(("format", "fmt", "fix")):
+    if name.startswith(("format", "fmt")):
+        return "format"
+    if name.startswith("fix"):
         return "modify"
     return None
 
@@ -471,6 +501,26 @@ _SCRIPT_RUNNER_VALUE_OPTIONS = frozenset(
 )
 
 
+# Those the runner also reads after the script's name (`npm test --prefix packages/web`):
+# only the long ones, which no test runner takes to filter tests.
+_PACKAGE_OPTIONS = frozenset({"--filter", "--prefix", "--workspace", "--dir", "--cwd"})
+
+
+def _without_package_options(args: list[str]) -> list[str]:
+    """`args` up to `--` without the runner's package options and their values."""
+    end = args.index("--") if "--" in args else len(args)
+    kept: list[str] = []
+    skip = False
+    for arg in args[:end]:
+        if skip:
+            skip = False
+        elif arg in _PACKAGE_OPTIONS:
+            skip = True
+        elif arg.split("=", 1)[0] not in _PACKAGE_OPTIONS:
+            kept.append(arg)
+    return kept + args[end:]
+
+
 def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
     """npm/pnpm/yarn/bun/composer/just/task scripts: `npm test`, `yarn build`, `just lint`."""
     args = [a for a in args if a not in ("--silent", "-s", "--if-present", "-r", "--recursive")]
@@ -480,7 +530,7 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         args = args[2:]
     if not args:
         return
-    head, rest = args[0], args[1:]
+    head, rest = args[0], _without_package_options(args[1:])
     if head in ("run", "run-script") and rest:
         head, rest = rest[0], rest[1:]
     elif head in ("t", "tst"):
@@ -500,10 +550,18 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         _js_runner(head, rest, facts)  # `pnpm vitest run`, `yarn jest`: the project's binary
     elif kind == "test":
         facts.test(f"{prog} {head}", _filters_tests(rest))
-    elif kind == "modify":
-        facts.modify()
+    elif kind in _SCRIPT_CHANGES:
+        _SCRIPT_CHANGES[kind](facts)
     elif kind:
         facts.kinds.add(kind)
+
+
+# What a script named for a change does to the tree: a `fix` script rewrites code, a
+# `format`/`fmt` script only its layout.
+_SCRIPT_CHANGES: dict[str, Callable[[_Facts], None]] = {
+    "modify": lambda facts: facts.modify(),
+    "format": lambda facts: facts.reformat(),
+}
 
 
 _JS_FILTER_OPTIONS = frozenset(
@@ -535,8 +593,8 @@ def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
         kind = "build" if _MAKE_FILE_TARGET.search(target) else _script_kind(target)
         if kind == "test":
             facts.test(f"{runner} {target}")
-        elif kind == "modify":
-            facts.modify()
+        elif kind in _SCRIPT_CHANGES:
+            _SCRIPT_CHANGES[kind](facts)
         elif kind:
             facts.kinds.add(kind)
 
@@ -564,7 +622,9 @@ def _go(args: list[str], facts: _Facts) -> None:
         facts.kinds.add("run")
     elif sub == "vet":
         facts.kinds.add("lint")
-    elif sub in ("fmt", "generate") or (sub == "mod" and rest[:1] == ["tidy"]):
+    elif sub == "fmt":
+        facts.reformat()
+    elif sub == "generate" or (sub == "mod" and rest[:1] == ["tidy"]):
         facts.modify()
     elif sub == "get":
         facts.modify("go.mod")
@@ -598,7 +658,7 @@ def _cargo(args: list[str], facts: _Facts) -> None:
         if "--check" in rest:
             facts.kinds.add("lint")
         else:
-            facts.modify()
+            facts.reformat()
     elif sub in ("add", "remove"):
         facts.modify("Cargo.toml")
 
@@ -765,12 +825,25 @@ def _gh(args: list[str], facts: _Facts) -> None:
 
 
 def _formatter(prog: str, args: list[str], facts: _Facts) -> None:
-    """Tools that check with one flag and rewrite files without it."""
+    """Tools that check with one flag and rewrite files without it; a write flag wins
+    (`gofmt -l -w .` lists the files it rewrote)."""
     check_flags = {"--check", "--diff", "--check-only", "-c", "--list-different", "-l"}
-    if any(a in check_flags for a in args):
+    writes = any(a in ("--write", "-w") for a in args)
+    if any(a in check_flags for a in args) and not writes:
         facts.kinds.add("lint")
-    elif prog != "prettier" or any(a in ("--write", "-w") for a in args):
-        facts.modify(*_positional(args))
+    elif prog != "prettier" or writes:
+        facts.reformat(*_positional(args))
+
+
+def _http_probe(args: list[str], facts: _Facts) -> None:
+    """A request to this machine (`LOCAL_HOSTS`) runs the program serving it."""
+    for arg in args:
+        if arg.startswith("-"):
+            continue
+        match = _URL_HOST.match(arg)
+        if match and match.group(1).lower() in LOCAL_HOSTS:
+            facts.kinds.add("run")
+            return
 
 
 def _sed(args: list[str], facts: _Facts) -> None:
@@ -916,7 +989,7 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
         if any(a in TOOLCHAIN_FORMAT_CHECKS for a in rest):
             facts.kinds.add("lint")
         else:
-            facts.modify()
+            facts.reformat()
 
 
 # The flags under which a toolchain's formatter only checks: `zig fmt --check`,
@@ -1050,7 +1123,13 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (("sed",), lambda prog, args, heredoc, facts: _sed(args, facts)),
     (("tee",), lambda prog, args, heredoc, facts: facts.captures.extend(_positional(args))),
     (("mv", "cp", "install", "rsync"), lambda prog, args, heredoc, facts: _copy(prog, args, facts)),
-    (_MODIFY_PROGRAMS, lambda prog, args, heredoc, facts: facts.modify(*_positional(args))),
+    (
+        _MODIFY_PROGRAMS,
+        lambda prog, args, heredoc, facts: facts.modify(
+            *_positional(args, MODIFY_VALUE_OPTIONS.get(prog, frozenset()))
+        ),
+    ),
+    (HTTP_CLIENTS, lambda prog, args, heredoc, facts: _http_probe(args, facts)),
     (("chmod",), lambda prog, args, heredoc, facts: _chmod(args, facts)),
     (("ln",), lambda prog, args, heredoc, facts: _link(args, facts)),
     (("patch",), lambda prog, args, heredoc, facts: facts.modify()),
@@ -1208,6 +1287,7 @@ def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Seg
         segment = _expanded(segment, shell_vars)
         _remember_assignments(segment.words, shell_vars)
         part = _classify_segment(segment, depth)
+        _order_checks(facts, pipeline, part)
         _merge(pipeline, part)
         segment_tests.append((segment, "test" in part.kinds))
         if "test" in part.kinds:
@@ -1222,6 +1302,15 @@ def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Seg
     return facts, segment_tests
 
 
+def _order_checks(facts: _Facts, pipeline: _Facts, part: _Facts) -> None:
+    """Whether a check runs after the line's last rewrite (`sed -i ... && pytest`): a check
+    chained after a change is a check of it; one in the same segment is not."""
+    if part.rewrites:
+        facts.checked_after = part.checked_after  # a nested line's own order (`bash -c`)
+    elif part.kinds & CHECK_KINDS and (facts.rewrites or pipeline.rewrites):
+        facts.checked_after = True
+
+
 def classify_command(command: str) -> CommandInfo:
     """What a shell command line does: kinds, test runner, push targets, files written."""
     return _classify_text(command if isinstance(command, str) else str(command))
@@ -1231,9 +1320,10 @@ def classify_command(command: str) -> CommandInfo:
 def _classify_text(text: str) -> CommandInfo:
     facts, segment_tests = _classify_line(text)
     normalized = [n for n in facts.normalized if not _DECORATION.match(n)] or facts.normalized
+    kinds = facts.kinds - {"format"} if facts.rewrites else facts.kinds
     return CommandInfo(
         raw=text,
-        kinds=frozenset(facts.kinds),
+        kinds=frozenset(kinds),
         test_runner=facts.test_runner,
         partial=facts.partial,
         push_refs=tuple(dict.fromkeys(facts.push_refs)),
@@ -1245,6 +1335,7 @@ def _classify_text(text: str) -> CommandInfo:
         push_implicit=facts.push_implicit,
         push_all=facts.push_all,
         exit_masked=_exit_masked(segment_tests, text),
+        checked_after_change=facts.checked_after,
     )
 
 
@@ -1252,6 +1343,8 @@ def _merge(into: _Facts, part: _Facts) -> None:
     if "test" in part.kinds:
         into.partial = part.partial if "test" not in into.kinds else into.partial and part.partial
     into.kinds |= part.kinds
+    into.rewrites = into.rewrites or part.rewrites
+    into.checked_after = part.checked_after if part.rewrites else into.checked_after
     into.programs.extend(part.programs)
     into.test_runner = into.test_runner or part.test_runner
     into.push_refs.extend(part.push_refs)

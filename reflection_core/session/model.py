@@ -28,7 +28,8 @@ class CommandInfo:
 
     raw: str
     kinds: frozenset[str] = frozenset()
-    # subset of: test, build, lint, typecheck, pr_create, pr_view, pr_checks, push, commit, modify
+    # subset of: test, build, lint, typecheck, pr_create, pr_view, pr_checks, push, commit, modify,
+    # format (every modification only reformats: `ruff format .`, `cargo fmt`)
     test_runner: str | None = None  # "pytest", "npm test", "go test", ...
     partial: bool = False  # a filtered test run (-k, a single file, --lf, -run X)
     push_refs: tuple[str, ...] = ()  # remote refs a `git push` targets ("main", "feat")
@@ -42,6 +43,7 @@ class CommandInfo:
     exit_masked: bool = (
         False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
     )
+    checked_after_change: bool = False  # a check runs after its own rewrite (`sed -i x && pytest`)
 
 
 # Where agents keep throwaway files (scratchpads, `mktemp`, `> /dev/null`): a write only
