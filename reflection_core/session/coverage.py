@@ -17,8 +17,10 @@ from reflection_core.session.categories import unsupported_claims
 from reflection_core.session.commands import classify_command
 from reflection_core.session.evidence import (
     checkable,
+    checked_after,
     is_check,
     is_doc_file,
+    is_settings_file,
     last_code_change,
     runs_only_in_ci,
 )
@@ -318,13 +320,17 @@ def open_todos(session: Session) -> list[Gap]:
     ]
 
 
-def checked_since_last_change(session: Session, *, artifacts: bool = False) -> bool:
+def checked_since_last_change(
+    session: Session, *, artifacts: bool = False, behaviour_only: bool = False
+) -> bool:
     """A test, build, typecheck or lint ran after the latest file change (`artifacts`:
-    counting a cleared cache or build output as a change)."""
-    latest = last_code_change(session.tool_calls, artifacts=artifacts)
+    counting a cleared cache or build output as a change; `behaviour_only`: only a change
+    to a file that `holds_behaviour`)."""
+    calls = session.tool_calls
+    latest = last_code_change(calls, artifacts=artifacts, behaviour_only=behaviour_only)
     if latest < 0:
         return True  # only comments, whitespace or docs changed: nothing new to check
-    return any(is_check(call) for call in session.tool_calls[latest + 1 :])
+    return checked_after(calls, latest)
 
 
 def uncompiled_sources(
@@ -427,8 +433,11 @@ def reported_error(prompt: str) -> str | None:
 
 def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
     """The task pastes an error, code changed, and no check ran after the latest change:
-    nothing shows the error is gone."""
-    if not any(not is_doc_file(p) and not runs_only_in_ci(p) for p in changed):
+    nothing shows the error is gone. A fix only to settings (a timeout in settings.yaml
+    for a production error) is what was asked; nothing local may exercise it."""
+    if not any(
+        not is_doc_file(p) and not runs_only_in_ci(p) and not is_settings_file(p) for p in changed
+    ):
         return []
     error = reported_error(session.task_prompt)
     # Clearing a cache (`rm -rf .next`) is a fix attempt the error needs checked too.

@@ -51,6 +51,7 @@ from reflection_core.session.gates import (
     GateResult,
     LedgerEvidence,
     evaluate_gates,
+    read_outcomes,
     suite_shown,
     tests_gate,
     untested_packages_only,
@@ -824,9 +825,10 @@ def claimed_unchecked(gap: Gap, session: Session, message: str) -> Gap:
     typecheck, lint or run of the program) ran after the latest change and the final message
     says the work is done, the evidence and the words agree (`tests:not_run_claimed`).
     A ledger with no passing run for the tree (`tests:ledger`) is the same evidence when
-    the transcript shows no check after the change either."""
+    the transcript shows no check after the change either. Only a change to a file that
+    holds behaviour counts: settings, CI and container files no check is sure to exercise."""
     unchecked = ("tests:not_run", "tests:ledger")
-    if gap.pattern not in unchecked or checked_since_last_change(session):
+    if gap.pattern not in unchecked or checked_since_last_change(session, behaviour_only=True):
         return gap
     if not claims_done(message):
         return gap
@@ -960,7 +962,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     readings of the words (`assess_stop`), then where the stop stands and the one policy
     table that says what pushes (`stop_status`, `push_policy`)."""
     cfg = with_defaults(ctx.config)
-    session = project_view(session, ctx.root)
+    session = read_outcomes(project_view(session, ctx.root))
     ev = gather_evidence(session, ctx, cfg)
     assessment, gaps, digest, reading = assess_stop(session, ev, ctx, cfg)
     where = stop_status(ev, ctx, assessment, gaps, digest, reading)

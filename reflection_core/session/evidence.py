@@ -12,7 +12,7 @@ Pure functions over the parsed session; nothing here reads files or runs command
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 
 from reflection_core import lazyre
@@ -21,7 +21,7 @@ from reflection_core.lazyre import lazy
 from reflection_core.records import replace
 from reflection_core.session.commands import CHECK_KINDS
 from reflection_core.session.model import Event, Session, ToolCall, in_scratch_dir
-from reflection_core.session.task import is_doc_path
+from reflection_core.session.task import failed_install, is_doc_path
 
 # How each language writes comments, by file extension: (line comment markers, block
 # comment delimiters). One language family a line (a test per entry).
@@ -92,6 +92,16 @@ SUITE_BLIND: tuple[str, ...] = (
     "helm/**",
     "charts/**",
     "nginx/**",
+    # Settings of services and tools around the code, checked by those tools alone.
+    ".pre-commit-config.yaml",
+    "renovate.json",
+    "renovate.json5",
+    ".renovaterc*",
+    ".env.example",
+    ".env.sample",
+    ".env.template",
+    ".vscode/**",
+    ".idea/**",
 )
 
 
@@ -120,6 +130,47 @@ def checkable(path: str) -> bool:
     return not is_doc_file(path) and not ignored_by_tests(path, [])
 
 
+# Settings read at run time, by file ending: a check may load them or may not, so a change
+# only to them is no unchecked code change to push on (a note at most). One a line.
+SETTINGS_SUFFIXES: tuple[str, ...] = (
+    ".yaml",
+    ".yml",
+    ".json",
+    ".json5",
+    ".toml",
+    ".ini",
+    ".cfg",
+    ".conf",
+    ".properties",
+    ".env",
+)
+# Files with those endings that are no settings: manifests and build definitions change
+# what every check runs on. One a line.
+MANIFESTS: frozenset[str] = frozenset(
+    {
+        "package.json",
+        "pyproject.toml",
+        "Cargo.toml",
+        "composer.json",
+        "deno.json",
+        "setup.cfg",
+        "tox.ini",
+        "pytest.ini",
+    }
+)
+
+
+def is_settings_file(path: str) -> bool:
+    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    return name.lower().endswith(SETTINGS_SUFFIXES) and name not in MANIFESTS
+
+
+def holds_behaviour(path: str) -> bool:
+    """Code, a manifest or a build file: a file whose change a check of the project is
+    sure to exercise (not documentation, CI, containers, nor settings read at run time)."""
+    return checkable(path) and not is_settings_file(path)
+
+
 def _replacements(call: ToolCall) -> list[tuple[str, str, str]]:
     """The (file, old, new) texts of each replacement of an edit, in the shape every host
     reader gives (session/edit_input.py); an entry without its own `file_path` is in the
@@ -139,16 +190,48 @@ def _replacements(call: ToolCall) -> list[tuple[str, str, str]]:
 
 def comment_only_edit(call: ToolCall) -> bool:
     """An edit whose every replacement changes only comments or whitespace."""
+    return _every_replacement(call, _same_code)
+
+
+def no_behaviour_edit(call: ToolCall) -> bool:
+    """An edit whose every replacement changes only comments or whitespace, or only a
+    manifest's version field (`VERSION_FIELDS`): nothing a check could tell apart."""
+    return _every_replacement(call, lambda p, a, b: _same_code(p, a, b) or version_only(p, a, b))
+
+
+def _every_replacement(call: ToolCall, keeps: Callable[[str, str, str], bool]) -> bool:
     if call.kind != "edit" or not call.files:
         return False
     pairs = _replacements(call)
-    if not pairs:
+    return bool(pairs) and all(keeps(path, old, new) for path, old, new in pairs)
+
+
+def _same_code(path: str, old: str, new: str) -> bool:
+    before = code_text(old, path)
+    return before is not None and before == code_text(new, path)
+
+
+# The line that holds a package's own version, by manifest name: a release bump edits it
+# and changes no behaviour. One manifest a line (a test per entry).
+VERSION_FIELDS: dict[str, str] = {
+    "package.json": r'^\s*"version"\s*:\s*"[^"]*",?\s*$',
+    "pyproject.toml": r"""^version\s*=\s*["'][^"']*["']\s*$""",
+    "Cargo.toml": r"""^version\s*=\s*["'][^"']*["']\s*$""",
+}
+
+
+def version_only(path: str, old: str, new: str) -> bool:
+    """A replacement in a manifest whose changed lines are all its version field."""
+    shape = VERSION_FIELDS.get(path.replace("\\", "/").rsplit("/", 1)[-1])
+    before, after = old.splitlines(), new.splitlines()
+    if shape is None or len(before) != len(after) or before == after:
         return False
-    for path, old, new in pairs:
-        before, after = code_text(old, path), code_text(new, path)
-        if before is None or before != after:
-            return False
-    return True
+    field_line = lazyre.compile(shape)
+    return all(
+        field_line.match(a) and field_line.match(b)
+        for a, b in zip(before, after, strict=True)
+        if a != b
+    )
 
 
 def _project_prefixes(roots: Sequence[str | None]) -> tuple[str, ...]:
@@ -223,26 +306,21 @@ ARTIFACT_NAMES: tuple[str, ...] = (
     ".parcel-cache",
 )
 ARTIFACT_ENDINGS: tuple[str, ...] = (".pyc", ".log")
-# A formatter's own report that it changed nothing: each line of its output says so.
-UNCHANGED_REPORTS: tuple[str, ...] = (
-    r"^\s*\d+ files? left unchanged\.?$",  # black, ruff format
-    r"\(unchanged\)$",  # prettier --write: one line per file
-    r"^all done!",  # black's banner beside its count
-)
-_UNCHANGED = tuple(lazy(p, re.I) for p in UNCHANGED_REPORTS)
-_FORMATTERS = frozenset({"black", "ruff", "prettier", "isort", "autopep8", "yapf"})
 
 
 def is_change(call: ToolCall) -> bool:
-    """A tool call that changes what a check could exercise."""
-    return call.changes_files and not comment_only_edit(call)
+    """A tool call that changes what a check could exercise: not an edit of comments or a
+    version field (`no_behaviour_edit`), not a formatter's rewrite (kind `format`)."""
+    if not call.changes_files or no_behaviour_edit(call) or failed_install(call):
+        return False
+    return call.command is None or "format" not in call.command.kinds
 
 
 def leaves_the_code_as_it_was(call: ToolCall) -> bool:
-    """A command that only deleted what runs leave behind (`rm -rf .pytest_cache`), or a
-    formatter that reported it changed nothing: a check that ran before it still shows
-    the code. (Clearing a cache may still be the fix of a reported error.)"""
-    return removes_only_artifacts(call) or formatted_nothing(call)
+    """A command that only deleted what runs leave behind (`rm -rf .pytest_cache`): a
+    check that ran before it still shows the code. (Clearing a cache may still be the fix
+    of a reported error.)"""
+    return removes_only_artifacts(call)
 
 
 def removes_only_artifacts(call: ToolCall) -> bool:
@@ -254,16 +332,6 @@ def removes_only_artifacts(call: ToolCall) -> bool:
 def is_artifact(path: str) -> bool:
     parts = path.replace("\\", "/").rstrip("/").split("/")
     return any(p in ARTIFACT_NAMES for p in parts) or parts[-1].endswith(ARTIFACT_ENDINGS)
-
-
-def formatted_nothing(call: ToolCall) -> bool:
-    """A formatter run whose output says, line by line, that it left every file as it was
-    (`1 file left unchanged`, `src/a.js 12ms (unchanged)`)."""
-    command = call.command
-    if command is None or call.ok is not True or not _FORMATTERS & set(command.programs):
-        return False
-    lines = [line.strip() for line in (call.output or "").splitlines() if line.strip()]
-    return bool(lines) and all(any(p.search(line) for p in _UNCHANGED) for line in lines)
 
 
 def is_baseline(calls: list[ToolCall], pos: int) -> bool:
@@ -300,21 +368,56 @@ def is_doc_file(path: str) -> bool:
     return any(is_doc_path("/".join(parts[i:])) for i in range(len(parts)))
 
 
-def is_code_change(call: ToolCall, *, artifacts: bool = False) -> bool:
+def is_code_change(
+    call: ToolCall, *, artifacts: bool = False, behaviour_only: bool = False
+) -> bool:
     """A change to code or config: not comments only, not documentation only, not a
     command that left the code as it was (unless `artifacts`: clearing a cache is then a
-    change too). A command that modifies files it does not name counts."""
+    change too); under `behaviour_only`, a change to a file that `holds_behaviour`. A
+    command that modifies files it does not name counts."""
     if not is_change(call) or (not artifacts and leaves_the_code_as_it_was(call)):
         return False
     files = list(call.files) if call.kind in ("edit", "write") else []
     if call.command is not None:
         files = list(call.command.modified_files)
+    if behaviour_only:
+        return not files or any(holds_behaviour(f) for f in files)
     return not files or not all(is_doc_file(f) for f in files)
 
 
-def last_code_change(calls: list[ToolCall], *, artifacts: bool = False) -> int:
+def last_code_change(
+    calls: list[ToolCall], *, artifacts: bool = False, behaviour_only: bool = False
+) -> int:
     """Position of the latest change to code or config (see `is_code_change`), or -1."""
     found = (
-        p for p in range(len(calls) - 1, -1, -1) if is_code_change(calls[p], artifacts=artifacts)
+        p
+        for p in range(len(calls) - 1, -1, -1)
+        if is_code_change(calls[p], artifacts=artifacts, behaviour_only=behaviour_only)
     )
     return next(found, -1)
+
+
+# Task runners and the files they read: a run of the runner after a change to its own
+# file runs the changed program (`make fmt` after adding the `fmt` target). One a line.
+TASK_FILES: dict[str, tuple[str, ...]] = {
+    "make": ("Makefile", "makefile", "GNUmakefile"),
+    "just": ("justfile", "Justfile", ".justfile"),
+    "task": ("Taskfile.yml", "Taskfile.yaml"),
+}
+
+
+def runs_changed_task_file(call: ToolCall, change: ToolCall) -> bool:
+    """`call` ran, and passed, the task runner whose file `change` edited."""
+    names = {f.replace("\\", "/").rsplit("/", 1)[-1] for f in change.files}
+    programs = call.command.programs if call.command is not None else ()
+    return call.ok is True and any(names & set(TASK_FILES[p]) for p in programs if p in TASK_FILES)
+
+
+def checked_after(calls: Sequence[ToolCall], pos: int) -> bool:
+    """A check ran after the change at `pos`: later, or chained after it in its own
+    command line (`sed -i ... && pytest`)."""
+    change = calls[pos]
+    command = change.command
+    if command is not None and command.checked_after_change and is_check(change):
+        return True
+    return any(is_check(c) or runs_changed_task_file(c, change) for c in calls[pos + 1 :])

@@ -22,7 +22,7 @@ from reflection_core.session.evidence import (
     is_check,
     leaves_the_code_as_it_was,
 )
-from reflection_core.session.model import Session, ToolCall
+from reflection_core.session.model import Event, Session, ToolCall
 from reflection_core.session.task import TaskContext, is_dependency_manifest, unnamed_changes
 
 TYPE_CHECKING = False
@@ -468,26 +468,28 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
     """Did a check that exercises the latest change run and pass after it? The ledger's
     word on the tree first, then the transcript's runs (see `stop.require`)."""
     required = "tests" in inputs.required
-    if not inputs.task.changed_paths and not unnamed_changes(session):
+    changed = inputs.task.changed_paths
+    unnamed = unnamed_changes(session)
+    if not changed and not unnamed:
         # The tree's state before this task is not this task's work to check (a failed
         # last run still contradicts a claim of success: see the reading's claims).
         return GateResult("tests", required, True, "no file changed in this task")
-    if inputs.ledger is not None:
-        from_ledger = _ledger_result(session, inputs, required)
-        if from_ledger is not None:
-            return from_ledger
-    changed = inputs.task.changed_paths
     needs_tests = [
         p
         for p in changed
         if is_dependency_manifest(p) or not ignored_by_tests(p, inputs.ignore_globs)
     ]
-    if not changed:
-        return GateResult("tests", required, True, "no file changed in this task")
-    if not needs_tests:
+    if changed and not needs_tests and not unnamed:
+        # Before the ledger: its word on the tree is about tests, which these files skip.
         return _failed_check(session, required) or GateResult(
             "tests", required, True, f"only files that need no tests changed ({changed[0]}...)"
         )
+    if inputs.ledger is not None:
+        from_ledger = _ledger_result(session, inputs, required)
+        if from_ledger is not None:
+            return from_ledger
+    if not changed:
+        return GateResult("tests", required, True, "no file changed in this task")
     return _transcript_result(session, inputs, required)
 
 
@@ -524,6 +526,8 @@ def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> Gate
         seen = _transcript_result(session, inputs, required)
         if seen.satisfied and seen.evidence.startswith("`"):
             return replace(seen, evidence=seen.evidence + "; the ledger has no entry for it")
+        if seen.satisfied and seen.evidence == _NO_BEHAVIOUR_CHANGED:
+            return seen  # the tree differs from a tested one in no code a test runs
     hint = ledger.command_hint or inputs.test_command
     return GateResult(
         "tests",
@@ -546,11 +550,11 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
     calls = session.tool_calls
     last_change = last_tested_change_index(session, inputs.ignore_globs)
     if last_change < 0 and any(c.changes_files for c in calls):
-        return GateResult("tests", required, True, "only comments or whitespace changed")
+        return GateResult("tests", required, True, _NO_BEHAVIOUR_CHANGED)
     after = [
         (pos, c)
         for pos, c in enumerate(calls)
-        if pos > last_change
+        if (pos > last_change or (pos == last_change and _checks_own_change(c)))
         and _has(c, "test")
         and not is_baseline(calls, pos)
         and not runs_stale_binaries(calls, pos, last_change)
@@ -572,6 +576,14 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
                 "tests", required, True, f"`{_cmd(last)}` fails the same way {baseline}"
             )
     return _run_result(session, inputs, required, [c for _, c in after])
+
+
+_NO_BEHAVIOUR_CHANGED = "only comments, whitespace, formatting or a version field changed"
+
+
+def _checks_own_change(call: ToolCall) -> bool:
+    """A command line that runs its check after its own rewrite (`sed -i ... && pytest`)."""
+    return call.command is not None and call.command.checked_after_change
 
 
 # Runners that run the test binaries a build made and build nothing themselves: after a
@@ -781,17 +793,28 @@ def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
     raw = run.command.raw.lower() if run.command is not None else ""
     runner = run.command.test_runner if run.command is not None else None
     reached = RUNNER_SOURCES.get(runner or "")
+    folders = _named_folders(raw)
     for path in changed:
         if is_dependency_manifest(path):
             return False
-        parts = path.replace("\\", "/").lower().split("/")
+        posix = path.replace("\\", "/").lower()
+        parts = posix.split("/")
         name = parts[-1].rsplit(".", 1)[0]
         if "test" in name or not checkable(path) or (reached and not path.endswith(reached)):
             continue
         package = parts[-2] if len(parts) > 1 and parts[-2] not in _GENERIC_DIRS else ""
-        if name not in raw and not (package and package in raw):
+        inside = any(posix.startswith(f"{folder}/") for folder in folders)
+        if name not in raw and not (package and package in raw) and not inside:
             return False
     return True
+
+
+def _named_folders(raw: str) -> list[str]:
+    """The folders a run names by path (`./pkg/...`, `packages/web`): it runs the tests of
+    everything under them."""
+    words = (w.strip("'\"") for w in raw.split() if "/" in w and not w.startswith("-"))
+    folders = (w.removeprefix("./").removesuffix("/...").rstrip("/") for w in words)
+    return [f for f in folders if f and not f.startswith(("/", ".")) and "." not in f]
 
 
 def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) -> GateResult:
@@ -964,3 +987,93 @@ def evaluate_gates(session: Session, inputs: GateInputs) -> dict[str, GateResult
         "ci": ci_gate(session, inputs),
         "push": push_gate(session, inputs),
     }
+
+
+# --- outcomes read from output, wherever the check ran ------------------------------
+# Tools that read a background shell's output so far, with the key naming the shell.
+OUTPUT_READERS: dict[str, tuple[str, ...]] = {
+    "BashOutput": ("bash_id", "shell_id"),
+    "TaskOutput": ("task_id", "bash_id"),
+}
+_BACKGROUND_SHELL = lazy(r"running in background with ID: ([\w-]+)")
+_READ_STATUS = lazy(r"<status>(\w+)</status>")
+_READ_EXIT = lazy(r"<exit_code>(-?\d+)</exit_code>")
+_READ_STREAMS = lazy(r"<(stdout|stderr)>\n?(.*?)\n?</\1>", re.S)
+# Git commands that run the repository's own hooks, unless told to skip them.
+_SKIPS_HOOKS = lazy(r"^--no-verify$|^-[a-zA-Z]*n[a-zA-Z]*$")  # `-n`, `-nm`, `-anm`
+_HOOKED = frozenset({"commit", "push"})
+
+
+def read_outcomes(session: Session) -> Session:
+    """The session with each check's outcome where its output shows it: a background
+    shell's run where a read of its output first shows it finished (`BashOutput`), and
+    the tests a git hook ran inside `git commit` or `git push` as a test run. The session
+    itself when neither occurs."""
+    shells = {
+        m.group(1): c
+        for c in session.tool_calls
+        if c.background and c.command is not None and (m := _BACKGROUND_SHELL.search(c.output))
+    }
+    if not shells and not any(c.command and c.command.kinds & _HOOKED for c in session.tool_calls):
+        return session
+    ended: dict[str, ToolCall] = {}  # background call id -> the read that shows its end
+    events: list[Event] = []
+    for event in session.events:
+        if isinstance(event, ToolCall):
+            shell = shells.get(_shell_key(event))
+            read = _finished_run(event, shell) if shell and shell.tool_use_id not in ended else None
+            if read is not None and shell is not None:
+                ended[shell.tool_use_id] = read
+            event = read or _hook_tests(event) or event
+        events.append(event)
+    # A shell whose read shows it finished has that result itself (no longer pending).
+    return replace(session, events=[_with_end(e, ended) for e in events])
+
+
+def _with_end(event: Event, ended: dict[str, ToolCall]) -> Event:
+    if not isinstance(event, ToolCall) or event.tool_use_id not in ended:
+        return event
+    end = ended[event.tool_use_id]
+    return replace(event, ok=end.ok, exit_code=end.exit_code)
+
+
+def _shell_key(call: ToolCall) -> str:
+    """The background shell an output read names ("" for any other call)."""
+    keys = OUTPUT_READERS.get(call.name, ())
+    return next((str(v) for k in keys if (v := call.input.get(k))), "")
+
+
+def _finished_run(call: ToolCall, shell: ToolCall) -> ToolCall | None:
+    """A read of a background shell's output that shows it finished, as a run of its
+    command with that output and exit status; None while it still runs (a server it
+    started is checked by the requests made to it: `curl localhost:3000`)."""
+    if shell.command is None:
+        return None
+    status = _READ_STATUS.search(call.output)
+    code = _READ_EXIT.search(call.output)
+    state = status.group(1).lower() if status else ""
+    exit_code = int(code.group(1)) if code else None
+    if state not in ("completed", "failed") and exit_code is None:
+        return None
+    output = "\n".join(m.group(2) for m in _READ_STREAMS.finditer(call.output))
+    command = replace(
+        shell.command, kinds=shell.command.kinds - {"modify", "format"}, modified_files=()
+    )
+    ok = state != "failed" and exit_code in (None, 0)
+    return replace(
+        call, kind="shell", command=command, output=output, ok=ok, exit_code=exit_code, files=()
+    )
+
+
+def _hook_tests(call: ToolCall) -> ToolCall | None:
+    """A `git commit`/`git push` whose hooks ran tests (their summary in its output): a
+    test run, passing or failing as the output says."""
+    command = call.command
+    if command is None or not command.kinds & _HOOKED or "test" in command.kinds:
+        return None
+    if any(_SKIPS_HOOKS.match(w) for w in command.raw.split()) or call.ok is None:
+        return None
+    if not (_PASSED_IN_OUTPUT.search(call.output) or _FAILED_IN_OUTPUT.search(call.output)):
+        return None
+    tested = replace(command, kinds=command.kinds | {"test"}, test_runner="git hook")
+    return replace(call, command=tested)

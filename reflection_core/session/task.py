@@ -134,7 +134,7 @@ def changed_paths(session: Session, base: str | None = None) -> list[str]:
     `base` (else the cwd)."""
     seen: dict[str, None] = {}
     for call in session.tool_calls:
-        if not call.changes_files:
+        if not call.changes_files or failed_install(call):
             continue
         files = list(call.files)
         if call.command is not None:
@@ -204,6 +204,31 @@ def reverted_paths(session: Session, base: str | None = None) -> set[str]:
                     else:
                         edits.append((old, new))
     return {path for path, edits in pending.items() if not edits and path not in kept}
+
+
+# Package managers write their manifest only when the whole install worked: a failed
+# `npm install x` (no network) changed nothing. One program a line, then the manifests.
+ATOMIC_INSTALLERS = frozenset(
+    {"npm", "pnpm", "yarn", "bun", "uv", "poetry", "pdm", "pixi", "bundle", "composer"}
+    | {"cargo", "go"}
+)
+INSTALLED_MANIFESTS = frozenset(
+    {"package.json", "pyproject.toml", "pixi.toml", "Gemfile", "composer.json", "Cargo.toml"}
+    | {"go.mod"}
+)
+
+
+def failed_install(call: ToolCall) -> bool:
+    """A package manager's failed run whose only change would have been its manifest."""
+    command = call.command
+    if call.ok is not False or command is None or "modify" not in command.kinds:
+        return False
+    names = [f.replace("\\", "/").rsplit("/", 1)[-1] for f in command.modified_files]
+    return (
+        bool(names)
+        and all(n in INSTALLED_MANIFESTS for n in names)
+        and bool(ATOMIC_INSTALLERS & set(command.programs))
+    )
 
 
 def is_dependency_manifest(path: str) -> bool:

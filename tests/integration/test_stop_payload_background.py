@@ -27,7 +27,13 @@ def untested_edit_stop(tmp_path: Path, **payload: Any) -> tuple[Path, dict[str, 
     spec = {
         "task": "Add sub(a, b) to calc.py.",
         "cwd": str(repo),
-        "steps": [{"edit": "calc.py", "old": "a + b", "new": "a + b  # add"}],
+        "steps": [
+            {
+                "edit": "calc.py",
+                "old": "a + b\n",
+                "new": "a + b\n\n\ndef sub(a, b):\n    return a - b\n",
+            }
+        ],
         "final": final,
     }
     transcript = write_jsonl(build_records(spec, session_id=SESSION), tmp_path / "t.jsonl")

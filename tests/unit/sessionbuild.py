@@ -78,6 +78,28 @@ class SessionBuilder:
             background=True,
         )
 
+    def background(self, command: str, shell_id: str) -> SessionBuilder:
+        """A command started in the background, as Claude Code reports it."""
+        return self._add(
+            name="Bash",
+            kind="shell",
+            input={"command": command, "run_in_background": True},
+            command=classify_command(command),
+            ok=None,
+            background=True,
+            output=f"Command running in background with ID: {shell_id}",
+        )
+
+    def read_output(
+        self, shell_id: str, output: str, *, status: str = "running", exit: int | None = None
+    ) -> SessionBuilder:
+        """A `BashOutput` read of a background shell's output so far."""
+        code = f"<exit_code>{exit}</exit_code>\n\n" if exit is not None else ""
+        text = f"<status>{status}</status>\n\n{code}<stdout>\n{output}\n</stdout>"
+        return self._add(
+            name="BashOutput", kind="other", input={"bash_id": shell_id}, ok=True, output=text
+        )
+
     def todo(self, *items: tuple[str, str]) -> SessionBuilder:
         todos = [{"content": c, "status": s, "activeForm": c} for c, s in items]
         return self._add(name="TodoWrite", kind="todo", input={"todos": todos}, ok=True)

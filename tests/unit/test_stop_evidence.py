@@ -112,6 +112,15 @@ def test_a_run_between_stash_and_pop_is_a_baseline() -> None:
         "/repo/helm/values.yaml",
         "/repo/charts/app/templates/deploy.yaml",
         "/repo/nginx/site.conf",
+        "/repo/.pre-commit-config.yaml",
+        "/repo/renovate.json",
+        "/repo/renovate.json5",
+        "/repo/.renovaterc.json",
+        "/repo/.env.example",
+        "/repo/.env.sample",
+        "/repo/.env.template",
+        "/repo/.vscode/settings.json",
+        "/repo/.idea/workspace.xml",
     ],
 )
 def test_container_ci_and_dev_environment_files_are_not_exercised_by_the_tests(path: str) -> None:
@@ -132,7 +141,7 @@ def test_only_ci_definitions_run_only_in_ci(path: str, ci_only: bool) -> None:
 
 
 def test_every_suite_blind_glob_has_a_sample() -> None:
-    assert len(SUITE_BLIND) == 17
+    assert len(SUITE_BLIND) == 26
 
 
 def test_a_failing_last_test_run_with_no_change_pushes_against_a_done_claim() -> None:
@@ -304,9 +313,13 @@ def test_deleting_a_source_after_the_run_makes_it_stale() -> None:
         ("black src/", "All done! ✨ 🍰 ✨\n1 file left unchanged."),
         ("ruff format .", "3 files left unchanged"),
         ("npx prettier --write src/a.js", "src/a.js 12ms (unchanged)"),
+        ("ruff format .", "1 file reformatted"),
+        ("cargo fmt --all", ""),
+        ("gofmt -l -w .", "a.go"),
+        ("npm run format", ""),
     ],
 )
-def test_a_formatter_that_reports_no_change_leaves_a_passing_run_standing(
+def test_a_formatter_run_after_the_passing_run_leaves_it_standing(
     command: str, output: str
 ) -> None:
     session = (
@@ -315,14 +328,17 @@ def test_a_formatter_that_reports_no_change_leaves_a_passing_run_standing(
         .bash("python -m pytest -q", output="3 passed in 0.02s")
         .bash(command, output=output)
     )
-    assert decide(session.build("Fixed; 3 tests pass."), CTX).status == "complete"
-    reformatted = (
+    assert decide(session.build("Fixed; 3 tests pass. Done."), CTX).status == "complete"
+
+
+def test_a_rewrite_chained_with_a_formatter_is_still_a_change() -> None:
+    session = (
         SessionBuilder("Fix the rounding")
         .edit("src/a.py")
         .bash("python -m pytest -q", output="3 passed in 0.02s")
-        .bash(command, output="1 file reformatted")
+        .bash("sed -i 's/round/floor/' src/a.py && ruff format .", output="1 file reformatted")
     )
-    assert "tests:not_rerun" in decide(reformatted.build("Fixed."), CTX).patterns
+    assert "tests:not_rerun" in decide(session.build("Fixed."), CTX).patterns
 
 
 def test_clearing_a_cache_to_fix_a_pasted_error_still_needs_a_check() -> None:
