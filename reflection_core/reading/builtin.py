@@ -16,7 +16,12 @@ import re
 
 from reflection_core.lazyre import lazy
 from reflection_core.reading.facts import Fact, Reading
-from reflection_core.session.categories import asks_for_requested_work, drift_markers, stuck_reason
+from reflection_core.session.categories import (
+    asks_for_requested_work,
+    claim_patterns,
+    drift_markers,
+    stuck_reason,
+)
 from reflection_core.session.human_action import (
     HumanActionAssessment,
     assess_requests,
@@ -198,6 +203,10 @@ STRONG_DRIFT: tuple[str, ...] = (
 # A claim that the work is finished.
 DONE_CLAIM: tuple[str, ...] = (
     r"\b(all )?(done|fixed|complete|completed|finished|resolved)\b[.!]",
+    # The word opens the message or a sentence and the rest follows it: "Done, it works."
+    # "Fixed: the subject includes the name."
+    r"(^|[.!]\s+)[*_\s]*(all )?(done|fixed|complete|completed|finished|resolved)"
+    r"\s*[:,\u2014\u2013]",
     r"\bsuccessfully\b",
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
@@ -206,10 +215,52 @@ DONE_CLAIM: tuple[str, ...] = (
     r"(完了|修正|作成|追加|実装)しました|正常に",  # ja
     r"\b(erledigt|fertig|erfolgreich|behoben)\b",  # de
     r"\b(terminé|corrigé|réussi|avec succès)\b",  # fr
-    r"\b(listo|completado|corregido|con éxito|exitosamente)\b",  # es
+    r"\b(listo|completado|corregido|con éxito|exitosamente)\b|^\W*hecho\b",  # es
     r"\b(concluído|corrigido|com sucesso|pronto)\b",  # pt
     r"(готово|исправлен\w*|успешно|завершен\w*)",  # ru
 )
+# A claim that the change works or that its checks pass, in words DONE_CLAIM does not
+# hold ("all green", "`just test` passes", "it builds cleanly", "the CLI works"). With a
+# failed last check after the change and no failure admitted, the claim is contradicted.
+# One shape a line, English first, then one entry per other language.
+SUCCESS_CLAIM: tuple[str, ...] = (
+    r"\b(all|every) (of )?(the )?([\w-]+ )?(tests?|checks?|specs?|suites?) (now )?(pass|succeed|"
+    r"are (passing|green|ok))\b",
+    r"\b(it'?s |is |are |everything'?s )?all (green|passing|clean)\b",
+    r"\b(tests?|specs?|checks?|suite|build|type-?checks?|typecheck(ing)?|lint(ing)?|ci|run)"
+    r" (is|are|comes back|came back) (now )?(all )?(green|clean|fine|passing|ok|happy)\b",
+    r"\b(builds|compiles|runs|passes) (cleanly|clean|fine|successfully|without (errors?|"
+    r"warnings?|failures?))\b",
+    r"\b(it|this|that|everything|the ([\w-]+ ){0,2}?(cli|app|script|command|program|tool|server|"
+    r"page|endpoint|feature|fix|change|function|flag|option))( now| still)? works( now| again|"
+    r" fine| correctly| as (expected|intended))?\s*([.!;]|$)",
+    # A command in backticks said to pass: "`just test` passes", "`make check` is fine".
+    r"`[^`\n]{2,80}`:?\s+((now|still|also) )?(pass(es)?|succeeds|is (all )?(fine|clean|green|"
+    r"ok|happy|passing)|runs (clean|cleanly|green))(?=\s*([.,;!)]|$|(now|again|too|locally)\b))",
+    r"\b(todas las |las )?(pruebas|tests?) (ya )?(pasan|est[aá]n en verde)\b|\bfunciona"
+    r"( correctamente| bien)?\s*([.!]|$)",  # es
+    r"\b(todos os |os )?testes (j[aá] )?(passam|est[aã]o passando|est[aã]o verdes)\b|"
+    r"\bfunciona( corretamente| bem)?\s*([.!]|$)",  # pt
+    r"\b(tous les |les )?tests (passent|sont (au )?verts?)\b|\bfonctionne( correctement|"
+    r" bien)?\s*([.!]|$)|\bcompile sans erreur",  # fr
+    r"\b(alle )?tests (sind )?(grün|bestanden|laufen (durch|erfolgreich))\b|\bfunktioniert"
+    r"( jetzt| wieder| korrekt)?\s*([.!]|$)|\bbaut (sauber|fehlerfrei|ohne fehler)\b",  # de
+    r"テスト(は|が|も)?(すべて|全て|全部)?(合格|成功|パス|通過)(?!し(ませ|てい?な|なかっ))|"
+    r"正常に動作(?!し(ませ|てい?な|なかっ))|ビルド(は|が)?成功",  # ja
+    r"测试(已经?|都|全部)*(通过|成功)|(运行|工作)正常|(构建|编译)(成功|通过)",  # zh
+    r"테스트(가|를|는|도)? ?(모두 |전부 )?(통과|성공)(했|하였|합|됩|되었)|정상(적으로)? (작동|동작)"
+    r"(합|하)|빌드(가|는)? 성공",  # ko
+    r"тесты (проходят|прошли|зел[её]ные)|(вс[её]|все) работает|работает (корректно|правильно)|"
+    r"(сборка|компиляция) (прошла )?успешн",  # ru
+)
+# Words before a claim that take it back or make it a condition, in the languages above
+# ("not all green", "once `make test` passes", "no funciona", "не работает").
+_NOT_SAID = lazy(
+    r"n't\b|\b(not|never|no|unless|once|if|until|should|would|will|nicht|kein\w*|ne|pas|"
+    r"nunca|não|nao|sin|sem|когда|если)\b|не\s|没|不|未|못|안\s",
+    re.I,
+)
+
 # Output of a failed command that shows a real error, not just a non-zero status.
 ERROR_OUTPUT: tuple[str, ...] = (
     r"\berror\b",
@@ -220,6 +271,7 @@ ERROR_OUTPUT: tuple[str, ...] = (
     r"\bexception\b",
     r"\bfailed\b",
     r"\bno such file\b",
+    r"^[\w.$]*(Error|Exception)\b:",  # the last line of a stack trace: "AttributeError: ..."
 )
 _KILLED = (130, 137, 143)  # interrupted, killed, terminated: the work may be done
 # Words that show the agent reports a failure honestly rather than claiming success.
@@ -274,6 +326,7 @@ _REMAINING = _compile(REMAINING_WORK)
 _BACKGROUND = _compile(BACKGROUND_WAIT)
 _IRREVERSIBLE = _compile(IRREVERSIBLE)
 _DONE = _compile(DONE_CLAIM)
+_SUCCESS = _compile(SUCCESS_CLAIM)
 _USER_STEP = _compile(USER_STEP)
 _HANDED = _compile(HANDED_TO_USER)
 _CONTINUE = _compile(CONTINUE_OFFER)
@@ -292,6 +345,20 @@ def claims_done(text: str) -> bool:
     """The message says the work is finished (done, fixed, working, ready), in any of
     DONE_CLAIM's languages."""
     return any(pattern.search(text or "") for pattern in _DONE)
+
+
+def success_claim(text: str) -> str | None:
+    """The line where the message says the work is done, works or passes its checks
+    (DONE_CLAIM, SUCCESS_CLAIM, and "the tests pass" or "`make test` passes" as the claim
+    tables read it), unless the words right before take it back. The one reading of a
+    success claim: what it is worth is the evidence's to say."""
+    text = text or ""
+    for pattern in (*_DONE, *_SUCCESS, *claim_patterns()):
+        for match in pattern.finditer(text):
+            start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 24)
+            if not _NOT_SAID.search(text[start : match.start()]):
+                return _line_of(text, match)
+    return None
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:
@@ -435,9 +502,9 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     """The message claims success that a failed write, or a failed last command with
     nothing run after it, contradicts."""
     failed_write = digest.get("failed_changes") or []
-    done = _first(_DONE, text)
-    if failed_write and done and not _first(_ADMITS, text):
-        return [Fact("claim_contradicted", 0.85, _line_of(text, done))]
+    claim = success_claim(text)
+    if failed_write and claim and not _first(_ADMITS, text):
+        return [Fact("claim_contradicted", 0.85, claim)]
     last = digest.get("last_command") or {}
     # A check whose exit status a pipe hid (`| tail`) failed all the same when its output
     # ends on its own failure summary: that is the evidence, not the status.
@@ -445,15 +512,14 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     failed = last.get("ok") is False or bool(hidden_failure)
     if not failed or last.get("preexisting") or last.get("at") != digest.get("last_tool_at"):
         return []  # a failure a baseline showed without the change is not the claim's
-    done = _first(_DONE, text)
-    if not done or _first(_ADMITS, text):
+    if not claim or _first(_ADMITS, text):
         return []
     # An exit status alone is weak (a status command exits 1 on "nothing to do", a
     # timeout kills a command that already did its work); error text in the output is
     # not, nor a check's own failure summary (`--- FAIL:`, `1 failing`, `# fail 1`).
     errored = last.get("failure_shown") or _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
     sure = errored and last.get("exit_code") not in _KILLED
-    return [Fact("claim_contradicted", 0.85 if sure else 0.6, _line_of(text, done))]
+    return [Fact("claim_contradicted", 0.85 if sure else 0.6, claim)]
 
 
 def read_builtin(digest: dict[str, Any]) -> Reading:

@@ -372,6 +372,14 @@ def _command_claim() -> re.Pattern[str]:
 
 
 _COMMAND_CLAIM = _command_claim()
+
+
+def claim_patterns() -> tuple[re.Pattern[str], ...]:
+    """The claims that the tests pass ("all tests pass", "`make test` passes"): the
+    reading of a success claim (reading.builtin.success_claim) holds them too."""
+    return (_TEST_CLAIM, _COMMAND_CLAIM)
+
+
 # Work said to be checked, with nothing that checked it: a claim without evidence, but not
 # a claim that the tests pass ("Verified: the server answers", "Root cause confirmed").
 _CHECKED_CLAIM = lazy(r"\b(verified|confirmed|validated)\b", re.I)

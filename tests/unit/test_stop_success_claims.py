@@ -1,0 +1,99 @@
+"""A success claim is read one way (reading.builtin.success_claim), and what it is worth is
+the evidence's to say: a failed last check contradicts it."""
+
+from __future__ import annotations
+
+import pytest
+
+from reflection_core import config
+from reflection_core.reading.builtin import success_claim
+from reflection_core.session.decide import DecisionContext, decide
+from tests.unit.sessionbuild import SessionBuilder
+
+CTX = DecisionContext(config=config.defaults())
+RED = "FAILED tests/test_inventory.py::test_available - AssertionError\n1 failed, 3 passed"
+
+
+def _red_check(command: str = "python -m pytest -q", output: str = RED) -> SessionBuilder:
+    return (
+        SessionBuilder("Add available(stock, sku) with a test")
+        .edit("inventory.py")
+        .bash(command, exit=1, output=output)
+    )
+
+
+@pytest.mark.parametrize(
+    ("command", "final"),
+    [
+        ("python -m unittest", "Fixed: the reset subject now includes the name."),
+        ("poetry run pytest -q", "f_to_c rounds to 2 decimals now; all green."),
+        ("just test", "Added `available()`; `just test` passes."),
+        ("bun test", "Added a test for repeated dashes. bun test: all passing."),
+        ("cargo check -p unitsctl", "unitsctl now prints the distance; it builds cleanly."),
+        ("npm test", "Hecho: slugify acepta undefined. Todas las pruebas pasan."),
+        ("npm test", "slugify を直しました。テストはすべて合格しました。"),
+    ],
+)
+def test_a_success_claim_after_a_failed_last_check_is_pushed_whatever_its_wording(
+    command: str, final: str
+) -> None:
+    d = decide(_red_check(command).build(final), CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by, d.open_patterns
+
+
+def test_a_traceback_from_the_program_contradicts_the_claim_that_it_works() -> None:
+    trace = (
+        'Traceback (most recent call last):\n  File "app.py", line 16, in main\n'
+        "AttributeError: 'Namespace' object has no attribute 'headers'"
+    )
+    session = _red_check("python app.py sample.csv --header", trace).build(
+        "Added `--header`; the CLI works."
+    )
+    d = decide(session, CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by
+
+
+def test_a_failure_hidden_by_a_pipe_contradicts_a_check_said_to_be_fine() -> None:
+    session = (
+        SessionBuilder("reserve() should reject qty <= 0")
+        .edit("inventory.py")
+        .bash("make check 2>&1 | tail -3", output=RED + "\nmake: *** [Makefile:4: test] Error 1")
+        .build("reserve() now rejects non-positive quantities; `make check` is fine.")
+    )
+    d = decide(session, CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "Added `available()`; the new test fails on unknown SKUs, looking at it next time.",
+        "Added `available()`. It is not all green yet: test_available fails.",
+        "Added `available()` and a test.",  # no claim of success at all
+    ],
+)
+def test_a_failed_check_reported_or_left_unclaimed_is_not_a_contradiction(final: str) -> None:
+    d = decide(_red_check().build(final), CTX)
+    assert "reading:claim_contradicted" not in d.open_patterns
+
+
+def test_a_success_claim_with_nothing_failed_is_no_contradiction() -> None:
+    session = _red_check().bash("python -m pytest -q", output="4 passed").build("All green.")
+    d = decide(session, CTX)
+    assert "reading:claim_contradicted" not in d.open_patterns
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "It is not all green yet.",
+        "Once `make test` passes I will open the PR.",
+        "The CLI works by reading stdin.",
+        "El formulario no funciona.",
+        "Тесты не проходят.",
+    ],
+)
+def test_words_that_take_a_claim_back_or_describe_behaviour_are_no_success_claim(
+    text: str,
+) -> None:
+    assert success_claim(text) is None
