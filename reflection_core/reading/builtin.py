@@ -347,6 +347,11 @@ def claims_done(text: str) -> bool:
     return any(pattern.search(text or "") for pattern in _DONE)
 
 
+def admits_failure(text: str) -> bool:
+    """The message reports a failure (ADMITS_FAILURE), in any of its languages."""
+    return _first(_ADMITS, text or "") is not None
+
+
 def success_claim(text: str) -> str | None:
     """The line where the message says the work is done, works or passes its checks
     (DONE_CLAIM, SUCCESS_CLAIM, and "the tests pass" or "`make test` passes" as the claim

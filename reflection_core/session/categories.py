@@ -16,6 +16,10 @@ from reflection_core.session.gates import GateResult
 from reflection_core.session.human_action import HumanActionAssessment, prose_of
 from reflection_core.session.model import Session
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
 
 @record(frozen=True)
 class StopCategory:
@@ -433,26 +437,66 @@ class StopAssessment:
 
 
 def unsupported_claims(
-    text: str, tests: GateResult | None, *, of_tests_only: bool = False
+    text: str,
+    tests: GateResult | None,
+    *,
+    of_tests_only: bool = False,
+    shown: dict[str, Any] | None = None,
 ) -> list[str]:
     """Claims of passing/verified work that no passing test run after the change backs
-    (`of_tests_only`: claims that tests, a build or the work pass, not "verified")."""
+    (`of_tests_only`: claims that tests, a build or the work pass, not "verified").
+    `shown` is the last check after the change (the digest's record of it): when it
+    passed, "verified" and any claim quoting its command are backed by it."""
     if tests is None or tests.satisfied:
         return []
-    partial_pass = tests.pattern == "tests:partial"
+    # A claim about part of the suite beside the failure the run shows, named and owned in
+    # the message ("the new test passes; `test_db_ping` fails: no database here"), is
+    # scoped to what ran, and honest.
+    scoped = tests.pattern == "tests:partial" or (
+        tests.pattern == "tests:failing" and reports_the_failure(text, shown)
+    )
     patterns: tuple[re.Pattern[str], ...] = (_TEST_CLAIM, _COMMAND_CLAIM)
     patterns += () if of_tests_only else (_CHECKED_CLAIM,)
+    passed = shown if shown and shown.get("passed") is True else None
     claims = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
-        if partial_pass and not _WHOLE_SUITE.search(sentence):
+        if scoped and not _WHOLE_SUITE.search(sentence):
+            continue
+        if passed and _quotes_the_run(sentence, str(passed.get("command") or "")):
             continue
         for match in (m for pattern in patterns for m in pattern.finditer(sentence)):
             before = sentence[max(0, match.start() - 40) : match.start()]
             if _NEGATED.search(before) or _NEGATED.search(match.group(0)):
                 continue
+            if passed and _CHECKED_CLAIM.fullmatch(match.group(0)):
+                continue  # "Verified" after a passing run of the program or a check
             claims.append(sentence.strip()[:200])
             break
     return claims
+
+
+_QUOTED = lazy(r"`([^`\n]{3,120})`")
+
+
+def _quotes_the_run(sentence: str, command: str) -> bool:
+    """The sentence names, in backticks, a command that ran in the passing check."""
+    return bool(command) and any(q.strip() in command for q in _QUOTED.findall(sentence))
+
+
+_FAILURE_LINE = lazy(r"^.*\b(fail\w*|error\w*)\b.*$", re.I | re.M)
+
+
+def reports_the_failure(text: str, shown: dict[str, Any] | None) -> bool:
+    """The message says a check failed and names, in backticks, what the failed run's
+    own failure lines name (`tests/test_db.py::test_db_ping`, `ConnectionRefusedError`)."""
+    from reflection_core.reading.builtin import admits_failure
+
+    if not shown or shown.get("passed") is not False or not admits_failure(text):
+        return False
+    output = str(shown.get("output_tail") or "")
+    failing = "\n".join(m.group(0) for m in _FAILURE_LINE.finditer(output))
+    named = (q.strip() for q in _QUOTED.findall(text))
+    return any(len(q) >= 4 and q in failing for q in named)
 
 
 def contradicted_claims(text: str, session: Session) -> list[str]:
@@ -512,14 +556,16 @@ def categorize(
     other_gaps: bool = False,
     claims_basis: GateResult | None = None,
     task_prompt: str = "",
+    shown: dict[str, Any] | None = None,
 ) -> StopAssessment:
     """The stop category; `other_gaps` says something besides the gates is still open.
 
     `claims_basis` is the tests gate as the transcript alone shows it: a claim is
-    false when nothing the agent ran backs it, whatever the ledger recorded.
+    false when nothing the agent ran backs it, whatever the ledger recorded. `shown` is
+    the last check after the change, which backs a claim quoting it.
     """
     failing = [g for g in gates.values() if g.failing]
-    claims = unsupported_claims(last_message, claims_basis or gates.get("tests"))
+    claims = unsupported_claims(last_message, claims_basis or gates.get("tests"), shown=shown)
     drift = drift_markers(last_message)
     stuck = stuck_reason(last_message)
     requested_punts = asks_for_requested_work(requests.agent_actionable, task_prompt)

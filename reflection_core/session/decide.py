@@ -43,7 +43,12 @@ from reflection_core.session.coverage import (
     unrun_requested,
     untouched_targets,
 )
-from reflection_core.session.digest import build_digest, pushes_and_prs, task_kind
+from reflection_core.session.digest import (
+    build_digest,
+    last_check_after_change,
+    pushes_and_prs,
+    task_kind,
+)
 from reflection_core.session.evidence import project_view
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
@@ -800,6 +805,7 @@ def assess_stop(
         other_gaps=other_gaps,
         claims_basis=transcript_tests,
         task_prompt=session.task_prompt,
+        shown=last_check_after_change(session),
     )
     if ev.planning:
         assessment = StopAssessment("waiting_for_user" if ev.plan_mode else "complete")

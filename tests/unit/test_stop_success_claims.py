@@ -1,5 +1,6 @@
 """A success claim is read one way (reading.builtin.success_claim), and what it is worth is
-the evidence's to say: a failed last check contradicts it."""
+the evidence's to say: a failed last check contradicts it, a passing run backs it, and a
+failure the message names and owns makes a claim about the rest honest."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 
 from reflection_core import config
 from reflection_core.reading.builtin import success_claim
+from reflection_core.session.categories import GateResult, unsupported_claims
 from reflection_core.session.decide import DecisionContext, decide
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -97,3 +99,45 @@ def test_words_that_take_a_claim_back_or_describe_behaviour_are_no_success_claim
     text: str,
 ) -> None:
     assert success_claim(text) is None
+
+
+FAILING = GateResult("tests", True, False, "tests fail", pattern="tests:failing")
+NOT_RUN = GateResult("tests", True, False, "no test run", pattern="tests:not_run")
+DB_RUN = {
+    "command": "python -m pytest -q",
+    "passed": False,
+    "output_tail": "FAILED tests/test_db.py::test_db_ping - ConnectionRefusedError\n"
+    "1 failed, 4 passed",
+}
+
+
+def test_verified_after_a_passing_run_of_the_program_is_backed() -> None:
+    shown = {"command": "node cli.js --help; node cli.js Hello", "passed": True}
+    text = "Verified: the usage line prints and it exits 2."
+    assert unsupported_claims(text, NOT_RUN, shown=shown) == []
+    assert unsupported_claims(text, NOT_RUN, shown=None) == [text]
+
+
+def test_a_claim_quoting_the_command_that_passed_is_backed() -> None:
+    shown = {"command": "node cli.js Hello World", "passed": True}
+    text = "`node cli.js Hello World` works as expected."
+    assert unsupported_claims(text, NOT_RUN, shown=shown) == []
+    assert unsupported_claims(text, NOT_RUN, shown={**shown, "passed": False}) == [text]
+
+
+def test_a_scoped_claim_beside_the_failure_the_message_names_is_honest() -> None:
+    text = (
+        "The new test passes. One test fails: `tests/test_db.py::test_db_ping`, "
+        "no database runs here."
+    )
+    assert unsupported_claims(text, FAILING, shown=DB_RUN) == []
+
+
+def test_a_whole_suite_claim_beside_a_named_failure_is_still_unsupported() -> None:
+    text = "All tests pass. One test fails: `tests/test_db.py::test_db_ping`."
+    assert unsupported_claims(text, FAILING, shown=DB_RUN) == ["All tests pass."]
+
+
+def test_a_scoped_claim_beside_a_failure_it_does_not_name_is_still_unsupported() -> None:
+    text = "The new test passes. Something else fails: `test_other`."
+    assert unsupported_claims(text, FAILING, shown=DB_RUN) == ["The new test passes."]
