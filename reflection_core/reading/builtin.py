@@ -175,6 +175,38 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"\bpor favor,? (rode|teste|reinicie|recarregue|tente novamente|execute novamente)\b",  # pt
     r"(^|пожалуйста,?\s)(запустите|перезапустите|обновите страницу|попробуйте)",  # ru
 )
+# Where to look at a change, not a check to run: "Reload the page to see it". After a
+# change only a browser shows (a stylesheet, markup, an image) and in a project with no
+# check that could run it, the look is the user's. One phrase a line, by language.
+LOOK_AT_IT: tuple[str, ...] = (
+    r"\b(reload|refresh|hard[- ]refresh|reopen) (the |your )?(page|browser|tab|site)\b",
+    r"\bopen [\w./-]+\.html? in (the|your|a) browser\b",
+    r"새로\s?고침",  # ko
+    r"刷新(页面|浏览器)",  # zh
+    r"(ページ|ブラウザ)を?(リロード|再読み込み|更新)",  # ja
+    r"\b(seite|browser) neu laden\b|\blade die seite neu\b",  # de
+    r"\brecharge[zr]? la page\b",  # fr
+    r"\brecarg(a|ue|ar) la p[aá]gina\b",  # es
+    r"\b(recarregue|atualize) a p[aá]gina\b",  # pt
+    r"обновите страницу",  # ru
+)
+# Files only a browser shows: a change to them alone is looked at, not run.
+VISUAL_FILES: tuple[str, ...] = (
+    ".css",
+    ".scss",
+    ".sass",
+    ".less",
+    ".styl",
+    ".html",
+    ".htm",
+    ".svg",
+    ".png",
+    ".jpg",
+    ".jpeg",
+    ".gif",
+    ".webp",
+    ".ico",
+)
 # Drift lines that name the user's own next step ("Next step: restart the app"), not the
 # agent's remaining work.
 USER_STEP: tuple[str, ...] = (
@@ -329,6 +361,7 @@ _DONE = _compile(DONE_CLAIM)
 _SUCCESS = _compile(SUCCESS_CLAIM)
 _USER_STEP = _compile(USER_STEP)
 _HANDED = _compile(HANDED_TO_USER)
+_LOOK = _compile(LOOK_AT_IT)
 _CONTINUE = _compile(CONTINUE_OFFER)
 _STRONG_DRIFT = _compile(STRONG_DRIFT)
 _ADMITS = _compile(ADMITS_FAILURE)
@@ -364,6 +397,13 @@ def success_claim(text: str) -> str | None:
             if not _NOT_SAID.search(text[start : match.start()]):
                 return _line_of(text, match)
     return None
+
+
+def shows_where_to_look(sentence: str, changed: list[str]) -> bool:
+    """The sentence tells the user where to look (LOOK_AT_IT) at a change to files only
+    a browser shows (VISUAL_FILES): no check is handed over."""
+    visual = bool(changed) and all(p.lower().endswith(VISUAL_FILES) for p in changed)
+    return visual and _first(_LOOK, sentence or "") is not None
 
 
 def _first(patterns: tuple[re.Pattern[str], ...], text: str) -> re.Match[str] | None:

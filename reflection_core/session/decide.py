@@ -18,6 +18,7 @@ from reflection_core.reading.builtin import (
     claims_done,
     handed_check,
     read_builtin,
+    shows_where_to_look,
 )
 from reflection_core.reading.facts import Reading
 from reflection_core.records import field, record, replace
@@ -556,6 +557,8 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
         if kind == "reported_failure" and "error_fix:not_checked" in known:
             continue  # the pasted error already says so
         quote = facts[0].quote
+        if kind == "punt_to_user" and looks_at_an_unrunnable_change(quote, digest):
+            continue
         if kind == "punt_to_user":
             action = handed_check_action(str(digest.get("final_message") or "")) or action
         where = ""
@@ -582,6 +585,16 @@ def unchecked_code_change(digest: dict[str, Any]) -> bool:
     """Code (not only docs) changed and no check ran after the latest change."""
     code = [p for p in digest.get("changed_files") or [] if not is_doc_path(p)]
     return bool(code) and digest.get("last_check_after_change") is None
+
+
+def looks_at_an_unrunnable_change(quote: str, digest: dict[str, Any]) -> bool:
+    """The hand-over tells the user where to look at a change only a browser shows
+    ("Reload the page to see it" after a stylesheet edit), and the project shows no check
+    that could run it (no test suite, no check run in the task): a look, not a check the
+    agent's tools could run."""
+    code = [p for p in digest.get("changed_files") or [] if not is_doc_path(p)]
+    runnable = digest.get("repo_has_tests") or digest.get("checks_before_change")
+    return not runnable and shows_where_to_look(quote, code)
 
 
 # A configured reader's fact this sure may push alone, unless the evidence says the work

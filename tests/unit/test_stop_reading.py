@@ -15,6 +15,7 @@ from reflection_core.session import digest as digest_mod
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
 from reflection_core.session.decide import DecisionContext, RepoFacts, decide, with_defaults
+from reflection_core.session.model import Session
 from tests.unit.sessionbuild import SessionBuilder
 
 CTX = DecisionContext(config=config.defaults())
@@ -83,6 +84,18 @@ EXAMPLES = {
         "Por favor, reinicie el servidor.",
         "Por favor, rode o comando de novo.",
         "Пожалуйста, перезапустите сервер.",
+    ],
+    "LOOK_AT_IT": [
+        "Reload the page to see it stay put.",
+        "Open index.html in your browser to see the header.",
+        "페이지를 새로고침하면 보입니다.",
+        "刷新页面即可看到效果。",
+        "ページをリロードすると反映されます。",
+        "Lade die Seite neu, dann siehst du es.",
+        "Rechargez la page pour le voir.",
+        "Recarga la página para verlo.",
+        "Atualize a página para ver.",
+        "Обновите страницу, чтобы увидеть.",
     ],
     "REMAINING_WORK": [
         "Now I need to wire up the settings page.",
@@ -1218,3 +1231,29 @@ def test_a_cjk_report_whose_last_sentence_is_done_announces_nothing() -> None:
 )
 def test_try_and_a_step_the_user_takes_hands_over_the_check(final: str) -> None:
     assert [f.kind for f in read_builtin({"final_message": final}).facts] == ["punt_to_user"]
+
+
+def _styled(final: str, path: str = "site/style.css") -> Session:
+    return SessionBuilder("Make the header sticky").edit(path).build(final)
+
+
+@pytest.mark.parametrize("path", [f"site/look{suffix}" for suffix in builtin.VISUAL_FILES])
+def test_telling_where_to_look_at_a_change_only_a_browser_shows_is_not_pushed(path: str) -> None:
+    d = decide(_styled("Made `.top` sticky. Reload the page to see it.", path), CTX)
+    assert not d.should_block and "reading:punt_to_user" not in d.open_patterns
+
+
+def test_reload_the_page_after_a_script_change_still_hands_over_a_check() -> None:
+    d = decide(_styled("Fixed the menu. Reload the page to see it.", "site/app.js"), CTX)
+    assert d.should_block and "reading:punt_to_user" in d.pushed_by
+
+
+def test_reload_the_page_after_a_style_change_in_a_project_with_tests_hands_over_a_check() -> None:
+    ctx = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=True))
+    d = decide(_styled("Made `.top` sticky. Reload the page to see it."), ctx)
+    assert "reading:punt_to_user" in d.open_patterns
+
+
+def test_a_retry_handed_over_after_a_style_change_is_still_a_hand_over() -> None:
+    d = decide(_styled("Made `.top` sticky. Try it now."), CTX)
+    assert "reading:punt_to_user" in d.open_patterns
