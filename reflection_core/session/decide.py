@@ -62,7 +62,12 @@ from reflection_core.session.gates import (
     tests_gate,
     untested_packages_only,
 )
-from reflection_core.session.human_action import HumanActionAssessment, assess_requests
+from reflection_core.session.human_action import (
+    HumanActionAssessment,
+    asks_leave_to_act,
+    assess_requests,
+    is_choice,
+)
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
 from reflection_core.session.model import Session
 from reflection_core.session.security import SecurityFinding, security_findings
@@ -471,12 +476,15 @@ def payload_background(tasks: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return entries
 
 
-def holding_reason(digest: dict[str, Any], reading: Reading, *, plan_mode: bool) -> str | None:
+def holding_reason(
+    digest: dict[str, Any], reading: Reading, *, plan_mode: bool, hard_open: bool = False
+) -> str | None:
     """The category of a stop that must not be pushed on, or None.
 
     Never pushed: the host's failure, background work still running, plan mode, a
     confirmation before an irreversible step, human-only needs, a real question (not a
-    request for leave to do what was asked), and an answered report-only/read-only task.
+    request for leave to do what was asked, nor, with hard evidence open, for a step the
+    agent's own tools can do), and an answered report-only/read-only task.
     """
     for kind, category in _HOLDING_FACTS[:2]:
         if reading.has(kind, SURE):
@@ -486,11 +494,23 @@ def holding_reason(digest: dict[str, Any], reading: Reading, *, plan_mode: bool)
     for kind, category in _HOLDING_FACTS[2:]:
         if reading.has(kind, SURE):
             return category
-    if reading.has("question_for_user", SURE) and not reading.has("permission_for_requested", SURE):
+    asked = reading.has("question_for_user", SURE)
+    asked = asked and not reading.has("permission_for_requested", SURE)
+    if asked and not (hard_open and only_asks_leave(reading)):
         return "waiting_for_user"
     if reading.has("report_delivered", SURE):
         return "report_delivered"
     return None
+
+
+def only_asks_leave(reading: Reading) -> bool:
+    """Every question the reading holds asks leave for a step the agent's own tools can do
+    ("Soll ich die Tests laufen lassen?"), none offers a choice: no answer is needed for
+    the work to go on."""
+    asked = [
+        f.quote for f in reading.facts if f.kind == "question_for_user" and f.confidence >= SURE
+    ]
+    return all(asks_leave_to_act(q) and not is_choice(q) for q in asked)
 
 
 _READING_GAPS = {
@@ -894,7 +914,10 @@ def stop_status(
         # The gate runner tried its fixes and the same failure persists: pushing the
         # agent again would repeat it. Stop, and put the runner's question to the user.
         status, category = "blocked", "genuinely_stuck"
-    hold = holding_reason(digest, reading, plan_mode=bool(digest["plan_mode"]))
+    changed = bool(ev.task.changed_paths)
+    sent, require = ctx.attempts.sent_patterns, ev.inputs.require
+    hard_open = any(_is_hard(g, sent, changed=changed, require=require) for g in gaps)
+    hold = holding_reason(digest, reading, plan_mode=bool(digest["plan_mode"]), hard_open=hard_open)
     if hold is not None and (status != "complete" or hold in _HOLDS_OVER_COMPLETE):
         category = CATEGORY[hold].record_as
         status = CATEGORY[hold].status

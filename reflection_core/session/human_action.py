@@ -156,7 +156,7 @@ OFFER_TO_ACT: tuple[str, ...] = (
     r"(実行|テスト|コミット|プッシュ|インストール|修正|ビルド|デプロイ)"
     r"(しましょうか|いたしましょうか)",  # ja
     r"\bsoll ich\b.{0,60}\b(ausführen|testen|committen|pushen|installieren|beheben|bauen|"
-    r"starten)\b",  # de
+    r"starten|laufen lassen|durchlaufen lassen)\b",  # de
     r"\b(voulez-vous|souhaitez-vous) que je (lance|exécute|teste|commite|pousse|installe|"
     r"corrige)\b",  # fr
     r"\b(quieres|quiere|desea|deseas) que (ejecute|pruebe|haga commit|instale|corrija|"
@@ -178,6 +178,17 @@ CHECK_OFFER: tuple[str, ...] = (
     rf"{_WANT_ME_TO} (run|build|compile) {_RUNNABLE}",
     r"\b(shall|should) i (test|verify) (it|them|this|that|these|the (change|fix|code))\b",
     rf"\b(shall|should) i (run|build|compile) {_RUNNABLE}",
+    # The same offer in the other languages of the tables, one entry per language.
+    r"(테스트|빌드)(를|을)?\s?(실행|돌려|진행)\s?(할까요|해 ?드릴까요|볼까요|하시겠습니까)",  # ko
+    r"(要|需要|要不要)我(来|帮你|帮您)?(运行|执行|跑)(一下)?(测试|构建|编译)",  # zh
+    r"(テスト|ビルド)を?(実行|走らせ)(しましょうか|ましょうか|いたしましょうか|しますか)",  # ja
+    r"\bsoll ich (die |den )?(tests?|build|testsuite)\b.{0,30}\b(laufen lassen|ausführen|"
+    r"starten)\b",  # de
+    r"\b(voulez-vous|souhaitez-vous|veux-tu) que je (lance|exécute) (les tests|le build)\b",  # fr
+    r"\b(quieres|quiere|desea|deseas) que (ejecute|corra|lance) (las pruebas|los tests|"
+    r"la compilaci[oó]n)\b",  # es
+    r"\b(quer|deseja|gostaria) que eu (rode|execute) (os testes|o build)\b",  # pt
+    r"\b(хотите|нужно),? (чтобы я )?(запустил|прогнал) (тесты|сборку)|запустить тесты\?",  # ru
 )
 _CHECK_OFFER = tuple(lazy(p, re.I) for p in CHECK_OFFER)
 # A punt asks permission for, or hands over, work the agent's own tools can do.
@@ -360,6 +371,22 @@ def offers_a_check(sentence: str) -> bool:
     return any(p.search(sentence) for p in _CHECK_OFFER)
 
 
+def is_choice(sentence: str) -> bool:
+    """The sentence offers a choice between options, in any language of the tables."""
+    return bool(_CHOICE.search(sentence)) or any(p.search(sentence) for p in _CHOICE_OTHER)
+
+
+def asks_leave_to_act(sentence: str) -> bool:
+    """The sentence asks leave for, or hands over, a step the agent's own tools can do
+    ("Should I run the tests?", "Soll ich die Tests laufen lassen?"), in any language of
+    the tables."""
+    return (
+        bool(_PUNT.search(sentence) and _AGENT_VERBS.search(sentence))
+        or any(p.search(sentence) for p in _OFFER)
+        or offers_a_check(sentence)
+    )
+
+
 def assess_requests(text: str) -> HumanActionAssessment:
     """Sort every request in the agent's message into human-only, punt, or real question.
 
@@ -381,13 +408,9 @@ def assess_requests(text: str) -> HumanActionAssessment:
             needs = _NEEDS.search(before) or _NEEDS_OTHER.search(before)
             stated_before = needs and human_only_kind(before)
             result.blocking |= bool(_BLOCKING.search(sentence) or stated_before)
-        elif _CHOICE.search(sentence) or any(p.search(sentence) for p in _CHOICE_OTHER):
+        elif is_choice(sentence):
             result.questions.append(sentence)
-        elif (
-            (_PUNT.search(sentence) and _AGENT_VERBS.search(sentence))
-            or any(p.search(sentence) for p in _OFFER)
-            or offers_a_check(sentence)
-        ):
+        elif asks_leave_to_act(sentence):
             result.agent_actionable.append(sentence)
         elif "?" in sentence:
             result.questions.append(sentence)

@@ -10,11 +10,17 @@ import pytest
 from reflection_core import config
 from reflection_core.reading import builtin
 from reflection_core.reading.builtin import handed_check, read_builtin
-from reflection_core.reading.facts import Fact
+from reflection_core.reading.facts import Fact, Reading
 from reflection_core.session import digest as digest_mod
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.categories import CATEGORY, GAP_WEIGHTS, STOP_CATEGORIES, gap_weight
-from reflection_core.session.decide import DecisionContext, RepoFacts, decide, with_defaults
+from reflection_core.session.decide import (
+    DecisionContext,
+    RepoFacts,
+    decide,
+    holding_reason,
+    with_defaults,
+)
 from reflection_core.session.model import Session
 from tests.unit.sessionbuild import SessionBuilder
 
@@ -973,6 +979,14 @@ CHECK_OFFER_EXAMPLES = [
     "Do you want to run the suite first?",
     "Should I test the fix?",
     "Shall I run the tests now?",
+    "테스트를 실행할까요?",
+    "要我运行一下测试吗？",
+    "テストを実行しましょうか？",
+    "Soll ich die Tests laufen lassen?",
+    "Voulez-vous que je lance les tests ?",
+    "¿Quieres que ejecute las pruebas?",
+    "Quer que eu rode os testes?",
+    "Хотите, чтобы я запустил тесты?",
 ]
 
 
@@ -1257,3 +1271,28 @@ def test_reload_the_page_after_a_style_change_in_a_project_with_tests_hands_over
 def test_a_retry_handed_over_after_a_style_change_is_still_a_hand_over() -> None:
     d = decide(_styled("Made `.top` sticky. Try it now."), CTX)
     assert "reading:punt_to_user" in d.open_patterns
+
+
+def test_asking_in_german_to_run_the_tests_of_an_unchecked_change_is_pushed_not_held() -> None:
+    final = "`mi_to_km` ist hinzugefügt. Soll ich die Tests laufen lassen?"
+    d = decide(untested_change("Füge mi_to_km hinzu").build(final), CTX)
+    assert d.should_block and "reading:punt_to_user" in d.pushed_by
+    assert d.stop_category != "waiting_for_user"
+
+
+def _asked(quote: str) -> Reading:
+    return Reading(reader="llm", facts=(Fact("question_for_user", 0.9, quote),))
+
+
+def test_a_question_asking_leave_for_tool_work_does_not_hold_against_hard_evidence() -> None:
+    asked = _asked("Soll ich die Tests laufen lassen?")
+    assert holding_reason({}, asked, plan_mode=False, hard_open=True) is None
+    assert holding_reason({}, asked, plan_mode=False) == "waiting_for_user"
+
+
+@pytest.mark.parametrize(
+    "quote",
+    ["Should I run the tests or the linter first?", "What should the default timeout be?"],
+)
+def test_a_real_question_holds_even_against_hard_evidence(quote: str) -> None:
+    assert holding_reason({}, _asked(quote), plan_mode=False, hard_open=True) == "waiting_for_user"
