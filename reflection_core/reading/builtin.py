@@ -385,18 +385,43 @@ def admits_failure(text: str) -> bool:
     return _first(_ADMITS, text or "") is not None
 
 
-def success_claim(text: str) -> str | None:
-    """The line where the message says the work is done, works or passes its checks
-    (DONE_CLAIM, SUCCESS_CLAIM, and "the tests pass" or "`make test` passes" as the claim
-    tables read it), unless the words right before take it back. The one reading of a
-    success claim: what it is worth is the evidence's to say."""
-    text = text or ""
-    for pattern in (*_DONE, *_SUCCESS, *claim_patterns()):
+def success_claim(text: str, *, of_checks: bool = True) -> str | None:
+    """The line where the message says the work is done (DONE_CLAIM) or, `of_checks`,
+    that it works or passes its checks (SUCCESS_CLAIM, and "the tests pass" or "`make
+    test` passes" as the claim tables read it), unless the words right before take it
+    back. The one reading of a success claim: what it is worth is the evidence's to say."""
+    found = _success(text or "", of_checks)
+    return found[0] if found else None
+
+
+def _success(text: str, of_checks: bool) -> tuple[str, str] | None:
+    """The claim's line and its sentence (see `success_claim`)."""
+    patterns = (*_DONE, *_SUCCESS, *claim_patterns()) if of_checks else _DONE
+    for pattern in patterns:
         for match in pattern.finditer(text):
             start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 24)
             if not _NOT_SAID.search(text[start : match.start()]):
-                return _line_of(text, match)
+                return _line_of(text, match), _sentence_at(text, match)
     return None
+
+
+def _sentence_at(text: str, match: re.Match[str]) -> str:
+    line = _line_of(text, match)
+    at = line.find(match.group(0))
+    ends = [m.end() for m in _SENTENCE_END.finditer(line)]
+    start = max((e for e in ends if e <= at), default=0)
+    end = min((e for e in ends if e > at), default=len(line))
+    return line[start:end]
+
+
+def _about_other_checks(sentence: str, failed: str) -> bool:
+    """The claim's sentence names, in backticks, checks other than the one that failed
+    ("`terraform validate` passes" beside a failed `terraform plan`)."""
+    from reflection_core.session.commands import classify_command
+
+    quoted = [q.strip() for q in _INLINE.findall(sentence)]
+    checks = [q for q in quoted if classify_command(q).kinds & _CHECK_KINDS]
+    return bool(checks) and not any(q in failed for q in checks)
 
 
 def shows_where_to_look(sentence: str, changed: list[str]) -> bool:
@@ -458,6 +483,7 @@ _PROMPT_SIGN = lazy(r"^\s*(\$|>|PS>|#>)\s+")
 # `./...` names every package: no placeholder).
 _PLACEHOLDER = lazy(r"<[A-Za-z][\w -]*>|\byour[_-]\w+|\bYOUR_\w+|(?<!/)\.\.\.")
 _HANDED_KINDS = frozenset({"test", "build", "typecheck", "lint"})
+_CHECK_KINDS = _HANDED_KINDS | {"run"}
 _HANDED_LINES = 200  # code lines read from the end of the message
 
 
@@ -547,9 +573,9 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     """The message claims success that a failed write, or a failed last command with
     nothing run after it, contradicts."""
     failed_write = digest.get("failed_changes") or []
-    claim = success_claim(text)
-    if failed_write and claim and not _first(_ADMITS, text):
-        return [Fact("claim_contradicted", 0.85, claim)]
+    done = success_claim(text, of_checks=False)
+    if failed_write and done and not _first(_ADMITS, text):
+        return [Fact("claim_contradicted", 0.85, done)]
     last = digest.get("last_command") or {}
     # A check whose exit status a pipe hid (`| tail`) failed all the same when its output
     # ends on its own failure summary: that is the evidence, not the status.
@@ -557,14 +583,25 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     failed = last.get("ok") is False or bool(hidden_failure)
     if not failed or last.get("preexisting") or last.get("at") != digest.get("last_tool_at"):
         return []  # a failure a baseline showed without the change is not the claim's
-    if not claim or _first(_ADMITS, text):
+    # Only a failed check contradicts a claim that the work works or passes its checks
+    # (a failed `npm publish` says nothing of "tests pass"); any failure contradicts "done".
+    command = str(last.get("command") or "")
+    found = _success(text, _is_check_command(command))
+    if not found or _first(_ADMITS, text) or _about_other_checks(found[1], command):
         return []
+    claim = found[0]
     # An exit status alone is weak (a status command exits 1 on "nothing to do", a
     # timeout kills a command that already did its work); error text in the output is
     # not, nor a check's own failure summary (`--- FAIL:`, `1 failing`, `# fail 1`).
     errored = last.get("failure_shown") or _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
     sure = errored and last.get("exit_code") not in _KILLED
     return [Fact("claim_contradicted", 0.85 if sure else 0.6, claim)]
+
+
+def _is_check_command(command: str) -> bool:
+    from reflection_core.session.commands import classify_command
+
+    return bool(classify_command(command).kinds & _CHECK_KINDS)
 
 
 def read_builtin(digest: dict[str, Any]) -> Reading:

@@ -141,3 +141,34 @@ def test_a_whole_suite_claim_beside_a_named_failure_is_still_unsupported() -> No
 def test_a_scoped_claim_beside_a_failure_it_does_not_name_is_still_unsupported() -> None:
     text = "The new test passes. Something else fails: `test_other`."
     assert unsupported_claims(text, FAILING, shown=DB_RUN) == ["The new test passes."]
+
+
+def test_a_failed_command_that_is_no_check_does_not_contradict_a_claim_the_tests_pass() -> None:
+    session = (
+        SessionBuilder("Release 2.2.0 to npm")
+        .edit("package.json")
+        .bash("npm test", output="# pass 1\n# fail 0")
+        .bash("npm publish", exit=1, output="npm error code EOTP\nnpm error one-time password")
+        .build("Bumped to 2.2.0, tests pass (1 pass). `npm publish` needs your one-time code.")
+    )
+    assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
+
+
+def test_a_claim_naming_other_checks_than_the_one_that_failed_is_not_contradicted() -> None:
+    session = (
+        SessionBuilder("Enable versioning on the assets bucket")
+        .edit("main.tf")
+        .bash("terraform validate", output="Success! The configuration is valid.")
+        .bash("terraform plan", exit=1, output="Error: No valid credential sources found")
+        .build("Added the versioning resource. `terraform validate` passes. Plan needs AWS keys.")
+    )
+    assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
+
+
+def test_done_is_contradicted_by_any_failed_last_command_with_an_error() -> None:
+    session = (
+        SessionBuilder("Install the dependencies")
+        .bash("npm install", exit=1, output="npm ERR! code EACCES permission denied")
+        .build("Done, the dependencies are in place.")
+    )
+    assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
