@@ -10,7 +10,7 @@ todo item left open), so a finished task with a vaguer prompt stays complete.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.categories import unsupported_claims
@@ -18,9 +18,9 @@ from reflection_core.session.commands import classify_command
 from reflection_core.session.evidence import (
     checkable,
     checked_after,
+    compiles,
     is_check,
     is_doc_file,
-    is_settings_file,
     last_code_change,
     runs_only_in_ci,
 )
@@ -321,16 +321,20 @@ def open_todos(session: Session) -> list[Gap]:
 
 
 def checked_since_last_change(
-    session: Session, *, artifacts: bool = False, behaviour_only: bool = False
+    session: Session,
+    *,
+    artifacts: bool = False,
+    behaviour_only: bool = False,
+    counts: Callable[[ToolCall], bool] = is_check,
 ) -> bool:
     """A test, build, typecheck or lint ran after the latest file change (`artifacts`:
     counting a cleared cache or build output as a change; `behaviour_only`: only a change
-    to a file that `holds_behaviour`)."""
+    to a file that `holds_behaviour`; `counts`: what is a check here)."""
     calls = session.tool_calls
     latest = last_code_change(calls, artifacts=artifacts, behaviour_only=behaviour_only)
     if latest < 0:
         return True  # only comments, whitespace or docs changed: nothing new to check
-    return checked_after(calls, latest)
+    return checked_after(calls, latest, counts)
 
 
 def uncompiled_sources(
@@ -342,7 +346,7 @@ def uncompiled_sources(
     sources = [p for p in changed if p.lower().endswith(COMPILED_SUFFIXES)]
     if not sources:
         return []
-    if checked_since_last_change(session):
+    if checked_since_last_change(session, counts=compiles):
         return []
     more = f" and {len(sources) - 1} more" if len(sources) > 1 else ""
     return [
@@ -432,12 +436,10 @@ def reported_error(prompt: str) -> str | None:
 
 
 def unchecked_error_fix(session: Session, changed: list[str]) -> list[Gap]:
-    """The task pastes an error, code changed, and no check ran after the latest change:
-    nothing shows the error is gone. A fix only to settings (a timeout in settings.yaml
-    for a production error) is what was asked; nothing local may exercise it."""
-    if not any(
-        not is_doc_file(p) and not runs_only_in_ci(p) and not is_settings_file(p) for p in changed
-    ):
+    """The task pastes an error, code or config changed, and no check ran after the latest
+    change: nothing shows the error is gone. A settings fix is asked too: rebuilding the
+    container or re-running what failed usually shows it."""
+    if not any(not is_doc_file(p) and not runs_only_in_ci(p) for p in changed):
         return []
     error = reported_error(session.task_prompt)
     # Clearing a cache (`rm -rf .next`) is a fix attempt the error needs checked too.

@@ -413,11 +413,30 @@ def runs_changed_task_file(call: ToolCall, change: ToolCall) -> bool:
     return call.ok is True and any(names & set(TASK_FILES[p]) for p in programs if p in TASK_FILES)
 
 
-def checked_after(calls: Sequence[ToolCall], pos: int) -> bool:
-    """A check ran after the change at `pos`: later, or chained after it in its own
-    command line (`sed -i ... && pytest`)."""
+def checked_after(
+    calls: Sequence[ToolCall], pos: int, counts: Callable[[ToolCall], bool] = is_check
+) -> bool:
+    """A check (`counts`) ran after the change at `pos`: later, or chained after it in its
+    own command line (`sed -i ... && pytest`)."""
     change = calls[pos]
     command = change.command
-    if command is not None and command.checked_after_change and is_check(change):
+    if command is not None and command.checked_after_change and counts(change):
         return True
-    return any(is_check(c) or runs_changed_task_file(c, change) for c in calls[pos + 1 :])
+    return any(counts(c) or runs_changed_task_file(c, change) for c in calls[pos + 1 :])
+
+
+# Runners that build what they run (`cargo run`, `go run`): their run compiles the source.
+COMPILING_RUNNERS = frozenset(
+    ("cargo", "go", "dotnet", "swift", "mvn", "mvnw", "gradle", "gradlew", "zig", "stack")
+)
+
+
+def compiles(call: ToolCall) -> bool:
+    """A check that compiles the code: a test, build, typecheck or lint run, or a run of the
+    program through a runner that builds it first. Serving a page or probing a server with
+    curl runs what was built before; it compiles nothing the agent changed."""
+    if not is_check(call) or call.command is None:
+        return False
+    if call.command.kinds & CHECK_KINDS - {"run"}:
+        return True
+    return any(program.rsplit("/", 1)[-1] in COMPILING_RUNNERS for program in call.command.programs)

@@ -81,11 +81,26 @@ def test_a_code_change_with_done_and_nothing_run_is_still_pushed() -> None:
     assert decide(session.build("Added it. Done."), NO_LEDGER_ENTRY).should_block
 
 
-def test_a_settings_only_fix_of_a_pasted_error_needs_no_local_check() -> None:
+def test_a_settings_fix_of_a_pasted_error_is_still_asked_to_show_the_error_gone() -> None:
     session = SessionBuilder("Prod logs show:\n\nTimeoutError: read timed out\n\nRaise it.").edit(
         "config/settings.yaml", "timeout: 15", "timeout: 5"
     )
-    assert "error_fix:not_checked" not in decide(session.build("Raised it."), CTX).open_patterns
+    assert "error_fix:not_checked" in decide(session.build("Raised it."), CTX).open_patterns
+
+
+def test_serving_a_page_or_probing_a_server_compiles_no_changed_source() -> None:
+    session = (
+        SessionBuilder("Add a token contract")
+        .write("contracts/Token.sol", "contract Token {}")
+        .bash("curl -s http://localhost:8081 | head -5", output="<html>ok</html>")
+    )
+    assert "build:not_run" in decide(session.build("Added it."), CTX).open_patterns
+    compiled = (
+        SessionBuilder("Add a main")
+        .write("src/main.rs", "fn main() {}")
+        .bash("cargo run", output="   Compiling app v0.1.0\n     Running `target/debug/app`")
+    )
+    assert "build:not_run" not in decide(compiled.build("Added it."), CTX).open_patterns
 
 
 def test_a_code_fix_of_a_pasted_error_still_needs_a_check() -> None:
