@@ -35,6 +35,7 @@ def test_the_plugin_blocks_an_untested_edit_like_the_installed_hooks(
     bare_project: Project,
 ) -> None:
     assert not (bare_project.root / ".claude").exists()
+    bare_project.write_config("prompt:\n  show_score: true\n")  # a line shows the hook fired
     run = bare_project.run(
         PROMPT,
         _edit_then_test(bare_project),
@@ -42,7 +43,7 @@ def test_the_plugin_blocks_an_untested_edit_like_the_installed_hooks(
     )
     assert run.blocks == 1, run.describe()
     assert 'reflection-hook" stop' in run.stop_feedback()[0], run.stop_feedback()  # quoted path
-    # A clear prompt adds no model context: its one visible line shows the hook fired.
+    # A clear prompt adds no model context; with show_score its one line shows the hook fired.
     prompt_lines = [
         m for m in run.hook_messages() if m.startswith("UserPromptSubmit") and "prompt " in m
     ]
