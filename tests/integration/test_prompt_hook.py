@@ -215,6 +215,7 @@ def test_malformed_input_exits_zero_with_valid_json(stdin: bytes, tmp_path: Path
 
 
 def test_huge_prompt_is_scored_and_exits_zero(git_repo: Path) -> None:
+    (git_repo / ".reflection.yaml").write_text("prompt:\n  show_score: true\n")  # its line
     prompt = "Fix `parse_row` in etl/rows.py so tests/test_rows.py passes. " * 40000  # ~2.4 MB
     out = _hook(_payload(prompt, git_repo))
     assert out["systemMessage"].startswith("reflection: prompt ")
