@@ -552,6 +552,10 @@ REFERENT_RUN_ON_WORDS = frozenset(
         urls
         generator
         generators
+        feature
+        features
+        component
+        components
         site
         sites
         registry
@@ -586,7 +590,8 @@ REFERENT_RUN_ON_WORDS = frozenset(
     )
 )
 # Words that make a pointer generic: "quarantine this file" in "for each attachment ...",
-# "if this file exceeds 5 MB": the feature's file, not one the user forgot to give.
+# "if this file exceeds 5 MB", "a button so the user can download this file": the
+# feature's file, not one the user forgot to give.
 GENERIC_FILE_CONTEXT = _table(
     """
     each
@@ -598,6 +603,34 @@ GENERIC_FILE_CONTEXT = _table(
     when a
     when an
     upload
+    download
+    the user can
+    users can
+    user can
+    lets the user
+    let the user
+    lets users
+    let users
+    allow the user
+    allow users
+    allows the user
+    allows users
+    so the user
+    so users
+    l'utilisateur
+    les utilisateurs
+    der nutzer
+    die nutzer
+    el usuario
+    los usuarios
+    o usuário
+    os usuários
+    l'utente
+    gli utenti
+    пользователь
+    пользователи
+    让用户
+    用户可以
     cuando
     wenn
     quand
@@ -610,10 +643,13 @@ GENERIC_FILE_CONTEXT = _table(
     每个
     任何
     上传
+    下载
     アップロード
+    ダウンロード
     ユーザーが
     場合
     업로드
+    다운로드
     사용자가
     경우
     """

@@ -365,9 +365,14 @@ def _scored_task(
         evidence = " ".join(text.split())[:120]
         question = questions.GAP_QUESTIONS[bare].format(evidence=evidence)
         return result._replace(action="ask", questions=(question,), question_keys=("clarity",))
-    if referent and not evident:  # the one gap this prompt shows: ask only about it
+    if referent:  # the gap that asks: ask only about it, not the smells the gate holds back
         smell = next(s for s in found if s.id == "implicit_context")
-        return result._replace(questions=(smell.question,), question_keys=("implicit_context",))
+        reform = questions.reformulation(text) if action == "reformulate" else None
+        return result._replace(
+            questions=(smell.question,),
+            question_keys=("implicit_context",),
+            reformulation=reform,
+        )
     pairs = questions.choose(found, dims, governed, settings.max_questions, klass)
     reform = questions.reformulation(text) if action == "reformulate" else None
     return result._replace(

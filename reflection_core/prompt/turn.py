@@ -103,6 +103,9 @@ _CODE_NAME = LazyPattern(
     rf"|(?<=\w )[A-Z][A-Za-z0-9]* (?:{'|'.join(phrases.CODE_KINDS)})\b"
 )
 _PATH_TOKEN = LazyPattern(r"'[^'\n]+'|\"[^\"\n]+\"|(?:\\ |[^\s'\"])+")
+_PICTURE_NAME_TAIL = LazyPattern(
+    r" [^\n/'\"]{0,60}?\.(?:png|jpe?g|gif|heic|tiff?|webp|mov|mp4)\b", re.IGNORECASE
+)
 _VANISHED_MAX_WORDS = 20  # beyond this the user's words carry the message, not the picture
 _PASTED_MIN_WORDS = 12  # content beside "this document" that may be the document itself
 _POINTER_MAX_WORDS = 30  # "fix this file" is short; a long task describes what it means
@@ -361,7 +364,9 @@ def _attached_thing(low: str, phrase: str, end: int) -> bool:
         return False
     following = low[end : end + 30].split(maxsplit=1)
     word = following[0].strip(".,:;!?") if following else ""
-    return bool(word) and word[:1].isalpha() and word not in phrases.DOCUMENT_NOUNS
+    if word in phrases.DOCUMENT_NOUNS:  # "the attached screenshot feature": a longer noun
+        return _compound(low, low.find(word, end) + len(word))
+    return bool(word) and word[:1].isalpha()
 
 
 def _conditional(low: str, start: int, end: int) -> bool:
@@ -534,10 +539,14 @@ def vanished_screenshot(text: str, attached: bool) -> str | None:
                 return None  # the staging folder's name as a pattern, no file in it
             if _follows_example_marker(text, token):
                 return None  # an example the task is about, not a dropped picture
-            name = path.rsplit("/", 1)[-1]
-            if word_count(text.replace(token, " ")) > _VANISHED_MAX_WORDS:
+            # A dragged name whose spaces nobody escaped runs on past the token:
+            # "…/Screenshot 2026-03-01 at 09.15.22.png" is one file.
+            at = text.find(token) + len(token)
+            tail = _PICTURE_NAME_TAIL.match(text[at:]) if "." not in path[-6:] else None
+            taken = token + tail.group(0) if tail else token
+            if word_count(text.replace(taken, " ")) > _VANISHED_MAX_WORDS:
                 return None  # the words say what the picture showed
-            return name
+            return path.rsplit("/", 1)[-1] + (tail.group(0) if tail else "")
     return None
 
 

@@ -79,10 +79,10 @@ def test_precise_prompt_passes_quietly_without_questions() -> None:
     assert result.classification == "backend"
 
 
-def test_underspecified_feature_without_trigger_words_gets_questions() -> None:
+def test_a_feature_for_a_file_nobody_supplied_gets_the_question_about_the_file() -> None:
     result = score_prompt("add caching to this file")
     assert result.action in ("ask", "reformulate")
-    assert 2 <= len(result.questions) <= 3
+    assert len(result.questions) == 1 and "this file" in result.questions[0]
 
 
 def test_questions_are_warm_and_never_say_i_dont_understand() -> None:

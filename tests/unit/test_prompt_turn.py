@@ -147,6 +147,24 @@ def test_a_path_opening_the_prompt_is_no_slash_command() -> None:
     assert score_prompt("/compact keep the test names").action == "skip"
 
 
+def test_the_attached_document_run_on_into_a_longer_noun_is_a_feature() -> None:
+    assert _quiet("the attached screenshot feature in our bug reporter is broken")
+    assert not _quiet("the attached screenshot shows the bug, fix it")
+
+
+def test_a_pointer_nobody_supplied_gets_the_one_question_about_it() -> None:
+    result = score_prompt("fix this file")
+    assert result.rule == "referent_nowhere" and len(result.questions) == 1
+    assert "this file" in result.questions[0]
+
+
+def test_a_dragged_screenshot_name_with_bare_spaces_is_named_whole() -> None:
+    prompt = f"this page is wrong {THUMBNAIL} 2026-03-01 at 09.15.22.png"
+    assert turn.vanished_screenshot(prompt, False) == "Screenshot 2026-03-01 at 09.15.22.png"
+    two = f"{THUMBNAIL} 1.png {THUMBNAIL} 2.png compare these"
+    assert turn.vanished_screenshot(two, False) == "Screenshot 1.png"
+
+
 def test_an_acronym_inside_japanese_text_is_no_shouting() -> None:
     assert not turn.is_interjection("このファイルのCSSを直して")
     assert turn.is_interjection("LISTEN")
