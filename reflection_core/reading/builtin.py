@@ -161,6 +161,12 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"\b(reload|refresh) the (page|browser|app)\b",
     r"\bupgrad(e|ing) the modules? again\b",
     r"\b(then|and) (re-?run|relaunch|restart|re-?test|test)( it| them| this)?( again)?\s*:\s*$",
+    # "Run `pytest` to verify it", "You can check it with: ```npm test```": a check named
+    # and handed over.
+    r"(^|[.!]\s+)(please )?(re-?run|run|execute) `[^`\n]{2,80}` to (verify|check|confirm|test|"
+    r"make sure|see (if|whether))\b",
+    r"\byou can (check|verify|test|confirm) (it|this|that|the (change|fix|result))( works)? "
+    r"(with|by running)\b",
     # Polite requests to run, rerun, restart, reload or retry, in other languages ("check
     # it" is left out, as in English: it is as often a hand-over of what only the user sees).
     r"(실행|테스트|재시작|새로\s?고침|다시\s?시도|시도)\s?(해|하여)\s?(주세요|주십시오|보세요|"

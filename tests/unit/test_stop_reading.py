@@ -82,6 +82,8 @@ EXAMPLES = {
         "Reload the page to see it.",
         "Then upgrade the modules again.",
         "Clear the cache, then test:",
+        "Added it. Run `python -m pytest` to verify everything still works.",
+        "You can check it with:",
         "서버를 재시작해 주세요.",
         "请重新运行构建命令。",
         "アプリを再起動してください。",
@@ -443,6 +445,20 @@ def test_an_offer_to_continue_is_pushed_not_held_as_a_question_under_strict_test
 def test_handing_the_user_a_retry_of_an_unchecked_change_is_pushed() -> None:
     d = decide(untested_change().build("Escaped the attribute. Try upgrading it again."), CTX)
     assert d.should_block and d.feedback is not None and "Run it yourself" in d.feedback
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "Added `discount`. Run `python -m pytest` to verify everything still works.",
+        "Slugify now maps & to and. You can check it with:\n```sh\nnpm test\n```",
+    ],
+)
+def test_a_named_check_handed_to_the_user_after_an_unchecked_change_is_pushed(
+    final: str,
+) -> None:
+    d = decide(untested_change().build(final), CTX)
+    assert d.should_block and d.feedback is not None and "yourself" in d.feedback
 
 
 def test_a_push_for_a_handed_over_check_names_the_command_it_handed_over() -> None:
