@@ -1006,9 +1006,10 @@ _HOOKED = frozenset({"commit", "push"})
 
 def read_outcomes(session: Session) -> Session:
     """The session with each check's outcome where its output shows it: a background
-    shell's run where a read of its output first shows it finished (`BashOutput`), and
-    the tests a git hook ran inside `git commit` or `git push` as a test run. The session
-    itself when neither occurs."""
+    shell's run, finished as the first read of its output (`BashOutput`) shows it, stays
+    where it started (a run started before a change ran on the code before it), and the
+    tests a git hook ran inside `git commit` or `git push` count as a test run. The
+    session itself when neither occurs."""
     shells = {
         m.group(1): c
         for c in session.tool_calls
@@ -1016,25 +1017,18 @@ def read_outcomes(session: Session) -> Session:
     }
     if not shells and not any(c.command and c.command.kinds & _HOOKED for c in session.tool_calls):
         return session
-    ended: dict[str, ToolCall] = {}  # background call id -> the read that shows its end
-    events: list[Event] = []
-    for event in session.events:
-        if isinstance(event, ToolCall):
-            shell = shells.get(_shell_key(event))
-            read = _finished_run(event, shell) if shell and shell.tool_use_id not in ended else None
-            if read is not None and shell is not None:
-                ended[shell.tool_use_id] = read
-            event = read or _hook_tests(event) or event
-        events.append(event)
-    # A shell whose read shows it finished has that result itself (no longer pending).
-    return replace(session, events=[_with_end(e, ended) for e in events])
-
-
-def _with_end(event: Event, ended: dict[str, ToolCall]) -> Event:
-    if not isinstance(event, ToolCall) or event.tool_use_id not in ended:
-        return event
-    end = ended[event.tool_use_id]
-    return replace(event, ok=end.ok, exit_code=end.exit_code)
+    ended: dict[str, ToolCall] = {}  # background call id -> that call, finished
+    for call in session.tool_calls:
+        shell = shells.get(_shell_key(call))
+        if shell is not None and shell.tool_use_id not in ended:
+            finished = _finished_run(call, shell)
+            if finished is not None:
+                ended[shell.tool_use_id] = finished
+    events: list[Event] = [
+        (ended.get(e.tool_use_id) or _hook_tests(e) or e) if isinstance(e, ToolCall) else e
+        for e in session.events
+    ]
+    return replace(session, events=events)
 
 
 def _shell_key(call: ToolCall) -> str:
@@ -1043,26 +1037,19 @@ def _shell_key(call: ToolCall) -> str:
     return next((str(v) for k in keys if (v := call.input.get(k))), "")
 
 
-def _finished_run(call: ToolCall, shell: ToolCall) -> ToolCall | None:
-    """A read of a background shell's output that shows it finished, as a run of its
-    command with that output and exit status; None while it still runs (a server it
-    started is checked by the requests made to it: `curl localhost:3000`)."""
-    if shell.command is None:
-        return None
-    status = _READ_STATUS.search(call.output)
-    code = _READ_EXIT.search(call.output)
+def _finished_run(read: ToolCall, shell: ToolCall) -> ToolCall | None:
+    """The background `shell`, finished with the output and exit status its `read` shows;
+    None while it still runs (a server it started is checked by the requests made to it:
+    `curl localhost:3000`)."""
+    status = _READ_STATUS.search(read.output)
+    code = _READ_EXIT.search(read.output)
     state = status.group(1).lower() if status else ""
     exit_code = int(code.group(1)) if code else None
     if state not in ("completed", "failed") and exit_code is None:
         return None
-    output = "\n".join(m.group(2) for m in _READ_STREAMS.finditer(call.output))
-    command = replace(
-        shell.command, kinds=shell.command.kinds - {"modify", "format"}, modified_files=()
-    )
+    output = "\n".join(m.group(2) for m in _READ_STREAMS.finditer(read.output))
     ok = state != "failed" and exit_code in (None, 0)
-    return replace(
-        call, kind="shell", command=command, output=output, ok=ok, exit_code=exit_code, files=()
-    )
+    return replace(shell, output=output, ok=ok, exit_code=exit_code, background=False)
 
 
 def _hook_tests(call: ToolCall) -> ToolCall | None:

@@ -228,8 +228,8 @@ def test_every_output_reader_resolves_its_background_shell(tool: str) -> None:
     read = session.events[-1]
     assert isinstance(read, type(session.tool_calls[0]))
     read.name, read.input = tool, {OUTPUT_READERS[tool][0]: "bash_2"}
-    resolved = read_outcomes(session).tool_calls[-1]
-    assert resolved.kind == "shell" and resolved.ok is True
+    resolved = read_outcomes(session).tool_calls[-2]
+    assert resolved.kind == "shell" and resolved.ok is True and not resolved.background
     assert resolved.command is not None and "test" in resolved.command.kinds
 
 
@@ -256,15 +256,33 @@ def test_a_background_test_run_still_running_has_no_result() -> None:
     assert viewed[-1].kind != "shell" and viewed[-2].ok is None
 
 
-def test_only_the_first_read_of_a_finished_shell_is_its_run() -> None:
+def test_only_the_first_read_of_a_finished_shell_gives_its_outcome() -> None:
     session = (
         SessionBuilder("x")
         .background("claude doctor", "bash_4")
-        .read_output("bash_4", "ok", status="completed", exit=0)
-        .read_output("bash_4", "ok", status="completed", exit=0)
+        .read_output("bash_4", "first", status="completed", exit=0)
+        .read_output("bash_4", "second", status="failed", exit=1)
         .build()
     )
-    assert [c.kind for c in read_outcomes(session).tool_calls] == ["shell", "shell", "other"]
+    shell = read_outcomes(session).tool_calls[0]
+    assert shell.ok is True and shell.output == "first"
+
+
+def test_a_background_run_started_before_the_change_does_not_check_it() -> None:
+    def stop(started_first: bool) -> bool:
+        builder = SessionBuilder("Add mi_to_km with a test")
+        run = ("cargo test --workspace", "bash_2")
+        if started_first:
+            builder = builder.background(*run).edit("crates/units/src/lib.rs")
+        else:
+            builder = builder.edit("crates/units/src/lib.rs").background(*run)
+        builder = builder.read_output(
+            "bash_2", "test result: ok. 2 passed", status="completed", exit=0
+        )
+        return decide(builder.build("Added it; 2 passed. Done."), NO_LEDGER_ENTRY).should_block
+
+    assert stop(started_first=True)
+    assert not stop(started_first=False)
 
 
 def test_a_server_probed_with_curl_after_the_change_is_checked() -> None:
