@@ -414,17 +414,15 @@ def _mentioned(low: str, start: int, end: int, cased: str) -> bool:
     word (a label: "the tooltip says Drop this file here"), or before a quotative
     (このファイルは自動生成です という)?"""
     before = low[max(0, start - 60) : start].rstrip(" :：,，")
-    if _ends_with_word(before, _MENTIONS):
+    if _ends_with_word(before, phrases.MENTION_WORDS):
         return True
     words = before.split()
     label = cased[max(0, start - 60) : start].split()[-1:] if len(cased) == len(low) else []
     labelled = len(words) >= 2 and bool(label) and label[0][:1].isupper()
-    if labelled and _ends_with_word(before[: before.rfind(words[-1])].rstrip(), _MENTIONS):
+    ahead_of_label = before[: before.rfind(words[-1])].rstrip() if labelled else ""
+    if labelled and _ends_with_word(ahead_of_label, phrases.MENTION_WORDS):
         return True
     return _contains(low[end : end + 30], phrases.QUOTATIVE_WORDS)
-
-
-_MENTIONS = phrases.MENTION_WORDS
 
 
 def _ends_with_word(text: str, table: tuple[str, ...]) -> bool:

@@ -69,17 +69,12 @@ class SessionBuilder:
 
     def running(self, command: str) -> SessionBuilder:
         """A background command with no result yet."""
-        return self._add(
-            name="Bash",
-            kind="shell",
-            input={"command": command, "run_in_background": True},
-            command=classify_command(command),
-            ok=None,
-            background=True,
-        )
+        return self.background(command, None)
 
-    def background(self, command: str, shell_id: str) -> SessionBuilder:
-        """A command started in the background, as Claude Code reports it."""
+    def background(self, command: str, shell_id: str | None) -> SessionBuilder:
+        """A command started in the background, as Claude Code reports it (with the shell's
+        id when given)."""
+        started = f"Command running in background with ID: {shell_id}" if shell_id else ""
         return self._add(
             name="Bash",
             kind="shell",
@@ -87,7 +82,7 @@ class SessionBuilder:
             command=classify_command(command),
             ok=None,
             background=True,
-            output=f"Command running in background with ID: {shell_id}",
+            output=started,
         )
 
     def read_output(
