@@ -41,7 +41,7 @@ def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
     if result.action in ("ask", "reformulate") and result.questions:
         if result.skipped:
             lines.append(
-                "[reflection] The user's reply leaves one thing open. "
+                "[reflection] The user's message leaves one thing open. "
                 f"Before acting, ask: {result.questions[0]}"
             )
         else:

@@ -72,3 +72,10 @@ def test_block_mode_never_blocks_plan_mode_continuations_or_questions() -> None:
 def test_history_warning_is_visible_on_the_line() -> None:
     out = _rendered(score_prompt(GOOD), warning="history unavailable: OperationalError")
     assert "history unavailable" in (out.output or {})["systemMessage"]
+
+
+def test_a_question_about_a_missing_file_is_not_called_a_reply_in_the_agent_context() -> None:
+    from reflection_core.prompt.render import agent_context
+
+    context = agent_context(score_prompt("explain this file")) or ""
+    assert "message leaves one thing open" in context and "reply" not in context
