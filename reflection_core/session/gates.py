@@ -485,9 +485,7 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
             "tests", required, True, f"only files that need no tests changed ({changed[0]}...)"
         )
     if inputs.ledger is not None:
-        from_ledger = _ledger_result(session, inputs, required)
-        if from_ledger is not None:
-            return from_ledger
+        return _ledger_result(session, inputs, required)
     if not changed:
         return GateResult("tests", required, True, "no file changed in this task")
     return _transcript_result(session, inputs, required)
@@ -513,8 +511,8 @@ def _failed_check(session: Session, required: bool) -> GateResult | None:
     )
 
 
-def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> GateResult | None:
-    """The ledger's verdict on the tree, or None to read the transcript instead: the ledger
+def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> GateResult:
+    """The ledger's verdict on the tree, the transcript's where it has none: the ledger
     never overrules a passing test run the transcript shows after the latest change that
     it has no entry for (no ledger yet, a runner it does not record, `make test`)."""
     ledger = inputs.ledger
@@ -523,11 +521,12 @@ def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> Gate
         why = ledger.reason or "a passing run is recorded for the current tree"
         return GateResult("tests", required, True, f"ledger: {why}")
     if not ledger.failed:
+        # No entry for this tree is all such a ledger knows: the transcript decides, and
+        # says what is missing more exactly (tests ran before the change, a run failed).
         seen = _transcript_result(session, inputs, required)
         if seen.satisfied and seen.evidence.startswith("`"):
             return replace(seen, evidence=seen.evidence + "; the ledger has no entry for it")
-        if seen.satisfied and seen.evidence == _NO_BEHAVIOUR_CHANGED:
-            return seen  # the tree differs from a tested one in no code a test runs
+        return seen
     hint = ledger.command_hint or inputs.test_command
     return GateResult(
         "tests",

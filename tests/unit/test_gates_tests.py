@@ -338,6 +338,24 @@ def test_a_ledger_without_an_entry_still_asks_when_the_transcript_shows_no_run()
     assert not gate(s, ledger=ledger).satisfied
 
 
+@pytest.mark.parametrize(
+    ("session", "pattern"),
+    [
+        (_rerun_after("npm test"), "tests:not_rerun"),
+        (
+            SessionBuilder("Fix it").edit("src/a.py").bash("pytest", output="1 failed").build(),
+            "tests:failing",
+        ),
+    ],
+)
+def test_a_ledger_without_an_entry_leaves_what_is_missing_to_the_transcript(
+    session: Session, pattern: str
+) -> None:
+    ledger = LedgerEvidence(passed=False, reason="no passing test run is recorded for this tree")
+    result = gate(session, ledger=ledger)
+    assert not result.satisfied and result.pattern == pattern
+
+
 def test_a_build_or_a_run_checks_the_change_where_no_tests_cover_it() -> None:
     for check in ("go build ./...", "python app.py"):
         s = SessionBuilder("Fix it").edit("src/app.go").bash(check, output="ok").build()
