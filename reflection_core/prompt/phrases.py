@@ -414,41 +414,99 @@ MISSING_REFERENT = _table(
     this code
     this snippet
     this function
+    this func
     this script
+    this error
+    that error
+    these errors
+    this text
+    this paragraph
+    this log
+    this output
+    this email
+    this query
     ce fichier
     ce document
     cette image
     cette capture
     le document joint
     la pièce jointe
+    cette fonction
+    cette erreur
+    ce code
+    ce texte
     este archivo
     este fichero
     ese archivo
     este documento
+    esta función
+    esta funcion
+    este error
+    este código
+    este codigo
+    este texto
+    esta captura
     esta imagen
     el documento adjunto
     este arquivo
     esse arquivo
     nesse arquivo
     neste arquivo
+    esta função
+    essa função
+    este erro
+    esse erro
+    esse código
     diese datei
     dieser datei
     dieses dokument
     dieses bild
     die angehängte datei
+    diese funktion
+    dieser fehler
+    diesen fehler
+    diesen code
+    diesen text
+    diesen screenshot
     questo file
     questo documento
+    questa funzione
+    questo errore
+    questo codice
+    questo testo
     этот файл
     этом файле
     этого файла
     этот документ
     этот скриншот
+    эту функцию
+    эта функция
+    эту ошибку
+    эта ошибка
+    этот код
+    этот текст
+    цю функцію
+    ця функція
+    цю помилку
+    цей код
     file này
+    hàm này
+    lỗi này
     bu dosya
+    bu fonksiyon
+    bu hata
+    bu hatayı
+    şu hatayı
     ten plik
     tego pliku
+    ta funkcja
+    tę funkcję
+    ten błąd
+    ten kod
     dit bestand
     deze file
+    deze functie
+    deze fout
     这个文件
     這個文件
     这份文件
@@ -463,14 +521,32 @@ MISSING_REFERENT = _table(
     这个截图
     這個截圖
     这张截图
+    这个函数
+    這個函數
+    这个错误
+    這個錯誤
+    这个报错
+    这段代码
+    這段代碼
+    这段文字
     このファイル
     この資料
     この画像
     このスクリーンショット
+    このスクショ
+    この関数
+    このエラー
+    このコード
+    この文章
     添付ファイル
     이 파일
     이 문서
     이 이미지
+    이 스크린샷
+    이 함수
+    이 에러
+    이 오류
+    이 코드
     첨부한 파일
     첨부 파일
     """

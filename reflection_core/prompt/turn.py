@@ -196,6 +196,10 @@ _REFERENT_WORDS = (
     *("file", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier"),
     *("archivo", "arquivo", "datei", "fichero", "code", "snippet", "function", "script"),
     *("dosya", "plik", "bestand", "document", "dokument", "bild", "capture"),
+    *("func", "error", "text", "paragraph", "log", "output", "email", "query", "codigo"),
+    *("fonction", "code", "funktion", "fehler", "screenshot", "errore", "codice", "testo"),
+    *("kod", "fonksiyon", "hata", "functie", "fout", "erro", "captura", "funzione"),
+    *("funkcja", "erreur"),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
@@ -515,9 +519,10 @@ def _pasted_beside(text: str, start: int) -> bool:
 
 def _block_below(line: str, below: str) -> bool:
     """Lines under the pointing line that are its content, however few their words: the
-    line announces them ("proofread this file:"), or two lines or more follow it."""
+    line announces them ("proofread this file:", "what does this function do?" over the
+    function), or two lines or more follow it."""
     lines = [item for item in below.splitlines() if item.strip()]
-    return bool(lines) and (line.rstrip().endswith(":") or len(lines) >= 2)
+    return bool(lines) and (line.rstrip().endswith((":", "?", "？")) or len(lines) >= 2)
 
 
 def vanished_screenshot(text: str, attached: bool) -> str | None:

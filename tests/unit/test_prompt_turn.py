@@ -213,7 +213,7 @@ def test_a_question_to_the_agent_is_not_a_task_to_clarify() -> None:
     for question in (
         "what does the retry decorator do?",
         "pourquoi le cache expire si vite ?",
-        "这个函数是做什么的",
+        "这个项目用的是什么数据库",
     ):
         assert score_prompt(question).turn == "question"
         assert _quiet(question)
@@ -259,6 +259,7 @@ def test_a_referent_whose_content_is_pasted_beside_it_is_not_asked_about() -> No
         f"Make slides from this document:\n\n{notes}",
         "fix this file\ndef total(items):\n    return sum(items) +\n",
         "proofread this file:\n\n# Install\n\nRun `npm instal` then `npm strat`.\n",
+        "what does this function do?\ndef f(s): return s[::-1] == s",
         f"{notes}\n\nMake slides from this document.",
         "Make slides from this document: revenue grew 12 percent and costs fell 3 percent "
         "after the vendor switch",
