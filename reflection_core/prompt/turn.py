@@ -199,7 +199,7 @@ _REFERENT_WORDS = (
     *("func", "error", "text", "paragraph", "log", "output", "email", "query", "codigo"),
     *("fonction", "code", "funktion", "fehler", "screenshot", "errore", "codice", "testo"),
     *("kod", "fonksiyon", "hata", "functie", "fout", "erro", "captura", "funzione"),
-    *("funkcja", "erreur"),
+    *("funkcja", "erreur", "fungsi", "kode"),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
