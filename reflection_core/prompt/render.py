@@ -20,10 +20,14 @@ def status_line(result: PromptScore) -> str:
         kind = result.turn if result.turn != "task" else "continuation"
         tail = " · 1 question" if result.questions else " · not scored"
         return f"reflection: {kind}{tail}"
-    head = f"reflection: prompt {result.score:.1f}/5 · {result.classification}"
     if result.action in ("ask", "reformulate"):
+        # The class is a guess on a prompt that lacks what it points at: not worth a word.
         count = len(result.questions)
-        return f"{head} · {count} question{'s' if count != 1 else ''} before starting"
+        return (
+            f"reflection: prompt {result.score:.1f}/5 · "
+            f"{count} question{'s' if count != 1 else ''} before starting"
+        )
+    head = f"reflection: prompt {result.score:.1f}/5 · {result.classification}"
     if result.action == "note" and result.note:
         return f"{head} · tip: {result.note}"
     if result.decomposition:
@@ -35,11 +39,13 @@ def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
     """What the model reads before acting (hookSpecificOutput.additionalContext).
 
     Only a prompt that needs clarification adds context: everything else costs
-    the model no tokens (a lesson from episodic memory aside).
+    the model no tokens (a lesson from episodic memory aside). One open question is
+    passed on alone; several come with the score and, below 2.0, a fill-in template.
     """
     lines: list[str] = []
     if result.action in ("ask", "reformulate") and result.questions:
-        if result.skipped:
+        if len(result.questions) == 1 and not result.decomposition:
+            # One gap: the question alone, no score, smells or fill-in template around it.
             lines.append(
                 "[reflection] The user's message leaves one thing open. "
                 f"Before acting, ask: {result.questions[0]}"

@@ -96,12 +96,11 @@ def test_a_task_with_only_a_tip_shows_nothing_unless_tips_are_configured(git_rep
     assert " · tip: " in shown["systemMessage"] and "hookSpecificOutput" not in shown
 
 
-def test_vague_prompt_hands_the_agent_concrete_questions(git_repo: Path) -> None:
+def test_a_prompt_pointing_nowhere_hands_the_agent_its_one_question(git_repo: Path) -> None:
     out = _hook(_payload("fix the bug in this file", git_repo))
     context = out["hookSpecificOutput"]["additionalContext"]
-    assert "To do this well I need" in context
-    assert "1. " in context
-    assert "question" in out["systemMessage"]
+    assert "Before acting, ask: “this file” refers to something I can't see" in context
+    assert out["systemMessage"].endswith("1 question before starting")
 
 
 def test_menu_in_the_transcript_gives_the_live_context_bonus(git_repo: Path) -> None:
@@ -223,7 +222,7 @@ def test_huge_prompt_is_scored_and_exits_zero(git_repo: Path) -> None:
 
 def test_same_question_is_not_asked_twice_in_a_session(git_repo: Path) -> None:
     first = _hook(_payload("add caching to this file", git_repo))
-    assert "To do this well" in first["hookSpecificOutput"]["additionalContext"]
+    assert "Before acting, ask" in first["hookSpecificOutput"]["additionalContext"]
     second = _run(json.dumps(_payload("add caching to this file", git_repo)).encode())
     assert second.returncode == 0 and second.stdout.strip() == b"", second.stdout  # silent
     (git_repo / ".reflection.yaml").write_text("prompt:\n  tips: true\n")

@@ -34,7 +34,9 @@ def test_with_show_score_a_good_prompt_gets_one_line_and_no_context() -> None:
 def test_only_a_flagged_prompt_adds_context_for_the_agent() -> None:
     flagged = _rendered(score_prompt("make everything in this file better")).output or {}
     assert flagged["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
-    assert "ask the user" in flagged["hookSpecificOutput"]["additionalContext"]
+    context = flagged["hookSpecificOutput"]["additionalContext"]
+    assert "Before acting, ask: “this file”" in context
+    assert "Offer this template" not in context  # one gap: the question alone
     for quiet in (
         "yes",
         "why does the cache miss so often?",
