@@ -16,6 +16,7 @@ from reflection_core.reading.builtin import (
     SURE,
     announced_next_action,
     claims_done,
+    failure_with_the_last_word,
     handed_check,
     read_builtin,
     shows_where_to_look,
@@ -586,8 +587,7 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
             failed = digest["failed_changes"][-1]
             named = ", ".join(failed["files"]) or "a file"
             where = f" ({failed['tool']} of {named} at record {failed['at']} failed)"
-        elif kind == "claim_contradicted" and digest.get("last_command"):
-            last = digest["last_command"]
+        elif kind == "claim_contradicted" and (last := failure_with_the_last_word(digest)):
             where = f" (`{last['command'][:80]}` at record {last['at']} failed)"
         found.append(Gap(f"reading:{kind}", f'{what}: "{quote[:160]}"{where}', action, "MEDIUM"))
     return found

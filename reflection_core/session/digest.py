@@ -111,11 +111,16 @@ def _shell_outcome(call: ToolCall) -> dict[str, Any]:
         "ok": call.ok,
         "exit_code": call.exit_code,
         "output_tail": (call.output or "")[-OUTPUT_TAIL:],
-        # A check whose output ends on its failure the way the gates read it: a runner's
-        # failure summary (`--- FAIL:`, `1 failing`), a compiler's error line.
-        "failure_shown": is_check(call) and failure_has_the_last_word(call),
+        # A check or a run of the program whose output ends on its failure the way the
+        # gates read it: a runner's failure summary (`--- FAIL:`, `1 failing`), a
+        # compiler's error line, a runtime's crash (a failed run is no check, but shows one).
+        "failure_shown": _checks_or_runs(call) and failure_has_the_last_word(call),
         "status_hidden": status_hidden(call),
     }
+
+
+def _checks_or_runs(call: ToolCall) -> bool:
+    return is_check(call) or (call.command is not None and "run" in call.command.kinds)
 
 
 def status_hidden(call: ToolCall) -> bool:
@@ -152,12 +157,15 @@ def last_check_after_change(session: Session) -> dict[str, Any] | None:
     """The last test/build/typecheck/lint run after the latest file change."""
     calls = session.tool_calls
     latest = last_change_index(session)
-    for call in reversed(calls[latest + 1 :]):
+    for pos in range(len(calls) - 1, latest, -1):
+        call = calls[pos]
         if call.command is not None and is_check(call):
             outcome = _shell_outcome(call)
             outcome["kinds"] = sorted(call.command.kinds & CHECK_KINDS)
             outcome["passed"] = run_passed(call)
             outcome["partial"] = call.command.partial
+            failed_test = "test" in call.command.kinds and outcome["passed"] is False
+            outcome["preexisting"] = failed_test and failure_preexists(calls, pos)
             return outcome
     return None
 

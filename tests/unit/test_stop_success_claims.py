@@ -66,6 +66,29 @@ def test_a_failure_hidden_by_a_pipe_contradicts_a_check_said_to_be_fine() -> Non
     assert d.should_block and "reading:claim_contradicted" in d.pushed_by
 
 
+def test_a_commit_and_push_after_a_failed_check_leave_the_check_the_last_word() -> None:
+    session = (
+        _red_check()
+        .bash("git commit -qam 'available()'", output="[feature/x 1a2b3c4] available()")
+        .bash("git push -u origin feature/x", output="* [new branch] feature/x -> feature/x")
+        .build("Erledigt ✅ available() ist committet und auf feature/x gepusht.")
+    )
+    d = decide(session, CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by, d.open_patterns
+    assert "`python -m pytest -q` at record" in " ".join(d.missing)
+
+
+def test_a_crash_of_the_program_it_changed_contradicts_the_claim_that_the_thing_works() -> None:
+    crash = (
+        "scripts/export.js:4\nTypeError: Cannot read properties of undefined (reading 'city')\n"
+        "    at Array.map (<anonymous>)\n" + "    at Module._compile (node:internal/x:1:1)\n" * 8
+    )
+    final = "Added the column. The export works."
+    session = _red_check("node scripts/export.js", crash).build(final)
+    d = decide(session, CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by, d.open_patterns
+
+
 @pytest.mark.parametrize(
     "final",
     [
