@@ -391,6 +391,8 @@ _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "
 _RUNS_PROJECT_BINARIES = frozenset({"pnpm", "yarn", "bun"})
 _TEST_SCRIPT = lazy(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
 _TEST_FILE_SCRIPT = lazy(r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$")
+# A script named for building: `./build.sh`, `scripts/compile-all.sh`, `build.ps1`.
+_BUILD_FILE_SCRIPT = lazy(r"^(build|compile)([-_.][\w-]*)?\.(sh|bash|ps1|bat|cmd)$")
 _WRITE_IN_CODE = lazy(
     r"open\([^)]*['\"][wax]\+?b?['\"]|\.write_(text|bytes)\(|shutil\.(copy|move|rmtree)"
     r"|os\.(remove|unlink|rename|replace)\(|writeFileSync|fs\.write"
@@ -674,6 +676,7 @@ GRADLE_TASKS: tuple[tuple[str, str], ...] = (
     (r"build", "build test"),  # assemble, then check: the tests run too
     (r"assemble\w*|compile\w*|bundle\w*|install\w*|jar|classes", "build"),
     (r"lint\w*|detekt|ktlintCheck|spotlessCheck", "lint"),
+    (r"run|bootRun", "run"),  # the application plugin's run: compiles, then runs it
 )
 _GRADLE_TASK_KINDS = tuple((lazy(shape), kind) for shape, kind in GRADLE_TASKS)
 
@@ -696,7 +699,7 @@ def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
         # `:core:test` tests one module of a multi-project build: some of the tests.
         scoped = any(gradle_task_kind(t) == "test" and t.strip(":").count(":") for t in tasks)
         facts.test(f"{prog} test", "--tests" in args or scoped)
-    facts.kinds.update(k for k in kinds if k in ("build", "lint"))
+    facts.kinds.update(k for k in kinds if k in ("build", "lint", "run"))
 
 
 # sbt task names (after an optional `project/` or `Config/` scope) -> what they check.
@@ -1191,16 +1194,20 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
 
 def _run_by_name_shape(prog: str, args: list[str], facts: _Facts) -> None:
     """An interpreter given a source file, a test script, or a script run as the program."""
+    named = _program(_positional(args)[0]) if _positional(args)[:1] else ""
     if (
         prog in _INTERPRETERS
-        and _positional(args)[:1]
-        and not _TEST_FILE_SCRIPT.match(_program(_positional(args)[0]))
+        and named
+        and not _TEST_FILE_SCRIPT.match(named)
+        and not (prog in _SHELLS and _BUILD_FILE_SCRIPT.match(named))
     ):
         _run_source(_positional(args)[0], facts)
     elif _TEST_FILE_SCRIPT.match(prog) or (
         prog in _SHELLS and args and _TEST_FILE_SCRIPT.match(_program(args[0]))
     ):
         facts.test(prog if prog not in _SHELLS else _program(args[0]))
+    elif _BUILD_FILE_SCRIPT.match(named if prog in _SHELLS else prog):
+        facts.kinds.add("build")
     elif _SOURCE_FILE.search(prog):
         _run_source(prog, facts)  # a script run as the program: `./deploy.sh`
     elif _TEST_BINARY.match(prog):

@@ -802,18 +802,26 @@ def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
         if "test" in name or not checkable(path) or (reached and not path.endswith(reached)):
             continue
         package = parts[-2] if len(parts) > 1 and parts[-2] not in _GENERIC_DIRS else ""
-        inside = any(posix.startswith(f"{folder}/") for folder in folders)
+        inside = any(posix.startswith(f"{folder}/") or f"/{folder}/" in posix for folder in folders)
         if name not in raw and not (package and package in raw) and not inside:
             return False
     return True
 
 
 def _named_folders(raw: str) -> list[str]:
-    """The folders a run names by path (`./pkg/...`, `packages/web`): it runs the tests of
-    everything under them."""
-    words = (w.strip("'\"") for w in raw.split() if "/" in w and not w.startswith("-"))
-    folders = (w.removeprefix("./").removesuffix("/...").rstrip("/") for w in words)
+    """The folders a run names by path (`./pkg/...`, `packages/web`) or, for Gradle, by
+    project path (`:app:test` tests the project in `app/`, `:core:data:test` the one in
+    `core/data/`): it runs the tests of everything under them."""
+    words = [w.strip("'\"") for w in raw.split() if not w.startswith("-")]
+    paths = (w for w in words if "/" in w)
+    folders = [w.removeprefix("./").removesuffix("/...").rstrip("/") for w in paths]
+    folders += [_gradle_project_dir(w) for w in words if w.startswith(":") and w.count(":") >= 2]
     return [f for f in folders if f and not f.startswith(("/", ".")) and "." not in f]
+
+
+def _gradle_project_dir(task_path: str) -> str:
+    """`:core:data:test` -> `core/data`: Gradle's default folder for the project path."""
+    return "/".join(task_path.strip(":").split(":")[:-1])
 
 
 def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) -> GateResult:

@@ -250,7 +250,23 @@ GRADLE_TASK_EXAMPLES = [
     ("./gradlew clean build", {"build", "test"}),  # a build runs the tests too
     ("./gradlew :app:assembleDebug", {"build"}),
     ("./gradlew lintDebug", {"lint"}),
+    ("./gradlew :app:bootRun", {"run"}),
 ]
+
+
+@pytest.mark.parametrize(
+    ("command", "kinds"),
+    [
+        ("./build.sh", {"build"}),
+        ("bash scripts/build.sh", {"build"}),
+        ("sh compile-all.sh", {"build"}),
+        ("./build.ps1", {"build"}),
+        ("bash deploy.sh", {"run"}),  # named for something else: a run of the program
+        ("python build.py", {"run"}),
+    ],
+)
+def test_a_script_named_for_building_is_a_build(command: str, kinds: set[str]) -> None:
+    assert set(classify_command(command).kinds) == kinds
 
 
 def test_every_gradle_task_shape_has_an_example() -> None:

@@ -577,6 +577,22 @@ def test_a_partial_run_checks_the_change_only_where_it_covers_it(run: str, cover
     assert gate(s).satisfied == covers
 
 
+@pytest.mark.parametrize(
+    ("run", "covers"),
+    [
+        ("./gradlew :app:testDebugUnitTest", True),  # the project in app/
+        ("./gradlew :core:data:test", False),  # the project in core/data/
+        ("./gradlew :core:data:test :app:test", True),
+    ],
+)
+def test_a_gradle_run_of_one_project_covers_the_change_in_its_folder(
+    run: str, covers: bool
+) -> None:
+    changed = "/home/me/shop/app/src/main/java/shop/Cart.kt"
+    s = SessionBuilder("Fix it").edit(changed).bash(run, output="BUILD SUCCESSFUL").build()
+    assert gate(s).satisfied == covers
+
+
 def test_a_changed_manifest_needs_the_whole_suite() -> None:
     s = (
         SessionBuilder("Swap the encoder")
