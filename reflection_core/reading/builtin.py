@@ -41,7 +41,9 @@ SURE = 0.8  # the decision's bar for acting on a fact alone
 ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"^(now|next|first|then|ok(ay)?|great|good|perfect|alright)?[,!.]?\s*let me (?!know\b)\w+",
     r"^(now|next|then)?[,]?\s*i('ll| will) (now |next |then )?(run|check|look|create|write|"
-    r"add|fix|update|implement|start|continue|verify|test|build|try|make|move|wire|investigate)\b",
+    r"add|fix|update|implement|start|continue|verify|test|build|try|make|move|wire|investigate|"
+    r"apply|change|refactor|remove|rename|migrate|replace|convert|port|extend|handle|do|finish|"
+    r"complete|clean|split|configure|install|deploy)\b",
     r"^(now|next)[,]? (i need to|i have to|i must|we need to)\b",
     r"^(now )?moving on to\b",
     r"^(i'?m )?(now )?(going to|about to) (run|check|look|create|write|add|fix|update|"
@@ -163,7 +165,9 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"\b(then|and) (re-?run|relaunch|restart|re-?test|test)( it| them| this)?( again)?\s*:\s*$",
     # "Run `pytest` to verify it", "You can check it with: ```npm test```": a check named
     # and handed over.
-    r"(^|[.!]\s+)(please )?(re-?run|run|execute) `[^`\n]{2,80}` to (verify|check|confirm|test|"
+    # Also as a list item, and as a chain ("Run `x` and then `y` to verify").
+    r"(^|[.!]\s+)([-*\u2022]\s+|\d+[.)]\s+)?(please )?(re-?run|run|execute) `[^`\n]{2,80}`"
+    r"((,|,? and|,? then|,? and then) `[^`\n]{2,80}`){0,3} to (verify|check|confirm|test|"
     r"make sure|see (if|whether))\b",
     r"\byou can (check|verify|test|confirm) (it|this|that|the (change|fix|result))( works)? "
     r"(with|by running)\b",
@@ -228,7 +232,8 @@ STRONG_DRIFT: tuple[str, ...] = (
     r"\b(phase|step|part|stage) \d+ (of|/) \d+\b",
     r"^\s*[-*]?\s*(\[ \]\s*)?todo\b",
     r"\b(remaining (work|tasks|items|steps)|still to do|left to do)\b",
-    r"\bnext steps?\b",
+    # not the user's own ("Next steps (yours): open the PR", "your next steps")
+    r"(?<!your )\bnext steps?\b(?!\s*[(:]?\s*(yours|for you|on your (side|end))\b)",
     r"다음 단계|남은 작업",  # ko
     r"下一步|后续步骤|剩余工作",  # zh
     r"次のステップ|残りの作業|残作業",  # ja

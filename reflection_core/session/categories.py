@@ -272,7 +272,9 @@ _OPTIONAL = lazy(
     # The same in Korean, Chinese, Japanese, German, French, Spanish, Portuguese, Russian.
     r"|필요하시면|원하시면|如果需要|如需|可选|必要であれば|必要に応じて|\bbei bedarf\b|"
     r"\bfalls gewünscht\b|\bsi (vous le souhaitez|besoin)\b|\bsi (lo deseas|quieres)\b|"
-    r"\bopcional\b|\bse (quiser|desejar)\b|при желании|по желанию",
+    r"\bopcional\b|\bse (quiser|desejar)\b|при желании|по желанию"
+    # Steps the message leaves to the user by name: "Next steps (yours): open the PR".
+    r"|\((yours|for you)\)|\byour (next )?steps\b|\bon your (side|end)\b",
     re.I,
 )
 _NOTHING_LEFT = lazy(

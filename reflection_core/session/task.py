@@ -72,6 +72,13 @@ _CONTINUATION = lazy(
     re.I,
 )
 _PR_REQUEST = lazy(r"\b(open|create|raise|submit|make|send)\b.{0,30}\b(pr|pull request)\b", re.I)
+# The user opens the PR, or wants none: "push it, I'll open the PR", "review it before I
+# open the PR", "don't open a PR".
+_PR_NOT_ASKED = lazy(
+    r"\b(i|i'll|i will|i'm going to|we'll|don't|do not|no need to)\s+(open|create|raise|submit|"
+    r"make|send)\b.{0,30}\b(pr|pull request)\b",
+    re.I,
+)
 # `git checkout -- F` / `git restore F` on its own: the working copy of F goes back to
 # the index (not `--staged`, not from another `--source`).
 _RESTORE = lazy(
@@ -96,6 +103,25 @@ _TREE_CHANGE = lazy(
     r"\bgit\s+(revert|cherry-pick|merge|am|apply|pull|rebase)\b(?![^;&|]*\s--(abort|quit)\b)"
 )
 _CI_REQUEST = lazy(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
+# The user tells the agent not to build or run the tests ("DON'T build, it takes 40
+# minutes; CI builds every push"): an unchecked change is then what was asked for. One
+# phrase a line, by language.
+WAIVED_CHECKS: tuple[str, ...] = (
+    r"\b(don'?t|do not|never|no need to|you don'?t need to) (re)?(build|compile|run (the |any )?"
+    r"(build|tests?|test suite|specs?))\b",
+    r"\b(skip|without) (the )?(build(ing)?|compil(e|ing)|running (the )?tests?|(the )?tests?)\b",
+    r"\b(nicht (bauen|kompilieren)|keine tests (laufen lassen|ausführen)|tests nicht (laufen"
+    r" lassen|ausführen))\b",  # de
+    r"\b(ne (compile|lance|build)s? pas|pas besoin de (compiler|lancer les tests)|sans "
+    r"compiler)\b",  # fr
+    r"\b(no (compiles|ejecutes (los )?tests|hace falta compilar)|sin compilar)\b",  # es
+    r"\b(não (compile|rode (os )?testes|precisa compilar)|sem compilar)\b",  # pt
+    r"(不要|不用|别|無需|无需)(编译|編譯|构建|構建|跑测试|运行测试|執行測試)",  # zh
+    r"(ビルド|テスト(の実行)?)(は|を)?(しないで|不要|実行しないで)",  # ja
+    r"(빌드|테스트)(는|를)? ?(하지 ?마|돌리지 ?마|안 해도)",  # ko
+    r"не (собирай|компилируй|запускай тесты)",  # ru
+)
+_WAIVED_CHECKS = lazy("|".join(f"(?:{p})" for p in WAIVED_CHECKS), re.I)
 
 
 @record
@@ -109,6 +135,7 @@ class TaskContext:
     wants_ci: bool = False
     wants_build: bool = False  # the prompt asks that the build works
     wants_lint: bool = False  # the prompt asks that the linter runs clean
+    waives_checks: bool = False  # the prompt says not to build or run the tests
     continuation: bool = False  # "Carry on.": earlier work belongs to this task too
     reasons: list[str] = field(default_factory=list)
 
@@ -331,6 +358,15 @@ def effective_prompt(session: Session) -> str:
     return prompt
 
 
+def _asks_for_pr(prompt: str) -> bool:
+    """The prompt asks the agent to open a pull request (not one the user opens)."""
+    said = prompt.replace("\u2019", "'")
+    return any(
+        not _PR_NOT_ASKED.search(said[max(0, m.start() - 20) : m.end()])
+        for m in _PR_REQUEST.finditer(said)
+    )
+
+
 def build_task_context(session: Session, base: str | None = None) -> TaskContext:
     paths = changed_paths(session, base)
     prompt = effective_prompt(session)
@@ -339,10 +375,11 @@ def build_task_context(session: Session, base: str | None = None) -> TaskContext
         task_type=task_type,
         plan_only=is_plan_only(prompt),
         changed_paths=paths,
-        wants_pr=bool(_PR_REQUEST.search(prompt)),
+        wants_pr=_asks_for_pr(prompt),
         wants_ci=bool(_CI_REQUEST.search(prompt)),
         wants_build=bool(_BUILD_REQUEST.search(prompt)),
         wants_lint=bool(_LINT_REQUEST.search(prompt)),
+        waives_checks=bool(_WAIVED_CHECKS.search(prompt.replace("\u2019", "'"))),
         continuation=prompt != (session.task_prompt or ""),
         reasons=reasons,
     )

@@ -1,8 +1,10 @@
 """What a change is and what a check is: config no check exercises, formatter runs and
 version bumps, checks read from output wherever they ran (a background shell, a git hook),
-and runs that cover the changed package."""
+runs that cover the changed package, and a task that says not to build."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -26,7 +28,12 @@ from reflection_core.session.evidence import (
     version_only,
 )
 from reflection_core.session.gates import OUTPUT_READERS, LedgerEvidence, read_outcomes
-from reflection_core.session.task import ATOMIC_INSTALLERS, INSTALLED_MANIFESTS, failed_install
+from reflection_core.session.task import (
+    ATOMIC_INSTALLERS,
+    INSTALLED_MANIFESTS,
+    WAIVED_CHECKS,
+    failed_install,
+)
 from tests.unit.sessionbuild import SessionBuilder
 
 CTX = DecisionContext(config=config.defaults())
@@ -374,3 +381,43 @@ def test_a_run_of_the_changed_package_is_a_passing_run(command: str, path: str) 
 def test_a_comment_only_edit_needs_no_test_run_though_the_ledger_has_none() -> None:
     session = SessionBuilder("Document New").edit("pkg/a.go", "// New makes one.\nx := 1", "x := 1")
     assert decide(session.build("Comment-only. Done."), NO_LEDGER_ENTRY).status == "complete"
+
+
+# --- a task that says not to check ---------------------------------------------------
+
+# One prompt per WAIVED_CHECKS entry, in its order.
+WAIVERS = [
+    "Clamp cos_theta in pbr.cpp. DON'T build, a full build takes 40 minutes.",
+    "Clamp cos_theta in pbr.cpp, skip the build, CI builds every push.",
+    "Klemme cos_theta in pbr.cpp, bitte nicht bauen, das dauert ewig.",
+    "Borne cos_theta dans pbr.cpp, pas besoin de compiler, la CI le fait.",
+    "Limita cos_theta en pbr.cpp, sin compilar, tarda demasiado.",
+    "Limite cos_theta em pbr.cpp, não compile, demora muito.",
+    "把 pbr.cpp 里的 cos_theta 限制一下，不要编译，太慢了。",
+    "pbr.cpp の cos_theta をクランプして。ビルドはしないで、遅いので。",
+    "pbr.cpp에서 cos_theta 범위 제한해줘. 빌드는 하지 마, 너무 오래 걸려.",
+    "Ограничь cos_theta в pbr.cpp, не собирай, это долго.",
+]
+
+
+def test_every_waiver_has_an_example() -> None:
+    assert len(WAIVERS) == len(WAIVED_CHECKS)
+    for pattern, prompt in zip(WAIVED_CHECKS, WAIVERS, strict=True):
+        assert re.search(pattern, prompt, re.I), (pattern, prompt)
+
+
+@pytest.mark.parametrize("prompt", WAIVERS)
+def test_a_change_the_user_said_not_to_build_stands_unchecked(prompt: str) -> None:
+    session = SessionBuilder(prompt).edit("src/shading/pbr.cpp").build("Done, not built.")
+    decision = decide(session, CTX)
+    assert not decision.should_block and "build:not_run" not in decision.open_patterns
+
+
+def test_a_failed_check_still_counts_when_the_user_said_not_to_build() -> None:
+    session = (
+        SessionBuilder(WAIVERS[0])
+        .edit("src/calc.py")
+        .bash("python -m pytest -q", exit=1, output="1 failed, 3 passed")
+        .build("Done.")
+    )
+    assert decide(session, CTX).should_block

@@ -61,7 +61,27 @@ def test_announced_remaining_work_is_drift(final: str) -> None:
         "Remaining: none.",
         "Added tracing to all three services; 14 passed. In the next release we could sample "
         "less, optionally.",
+        "Pushed to feature/cost.\n\n**Next steps (yours):** open the PR from `feature/cost`.",
+        "Pushed to feature/cost. Your next steps: open the PR and ask for a review.",
     ],
 )
 def test_nothing_remaining_is_not_drift(final: str) -> None:
     assert drift_markers(final) == []
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asks"),
+    [
+        ("Fix the retry and open a PR for it", True),
+        ("Fix the retry and create a pull request", True),
+        ("commit on a feature branch and push it, I'll open the PR", False),
+        ("review handlers/upload.go before I open the PR, just comments", False),
+        ("fix it on main, don't open a PR", False),
+    ],
+)
+def test_a_pull_request_is_asked_for_only_when_the_agent_is_to_open_it(
+    prompt: str, asks: bool
+) -> None:
+    from reflection_core.session.task import build_task_context
+
+    assert build_task_context(SessionBuilder(prompt).build("Done.")).wants_pr is asks

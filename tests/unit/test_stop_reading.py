@@ -452,6 +452,7 @@ def test_handing_the_user_a_retry_of_an_unchecked_change_is_pushed() -> None:
     [
         "Added `discount`. Run `python -m pytest` to verify everything still works.",
         "Slugify now maps & to and. You can check it with:\n```sh\nnpm test\n```",
+        "Added the column.\n\n## Next steps\n- Run `make migrate` and then `make test` to verify.",
     ],
 )
 def test_a_named_check_handed_to_the_user_after_an_unchecked_change_is_pushed(
@@ -1313,3 +1314,16 @@ def test_a_question_asking_leave_for_tool_work_does_not_hold_against_hard_eviden
 )
 def test_a_real_question_holds_even_against_hard_evidence(quote: str) -> None:
     assert holding_reason({}, _asked(quote), plan_mode=False, hard_open=True) == "waiting_for_user"
+
+
+@pytest.mark.parametrize(
+    "verb",
+    [
+        *("apply", "change", "refactor", "remove", "rename", "migrate", "replace", "convert"),
+        *("port", "extend", "handle", "do", "finish", "complete", "clean", "split"),
+        *("configure", "install", "deploy"),
+    ],
+)
+def test_each_work_verb_after_next_ill_announces_a_step(verb: str) -> None:
+    final = f"The users router is done. Next I'll {verb} the orders router the same way."
+    assert builtin.announced_next_action(final) == final.split(". ", 1)[1]
