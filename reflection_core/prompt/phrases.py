@@ -425,6 +425,14 @@ MISSING_REFERENT = _table(
     this output
     this email
     this query
+    this bug
+    this line
+    this test
+    these tests
+    the error above
+    the code above
+    the output above
+    the log above
     ce fichier
     ce document
     cette image
@@ -435,6 +443,9 @@ MISSING_REFERENT = _table(
     cette erreur
     ce code
     ce texte
+    que j'ai jointe
+    que j'ai joint
+    que je t'ai envoyé
     este archivo
     este fichero
     ese archivo
@@ -445,6 +456,9 @@ MISSING_REFERENT = _table(
     este código
     este codigo
     este texto
+    que te adjunté
+    que te mandé
+    que te envié
     esta captura
     esta imagen
     el documento adjunto
@@ -457,6 +471,8 @@ MISSING_REFERENT = _table(
     este erro
     esse erro
     esse código
+    que eu mandei
+    que te mandei
     diese datei
     dieser datei
     dieses dokument
@@ -485,10 +501,14 @@ MISSING_REFERENT = _table(
     эта ошибка
     этот код
     этот текст
+    который я прикрепил
+    которую я прикрепил
     цю функцію
     ця функція
     цю помилку
     цей код
+    цей файл
+    цього файлу
     file này
     hàm này
     lỗi này
@@ -496,6 +516,7 @@ MISSING_REFERENT = _table(
     bu fonksiyon
     bu hata
     bu hatayı
+    bu dosyayı
     şu hatayı
     ten plik
     tego pliku
@@ -507,6 +528,15 @@ MISSING_REFERENT = _table(
     deze file
     deze functie
     deze fout
+    tento soubor
+    tenhle soubor
+    tato funkce
+    tahle funkce
+    tuto funkci
+    den här filen
+    denna fil
+    den här funktionen
+    denna funktion
     这个文件
     這個文件
     这份文件
@@ -529,6 +559,12 @@ MISSING_REFERENT = _table(
     这段代码
     這段代碼
     这段文字
+    這段程式碼
+    這個檔案
+    这个 error
+    这个 function
+    我发的截图
+    我发的文件
     このファイル
     この資料
     この画像
@@ -547,6 +583,7 @@ MISSING_REFERENT = _table(
     이 에러
     이 오류
     이 코드
+    이 function
     첨부한 파일
     첨부 파일
     هذا الملف
@@ -563,6 +600,12 @@ MISSING_REFERENT = _table(
     यह फ़ाइल
     इस कोड
     इस फंक्शन
+    यह एरर
+    इस एरर
+    ye error
+    yeh error
+    ye file
+    yeh file
     ไฟล์นี้
     ฟังก์ชันนี้
     โค้ดนี้
@@ -641,6 +684,21 @@ REFERENT_RUN_ON_WORDS = frozenset(
         flags
         placeholder
         text
+        suite
+        suites
+        runner
+        framework
+        coverage
+        environment
+        chart
+        tracker
+        number
+        numbers
+        ending
+        endings
+        height
+        break
+        breaks
         label
         entry
         object

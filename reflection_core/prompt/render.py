@@ -16,17 +16,14 @@ def status_line(result: PromptScore) -> str:
     """The single line the user sees, e.g. `reflection: prompt 4.3/5 · backend`."""
     if result.action == "skip":
         return "reflection: skipped (bypass)"
+    if result.action in ("ask", "reformulate") and result.questions:
+        # One line for a question, whatever the turn: the score and the class are guesses
+        # on a prompt that lacks what it points at, not worth a word.
+        count = len(result.questions)
+        return f"reflection: {count} question{'s' if count != 1 else ''} before starting"
     if result.skipped or result.classification == "conversational":
         kind = result.turn if result.turn != "task" else "continuation"
-        tail = " · 1 question" if result.questions else " · not scored"
-        return f"reflection: {kind}{tail}"
-    if result.action in ("ask", "reformulate"):
-        # The class is a guess on a prompt that lacks what it points at: not worth a word.
-        count = len(result.questions)
-        return (
-            f"reflection: prompt {result.score:.1f}/5 · "
-            f"{count} question{'s' if count != 1 else ''} before starting"
-        )
+        return f"reflection: {kind} · not scored"
     head = f"reflection: prompt {result.score:.1f}/5 · {result.classification}"
     if result.action == "note" and result.note:
         return f"{head} · tip: {result.note}"
@@ -45,10 +42,12 @@ def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
     lines: list[str] = []
     if result.action in ("ask", "reformulate") and result.questions:
         if len(result.questions) == 1 and not result.decomposition:
-            # One gap: the question alone, no score, smells or fill-in template around it.
+            # One gap: the question alone, no score, smells or fill-in template around it,
+            # and a way out if the hook missed what the message holds.
             lines.append(
-                "[reflection] The user's message leaves one thing open. "
-                f"Before acting, ask: {result.questions[0]}"
+                "[reflection] The user's message leaves one thing open. Before acting, ask "
+                f"it, in the user's language: {result.questions[0]} If their message "
+                "already holds what it points at, go ahead without asking."
             )
         else:
             smells = ", ".join(s.id for s in result.smells) or "none"
@@ -61,7 +60,8 @@ def agent_context(result: PromptScore, lesson: str | None = None) -> str | None:
                 lines.extend(result.decomposition)
             lines.append(
                 "It is too ambiguous to act on safely. Before changing anything, ask the user "
-                f'these questions, briefly and warmly, starting with "{INTRO}"'
+                f'these questions in their language, briefly and warmly, starting with "{INTRO}" '
+                "(or the same in their language)"
             )
             lines.extend(f"{i}. {q}" for i, q in enumerate(result.questions, start=1))
             if result.reformulation:
@@ -81,9 +81,15 @@ def questions_text(result: PromptScore) -> str:
 
 
 def report(result: PromptScore) -> str:
-    """A compact human-readable report for `reflection score`."""
+    """A compact human-readable report for `reflection score`: its first line carries the
+    score and class the hook's line leaves out when it asks."""
     dims = result.dimensions.to_dict()
-    out = [status_line(result)]
+    head = status_line(result)
+    if result.action in ("ask", "reformulate") and not result.skipped:
+        head = head.replace(
+            "reflection: ", f"reflection: prompt {result.score:.1f}/5 · {result.classification} · "
+        )
+    out = [head]
     if not result.skipped:
         out.append("  " + "  ".join(f"{name} {value}" for name, value in dims.items()))
         out.append(f"  action: {result.action}")

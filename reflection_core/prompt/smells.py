@@ -320,14 +320,40 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
     return smells
 
 
+# What to ask for, by what the pointer names (first match wins, one kind a line): an
+# error is best pasted whole with the command that printed it; an attachment that did not
+# come through is sent again. Anything else: the default `implicit_context` question.
+REFERENT_QUESTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (
+        (
+            *("error", "fehler", "erreur", "errore", "erro", "błąd", "fout", "hata", "ошибк"),
+            *("помилк", "错误", "錯誤", "报错", "エラー", "에러", "오류", "lỗi", "خطأ", "خطا"),
+            *("שגיאה", "एरर", "log", "output", "trace"),
+        ),
+        "“{evidence}” didn't come through. Can you paste the full text, and the command "
+        "that printed it?",
+    ),
+    (
+        (
+            *("screenshot", "image", "attach", "capture", "bild", "imagen", "截图", "截圖"),
+            *("スクショ", "スクリーンショット", "画像", "스크린샷", "이미지", "скриншот", "צילום"),
+            *("adjunt", "joint", "прикреп", "mockup", "picture", "photo", "video", "print"),
+        ),
+        "“{evidence}” didn't come through. Can you attach or paste it again?",
+    ),
+)
+
+
 def missing_referent(evidence: str) -> Smell:
-    """`implicit_context` for a thing pointed at ("this file") that nobody supplied."""
+    """`implicit_context` for a thing pointed at ("this file") that nobody supplied: the
+    question asks for what that kind of thing needs (REFERENT_QUESTIONS)."""
     evidence = " ".join(evidence.split())[:160]
-    return Smell(
-        "implicit_context",
-        evidence,
-        QUESTION_TEMPLATES["implicit_context"].format(evidence=evidence, count=1),
+    low = evidence.lower()
+    template = next(
+        (asked for words, asked in REFERENT_QUESTIONS if any(w in low for w in words)),
+        QUESTION_TEMPLATES["implicit_context"],
     )
+    return Smell("implicit_context", evidence, template.format(evidence=evidence, count=1))
 
 
 def sorted_smells(found: list[Smell]) -> tuple[Smell, ...]:

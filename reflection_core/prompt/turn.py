@@ -51,10 +51,11 @@ _HERE_IS_MY_FILE = LazyPattern(
 # "the mockup I sent", "the log I just pasted": something the user believes came along.
 _SENT_BY_USER = LazyPattern(
     r"\b(?:the|my)\s+(?:[\w-]+\s+){0,2}?(?:file|image|screenshot|picture|photo|log|logs|mockup"
-    r"|pdf|doc|document|design|spec|diagram|video|recording)s?\s+i(?:'ve|\s+have)?\s+"
-    r"(?:just\s+)?(?:sent|pasted|attached|shared|uploaded|dropped)\b",
+    r"|pdf|doc|document|design|spec|diagram|video|recording|diff|pr|trace|error|output|link"
+    r"|snippet|code)s?\s+i(?:'ve|\s+have)?\s+"
+    r"(?:just\s+)?(?:sent|pasted|attached|shared|uploaded|dropped|linked)\b",
     re.IGNORECASE,
-    needs=("sent", "pasted", "attached", "shared", "uploaded", "dropped"),
+    needs=("sent", "pasted", "attached", "shared", "uploaded", "dropped", "linked"),
 )
 # English requests phrased as questions ("can you add X?") are tasks, not questions.
 _REQUEST_QUESTION = LazyPattern(
@@ -199,7 +200,8 @@ _REFERENT_WORDS = (
     *("func", "error", "text", "paragraph", "log", "output", "email", "query", "codigo"),
     *("fonction", "code", "funktion", "fehler", "screenshot", "errore", "codice", "testo"),
     *("kod", "fonksiyon", "hata", "functie", "fout", "erro", "captura", "funzione"),
-    *("funkcja", "erreur", "fungsi", "kode"),
+    *("funkcja", "erreur", "fungsi", "kode", "bug", "line", "test", "above", "soubor"),
+    *("funkce", "funkci", "filen", "fil", "funktion", "mand", "joint"),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
@@ -507,22 +509,36 @@ def names_a_file(text: str) -> bool:
 
 
 def _pasted_beside(text: str, start: int) -> bool:
-    """Does the prompt carry content beside the line pointing at it ("this document:" + text)?"""
+    """Does the prompt carry content beside the line pointing at it: text after a colon
+    on its line ("explain this error: ECONNRESET"), code or a quote anywhere ("what does
+    this function do? `const once = ...`", 'show this error: "File too large"'), lines
+    under it, or enough words around it?"""
+    if _INLINE_CONTENT.search(text):
+        return True
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    after_colon = line.partition(":")[2] if ":" in line[start - line_start :] else ""
+    after = line[start - line_start :].replace("\uff1a", ":")
+    if after.partition(":")[2].strip():
+        return True
     below = text[line_end:] if line_end >= 0 else ""
-    rest = text[:line_start] + below + " " + after_colon
+    rest = text[:line_start] + below
     return word_count(rest) >= _PASTED_MIN_WORDS or _block_below(line, below)
+
+
+# Content given inline: a code span, or quoted text of two characters or more.
+_INLINE_CONTENT = lazy(
+    r"`[^`\n]{2,}`|\"[^\"\n]{2,}\"|\u201c[^\u201d\n]{2,}\u201d|\u00ab[^\u00bb\n]{2,}\u00bb"
+)
 
 
 def _block_below(line: str, below: str) -> bool:
     """Lines under the pointing line that are its content, however few their words: the
     line announces them ("proofread this file:", "what does this function do?" over the
-    function), or two lines or more follow it."""
+    function, the full-width colon and question mark too), or two lines or more follow it."""
     lines = [item for item in below.splitlines() if item.strip()]
-    return bool(lines) and (line.rstrip().endswith((":", "?", "？")) or len(lines) >= 2)
+    announced = line.rstrip().endswith((":", "?", "\uff1f", "\uff1a"))
+    return bool(lines) and (announced or len(lines) >= 2)
 
 
 def vanished_screenshot(text: str, attached: bool) -> str | None:

@@ -35,7 +35,8 @@ def test_only_a_flagged_prompt_adds_context_for_the_agent() -> None:
     flagged = _rendered(score_prompt("make everything in this file better")).output or {}
     assert flagged["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     context = flagged["hookSpecificOutput"]["additionalContext"]
-    assert "Before acting, ask: “this file”" in context
+    assert "Before acting, ask it, in the user's language: “this file”" in context
+    assert "If their message already holds what it points at" in context
     assert "Offer this template" not in context  # one gap: the question alone
     for quiet in (
         "yes",

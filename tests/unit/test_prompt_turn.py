@@ -260,6 +260,10 @@ def test_a_referent_whose_content_is_pasted_beside_it_is_not_asked_about() -> No
         "fix this file\ndef total(items):\n    return sum(items) +\n",
         "proofread this file:\n\n# Install\n\nRun `npm instal` then `npm strat`.\n",
         "what does this function do?\ndef f(s): return s[::-1] == s",
+        "explain this error: ECONNRESET",
+        "¿qué hace esta función? `const once = fn => fn`",
+        'When the upload is over 10MB, show this error: "This file is too large."',
+        "このエラーの原因を教えてください：\nUnhandledPromiseRejectionWarning: ECONNREFUSED",
         f"{notes}\n\nMake slides from this document.",
         "Make slides from this document: revenue grew 12 percent and costs fell 3 percent "
         "after the vendor switch",
@@ -573,3 +577,18 @@ def test_a_pointer_in_quotes_or_inline_code_is_mentioned_not_used() -> None:
 def test_here_is_the_list_with_its_items_on_the_line_is_not_asked() -> None:
     assert _quiet("Here's the list of locales to add: de, fr, es")
     assert not _quiet("here is my config file, can you check it")
+
+
+@pytest.mark.parametrize(
+    ("prompt", "asked_for"),
+    [
+        ("explain this error", "paste the full text, and the command that printed it"),
+        ("review the screenshot I attached", "attach or paste it again"),
+        ("make slides from this file", "point me to the file"),
+    ],
+)
+def test_the_question_asks_for_what_the_kind_of_thing_pointed_at_needs(
+    prompt: str, asked_for: str
+) -> None:
+    (question,) = score_prompt(prompt).questions
+    assert asked_for in question
