@@ -38,16 +38,20 @@ SURE = 0.8  # the decision's bar for acting on a fact alone
 
 # The final line announces the next action and the turn ends there: "Now let me run the
 # build:", "Let me check the logs." The agent stopped mid-task.
+_WORK_VERBS = (
+    r"(run|check|look|create|write|add|fix|update|implement|start|continue|verify|test|build|"
+    r"try|make|move|wire|investigate|apply|change|refactor|remove|rename|migrate|replace|"
+    r"convert|port|extend|handle|do|finish|complete|clean|split|configure|install|deploy|"
+    r"register)\b"
+)
 ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"^(now|next|first|then|ok(ay)?|great|good|perfect|alright)?[,!.]?\s*let me (?!know\b)\w+",
-    r"^(now|next|then)?[,]?\s*i('ll| will) (now |next |then )?(run|check|look|create|write|"
-    r"add|fix|update|implement|start|continue|verify|test|build|try|make|move|wire|investigate|"
-    r"apply|change|refactor|remove|rename|migrate|replace|convert|port|extend|handle|do|finish|"
-    r"complete|clean|split|configure|install|deploy)\b",
+    # "Next I'll apply ...", and the same after "so" ("..., so I'll update the tests next";
+    # not "tell me which, and I'll do it": that waits on the user).
+    r"(^(now|next|then|so)?[,]?\s*|[,;]\s*so\s+)i('ll| will) (now |next |then )?" + _WORK_VERBS,
     r"^(now|next)[,]? (i need to|i have to|i must|we need to)\b",
     r"^(now )?moving on to\b",
-    r"^(i'?m )?(now )?(going to|about to) (run|check|look|create|write|add|fix|update|"
-    r"implement|start|continue|verify|test|build|try)\b",
+    r"^(now|next|then|so)?[,]?\s*(i'?m )?(now )?(going to|about to) " + _WORK_VERBS,
     r"\b(continuing|proceeding) (with |to |on )?(the )?[\w -]{0,40}\W*$",
     # The same announcement in other languages (a final line ending in a colon is caught
     # above whatever its language).
@@ -171,6 +175,12 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"make sure|see (if|whether))\b",
     r"\byou can (check|verify|test|confirm) (it|this|that|the (change|fix|result))( works)? "
     r"(with|by running)\b",
+    # A command for the user to run on their side, asked or told ("Could you run
+    # `./gradlew test` and let me know?", "Give it a quick `npm test` on your side"), and
+    # a local page to open: the agent's own tools reach all of them.
+    r"\b(could|can|would) you (please )?(re-?run|run|execute|try) `[^`\n]{2,80}`",
+    r"`[^`\n]{2,80}`[^.\n]{0,30}\bon your (side|end|machine)\b",
+    r"\bopen (https?://)?(localhost|127\.0\.0\.1|0\.0\.0\.0)[:/]",
     # Polite requests to run, rerun, restart, reload or retry, in other languages ("check
     # it" is left out, as in English: it is as often a hand-over of what only the user sees).
     r"(실행|테스트|재시작|새로\s?고침|다시\s?시도|시도)\s?(해|하여)\s?(주세요|주십시오|보세요|"
@@ -245,19 +255,23 @@ STRONG_DRIFT: tuple[str, ...] = (
 )
 # A claim that the work is finished.
 DONE_CLAIM: tuple[str, ...] = (
-    r"\b(all )?(done|fixed|complete|completed|finished|resolved)\b[.!]",
+    # The word ends its sentence or line, or an emoji follows it ("Done ✅", "Refactor
+    # complete").
+    r"\b(all )?(done|fixed|complete|completed|finished|resolved)\b\s*([.!]|$|[\u2705\u2714"
+    r"\U0001f389\U0001f680])",
     # The word opens the message or a sentence and the rest follows it: "Done, it works."
     # "Fixed: the subject includes the name."
-    r"(^|[.!]\s+)[*_\s]*(all )?(done|fixed|complete|completed|finished|resolved)"
+    r"(^|[.!]\s+)[*_\s]*([\w-]+ ){0,2}(all )?(done|fixed|complete|completed|finished|resolved)"
     r"\s*[:,\u2014\u2013]",
     r"\bsuccessfully\b",
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
+    r"\b(all set|good to go|ready to (go|merge|ship|deploy)|shipped)\b",
     r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
     r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?",  # zh
     r"(完了|修正|作成|追加|実装)しました|正常に",  # ja
     r"\b(erledigt|fertig|erfolgreich|behoben)\b",  # de
-    r"\b(terminé|corrigé|réussi|avec succès)\b",  # fr
+    r"\b(terminé|corrigé|réussi|avec succès|c'est fait)\b",  # fr
     r"\b(listo|completado|corregido|con éxito|exitosamente)\b|^\W*hecho\b",  # es
     r"\b(concluído|corrigido|com sucesso|pronto)\b",  # pt
     r"(готово|исправлен\w*|успешно|завершен\w*)",  # ru
@@ -298,7 +312,8 @@ SUCCESS_CLAIM: tuple[str, ...] = (
 # Words before a claim that take it back or make it a condition, in the languages above
 # ("not all green", "once `make test` passes", "no funciona", "не работает").
 _NOT_SAID = lazy(
-    r"n't\b|\b(not|never|no|unless|once|if|until|should|would|will|nicht|kein\w*|ne|pas|"
+    r"n't\b|\b(not|never|no|unless|once|if|until|should|would|will|be|almost|nearly|"
+    r"partially|partly|nicht|kein\w*|ne|pas|"
     r"nunca|não|nao|sin|sem|когда|если)\b|не\s|没|不|未|못|안\s",
     re.I,
 )
@@ -409,10 +424,19 @@ def _success(text: str, of_checks: bool) -> tuple[str, str] | None:
     patterns = (*_DONE, *_SUCCESS, *claim_patterns()) if of_checks else _DONE
     for pattern in patterns:
         for match in pattern.finditer(text):
-            start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - 24)
-            if not _NOT_SAID.search(text[start : match.start()]):
+            if not _NOT_SAID.search(_words_before(text, match.start())):
                 return _line_of(text, match), _sentence_at(text, match)
     return None
+
+
+def _words_before(text: str, at: int) -> str:
+    """Up to 24 characters before `at` on its line and in its sentence: the words that
+    could take a claim back ("not all green"), not the end of the sentence before it
+    ("... and not expired. All green.")."""
+    start = max(text.rfind("\n", 0, at) + 1, at - 24)
+    before = text[start:at]
+    ends = [m.end() for m in _SENTENCE_END.finditer(before)]
+    return before[ends[-1] :] if ends else before
 
 
 def _sentence_at(text: str, match: re.Match[str]) -> str:
@@ -617,8 +641,8 @@ def failure_with_the_last_word(digest: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _failed(outcome: dict[str, Any]) -> bool:
-    """A command that failed: its exit status, or, when a pipe hid the status (`| tail`),
-    a check's output ending on its own failure summary."""
+    """A command that failed: its exit status, or, when the status does not tell (a pipe
+    such as `| tail`, curl without `--fail`), a check's output ending on its own failure."""
     hidden_failure = outcome.get("status_hidden") and outcome.get("failure_shown")
     failed = outcome.get("ok") is False or bool(hidden_failure)
     return failed and not outcome.get("preexisting")

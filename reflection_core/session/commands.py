@@ -176,11 +176,13 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
         if inside is not None:
             words = inside
             continue
-        if prog == "nix-shell":  # `nix-shell --run 'stack test'`: a script, as `sh -c`
-            at = next((i for i, w in enumerate(words) if w in ("--run", "--command")), None)
+        if prog in _SCRIPT_OPTION:  # `nix-shell --run 'stack test'`: a script, as `sh -c`
+            options = _SCRIPT_OPTION[prog]
+            at = next((i for i, w in enumerate(words) if w.lower() in options), None)
             if at is None or at + 1 >= len(words):
                 return words, inner
-            inner.append(words[at + 1])
+            joined = prog != "nix-shell"  # PowerShell joins the words after `-Command`
+            inner.append(" ".join(words[at + 1 :]) if joined else words[at + 1])
             return [], inner
         if prog in _SHELLS:
             script = _shell_script(words[1:])
@@ -190,6 +192,17 @@ def _unwrap(words: list[str]) -> tuple[list[str], list[str]]:
             return [], inner
         return words, inner
     return words, inner
+
+
+# Programs that run a command string given after an option, as `sh -c` does: the script
+# is the rest of the line (PowerShell joins its words: `pwsh -c Invoke-Pester -CI`).
+_SCRIPT_OPTION: dict[str, tuple[str, ...]] = {
+    "nix-shell": ("--run", "--command"),
+    "pwsh": ("-command", "-c"),
+    "powershell": ("-command", "-c"),
+    "powershell.exe": ("-command", "-c"),
+    "pwsh.exe": ("-command", "-c"),
+}
 
 
 def _environment_command(prog: str, args: list[str]) -> list[str] | None:
@@ -702,6 +715,24 @@ def _gradle(prog: str, args: list[str], facts: _Facts) -> None:
     facts.kinds.update(k for k in kinds if k in ("build", "lint", "run"))
 
 
+# Pester's options that take a value, and those that narrow the run to some tests.
+_PESTER_VALUE_OPTIONS = frozenset(
+    {"-output", "-configuration", "-path", "-testname", "-tag", "-excludetag", "-fullname"}
+)
+_PESTER_NARROWING = frozenset({"-path", "-testname", "-tag", "-fullname"})
+
+
+def _pester(args: list[str], facts: _Facts) -> None:
+    """`Invoke-Pester`, PowerShell's test runner: a path or a name or tag filter runs some
+    of the tests."""
+    lowered = [a.lower() for a in args]
+    named = [
+        a for i, a in enumerate(lowered) if i == 0 or lowered[i - 1] not in _PESTER_VALUE_OPTIONS
+    ]
+    paths = [a for a in named if not a.startswith("-")]
+    facts.test("pester", bool(paths) or any(a in _PESTER_NARROWING for a in lowered))
+
+
 # sbt task names (after an optional `project/` or `Config/` scope) -> what they check.
 _SBT_TASKS = {
     "test": "test",
@@ -1089,6 +1120,7 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
         ),
     ),
     (("rspec",), lambda prog, args, heredoc, facts: facts.test("rspec", bool(_positional(args)))),
+    (("Invoke-Pester", "invoke-pester"), lambda prog, args, heredoc, facts: _pester(args, facts)),
     (
         ("phpunit", "pest"),
         lambda prog, args, heredoc, facts: facts.test(

@@ -393,6 +393,30 @@ def unchecked_change(session: Session, changed: list[str], known: list[str]) -> 
     ]
 
 
+def failed_compile(session: Session, message: str) -> list[Gap]:
+    """The last build or typecheck after the latest change failed and the message admits
+    no failure: the code does not compile (or type-check), whatever ran after it. A note
+    (`build:failing`, `typecheck:failing`), and hard evidence a reading may push with."""
+    from reflection_core.reading.builtin import admits_failure
+
+    if admits_failure(message):
+        return []
+    calls = session.tool_calls[last_change_index(session) + 1 :]
+    for kind in ("build", "typecheck"):
+        runs = [c for c in calls if c.command is not None and kind in c.command.kinds]
+        if runs and run_passed(runs[-1]) is False:
+            command = runs[-1].command.raw.strip().splitlines()[0][:80] if runs[-1].command else ""
+            return [
+                Gap(
+                    f"{kind}:failing",
+                    f"the last {kind} after the latest change fails (`{command}`)",
+                    f"Fix what `{command}` reports and run it again",
+                    "HIGH",
+                )
+            ]
+    return []
+
+
 def shipped_unchecked(session: Session, changed: list[str], *, claimed: bool) -> list[Gap]:
     """The change was pushed (a push that worked, at or after the latest change) while
     nothing had checked it, and the message says the work is done: what the agent shipped

@@ -35,6 +35,7 @@ from reflection_core.session.categories import (
 from reflection_core.session.coverage import (
     checked_since_last_change,
     claimed_without_any_run,
+    failed_compile,
     known_checks,
     open_todos,
     requested_commands,
@@ -407,6 +408,7 @@ def task_coverage(
             gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
         gaps += shipped_unchecked(session, task.changed_paths, claimed=claims_done(message))
+        gaps += failed_compile(session, message)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from reflection_core.lazyre import lazy
-from reflection_core.session.commands import CHECK_KINDS
+from reflection_core.session.commands import CHECK_KINDS, HTTP_CLIENTS
 from reflection_core.session.evidence import is_check
 from reflection_core.session.gates import (
     failure_has_the_last_word,
@@ -125,15 +125,18 @@ def _checks_or_runs(call: ToolCall) -> bool:
 
 def status_hidden(call: ToolCall) -> bool:
     """The command line's exit status is not its check's: the check pipes into another
-    program (without pipefail) or its status is discarded (`|| true`)."""
+    program (without pipefail), its status is discarded (`|| true`), or it is an HTTP
+    request, whose client exits 0 on a server error unless told to fail (`curl --fail`)."""
     if call.command is None:
         return False
     raw = call.command.raw
     piped = _PIPE.search(raw) is not None and "pipefail" not in raw
-    return call.command.exit_masked or piped or _DISCARDED.search(raw) is not None
+    http = bool(HTTP_CLIENTS.intersection(call.command.programs)) and not _FAILS_ON_HTTP.search(raw)
+    return call.command.exit_masked or piped or http or _DISCARDED.search(raw) is not None
 
 
 _PIPE = lazy(r"(?<!\|)\|(?![|&])")
+_FAILS_ON_HTTP = lazy(r"\s(-f|--fail|--fail-with-body|-[a-zA-Z]*f[a-zA-Z]*)(\s|$)")
 _DISCARDED = lazy(r"\|\|\s*(?:true|:)\b|;\s*(?:true|:)\s*$")
 
 

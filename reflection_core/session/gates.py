@@ -14,6 +14,7 @@ import re
 from reflection_core.globs import matching_branch_rule
 from reflection_core.lazyre import lazy
 from reflection_core.records import NamedTuple, field, record, replace
+from reflection_core.session.commands import HTTP_CLIENTS
 from reflection_core.session.evidence import (
     checkable,
     ignored_by_tests,
@@ -426,13 +427,23 @@ def _failure_in(text: str, kinds: frozenset[str]) -> bool:
 def failure_has_the_last_word(call: ToolCall) -> bool:
     """The output shows a failure and no pass summary after it: the runner's own tally
     ends on the failure (a test named "returns 2 errors" before "5 passed", or a compile
-    error of an optional dependency during the install before the tests pass, do not)."""
+    error of an optional dependency during the install before the tests pass, do not);
+    a request to a local server that got no answer or a server error."""
     output = call.output
     passes = list(_PASSED_IN_OUTPUT.finditer(output))
     if passes:
         output = output[output.rfind("\n", 0, passes[-1].start()) + 1 :]  # its whole line on
     kinds = call.command.kinds if call.command is not None else frozenset()
+    programs = call.command.programs if call.command is not None else ()
+    requested = "run" in kinds and HTTP_CLIENTS.intersection(programs)
+    if requested and _HTTP_FAILED_STATUS.search(output):
+        return True
     return _failure_in(output, kinds)
+
+
+# What `curl -w '%{http_code}'` prints for a request that failed, alone on its line: no
+# answer at all (000) or a server error (5xx).
+_HTTP_FAILED_STATUS = lazy(r"^(000|5\d\d)$", re.M)
 
 
 def run_passed(call: ToolCall) -> bool | None:

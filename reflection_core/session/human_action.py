@@ -178,6 +178,8 @@ CHECK_OFFER: tuple[str, ...] = (
     rf"{_WANT_ME_TO} (run|build|compile) {_RUNNABLE}",
     r"\b(shall|should) i (test|verify) (it|them|this|that|these|the (change|fix|code))\b",
     rf"\b(shall|should) i (run|build|compile) {_RUNNABLE}",
+    # The same check asked of the user: "Could you run `./gradlew test` and tell me?"
+    r"\b(could|can|would) you (please )?(re-?run|run|execute) `[^`\n]{2,80}`",
     # The same offer in the other languages of the tables, one entry per language.
     r"(테스트|빌드)(를|을)?\s?(실행|돌려|진행)\s?(할까요|해 ?드릴까요|볼까요|하시겠습니까)",  # ko
     r"(要|需要|要不要)我(来|帮你|帮您)?(运行|执行|跑)(一下)?(测试|构建|编译)",  # zh

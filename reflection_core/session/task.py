@@ -110,6 +110,10 @@ WAIVED_CHECKS: tuple[str, ...] = (
     r"\b(don'?t|do not|never|no need to|you don'?t need to) (re)?(build|compile|run (the |any )?"
     r"(build|tests?|test suite|specs?))\b",
     r"\b(skip|without) (the )?(build(ing)?|compil(e|ing)|running (the )?tests?|(the )?tests?)\b",
+    # The user runs the checks: "don't run anything, I'll run the suite after", "I'll test
+    # it in the editor tonight".
+    r"\b(don't|do not) run anything\b|\bi('ll| will) (run|test|check|build)\b[^.\n]{0,40}"
+    r"\b(myself|after|afterwards|later|tonight|tomorrow|in the editor)\b",
     r"\b(nicht (bauen|kompilieren)|keine tests (laufen lassen|ausführen)|tests nicht (laufen"
     r" lassen|ausführen))\b",  # de
     r"\b(ne (compile|lance|build)s? pas|pas besoin de (compiler|lancer les tests)|sans "

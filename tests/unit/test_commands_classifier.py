@@ -890,3 +890,19 @@ def test_a_module_upgrade_loads_it_and_entering_an_environment_checks_nothing(
     command: str, kinds: set[str]
 ) -> None:
     assert classify_command(command).kinds == kinds
+
+
+@pytest.mark.parametrize(
+    ("command", "partial"),
+    [
+        ("Invoke-Pester", False),
+        ("Invoke-Pester -Output Detailed", False),
+        ("pwsh -NoProfile -Command Invoke-Pester -CI", False),
+        ('powershell -Command "Invoke-Pester -Output Detailed"', False),
+        ("Invoke-Pester ./tests/Cart.Tests.ps1", True),
+        ("Invoke-Pester -TagFilter x -TestName 'adds*'", True),
+    ],
+)
+def test_pester_runs_are_test_runs(command: str, partial: bool) -> None:
+    info = classify_command(command)
+    assert info.test_runner == "pester" and info.partial is partial

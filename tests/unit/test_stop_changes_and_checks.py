@@ -389,6 +389,7 @@ def test_a_comment_only_edit_needs_no_test_run_though_the_ledger_has_none() -> N
 WAIVERS = [
     "Clamp cos_theta in pbr.cpp. DON'T build, a full build takes 40 minutes.",
     "Clamp cos_theta in pbr.cpp, skip the build, CI builds every push.",
+    "Clamp cos_theta in pbr.cpp. Don't run anything, I'll run the suite after.",
     "Klemme cos_theta in pbr.cpp, bitte nicht bauen, das dauert ewig.",
     "Borne cos_theta dans pbr.cpp, pas besoin de compiler, la CI le fait.",
     "Limita cos_theta en pbr.cpp, sin compilar, tarda demasiado.",

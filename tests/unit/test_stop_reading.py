@@ -84,6 +84,9 @@ EXAMPLES = {
         "Clear the cache, then test:",
         "Added it. Run `python -m pytest` to verify everything still works.",
         "You can check it with:",
+        "Could you run `./gradlew test` and let me know if anything is red?",
+        "Give it a quick `npm test` on your side.",
+        "Start it with `python app.py` and open http://localhost:8000/healthz.",
         "서버를 재시작해 주세요.",
         "请重新运行构建命令。",
         "アプリを再起動してください。",
@@ -170,11 +173,12 @@ EXAMPLES = {
         "Installed successfully",
         "I've created the file",
         "The API is now working",
+        "All set, the coupon rules are in.",
         "설정 수정이 완료되었습니다.",
         "已经修复了登录问题。",
         "ログイン処理を修正しました。",
         "Alles erledigt.",
-        "Le bug est corrigé.",
+        "C'est fait, le bug est corrigé.",
         "Hecho: slugify acepta undefined.",
         "A migração foi concluído com sucesso.",
         "Всё готово.",
@@ -997,6 +1001,7 @@ CHECK_OFFER_EXAMPLES = [
     "Do you want to run the suite first?",
     "Should I test the fix?",
     "Shall I run the tests now?",
+    "Could you run `./gradlew test` and let me know if anything is red?",
     "테스트를 실행할까요?",
     "要我运行一下测试吗？",
     "テストを実行しましょうか？",
@@ -1327,3 +1332,9 @@ def test_a_real_question_holds_even_against_hard_evidence(quote: str) -> None:
 def test_each_work_verb_after_next_ill_announces_a_step(verb: str) -> None:
     final = f"The users router is done. Next I'll {verb} the orders router the same way."
     assert builtin.announced_next_action(final) == final.split(". ", 1)[1]
+
+
+def test_an_announced_step_may_close_its_sentence_after_so() -> None:
+    final = "The serializer changed, so I'll update `tests/test_serializers.py` next."
+    assert builtin.announced_next_action(final) == final
+    assert builtin.announced_next_action("Tell me which one, and I'll implement it.") is None

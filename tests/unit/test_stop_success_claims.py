@@ -195,3 +195,50 @@ def test_done_is_contradicted_by_any_failed_last_command_with_an_error() -> None
         .build("Done, the dependencies are in place.")
     )
     assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "Coupons now respect max_uses. Done ✅",
+        "Refactor complete\n\n- moved the parser\n- renamed the flags",
+        "All set, the coupon rules are in.",
+        "C'est fait ✅ les coupons respectent max_uses.",
+    ],
+)
+def test_a_done_claim_in_everyday_words_after_a_failed_check_is_pushed(final: str) -> None:
+    d = decide(_red_check().build(final), CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by, d.open_patterns
+
+
+def test_a_not_in_the_sentence_before_does_not_take_a_claim_back() -> None:
+    final = "Expired coupons are not valid. All green on my side."
+    assert success_claim(final) is not None
+    assert success_claim("It is not all green yet.") is None
+
+
+def test_a_failed_build_after_the_change_is_a_note_even_when_nothing_else_failed() -> None:
+    session = (
+        SessionBuilder("Add area() to Shape")
+        .edit("src/shape.cpp")
+        .bash("cmake --build build 2>&1 | tail -3", output="shape.cpp:9:1: error: expected ';'")
+        .bash("./build/tests/unit_tests", output="All tests passed (12 assertions)")
+        .build("Added Shape::area() and Circle::area().")
+    )
+    d = decide(session, CTX)
+    assert "build:failing" in d.open_patterns and not d.should_block
+
+
+@pytest.mark.parametrize(("status", "contradicted"), [("000", True), ("502", True), ("200", False)])
+def test_a_request_that_got_no_answer_or_a_server_error_contradicts_it_works(
+    status: str, contradicted: bool
+) -> None:
+    probe = "curl -s -o /dev/null -w '%{http_code}\\n' localhost:3000/api/stats"
+    session = (
+        SessionBuilder("Add GET /api/stats")
+        .edit("server.js")
+        .bash(probe, output=status)
+        .build("The endpoint is working now.")
+    )
+    d = decide(session, CTX)
+    assert ("reading:claim_contradicted" in d.pushed_by) is contradicted, d.open_patterns
