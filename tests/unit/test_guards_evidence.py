@@ -166,7 +166,7 @@ def test_a_ledger_read_checks_the_signatures_of_the_stamps_asked_about_only(
 
 
 def test_selections_read_every_spelling_of_a_narrowing_option() -> None:
-    from reflection_core.guards.pytest_plugin import selections
+    from reflection_core.guards.pytest_recorder import selections
 
     tokens = ["-q", "-k", "a or b", "-mslow", "--deselect=t.py::x", "--last-failed", "-o", "x=1"]
     assert selections(tokens) == {
