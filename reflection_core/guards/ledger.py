@@ -148,8 +148,8 @@ def key_path() -> Path:
 def signing_key(*, create: bool) -> bytes | None:
     """This user's ledger key; created (0600) on first use when `create`, else None if absent."""
     path = key_path()
-    try:
-        return bytes.fromhex(path.read_text(encoding="ascii").strip())
+    try:  # bytes, decoded in C: a text read would import the ascii codec's module
+        return bytes.fromhex(path.read_bytes().decode("ascii").strip())
     except FileNotFoundError:
         if not create:
             return None
