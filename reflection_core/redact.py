@@ -442,7 +442,10 @@ def redact_argv(argv: list[str] | tuple[str, ...]) -> list[str]:
     """`argv` with secrets redacted, including a value that is its own argument after a
     secret-named flag (`--password VALUE`), which no single argument shows."""
     joined = " ".join(argv)
-    hidden = {value for value in secret_values(joined) if value}
+    # Asked rule by rule only when one of them matches (most command lines hold none):
+    # each rule's pattern is compiled when first used.
+    found = secret_values(joined) if _may_hold_secret(joined) else []
+    hidden = {value for value in found if value}
     return [
         "[REDACTED]" if arg in hidden or arg.strip("\"'") in hidden else redact(arg) for arg in argv
     ]

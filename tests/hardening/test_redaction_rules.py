@@ -124,6 +124,19 @@ def test_the_one_search_shortcut_redacts_what_the_rules_one_by_one_do(
 
 
 @settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([*_FRAGMENTS, "--password", "--token", "hunter2x9"]), max_size=5))
+def test_argv_is_redacted_as_the_rules_one_by_one_do(argv: list[str]) -> None:
+    from reflection_core.redact import redact_argv, secret_values
+
+    hidden = {value for value in secret_values(" ".join(argv)) if value}
+    expected = [
+        REDACTED if arg in hidden or arg.strip("\"'") in hidden else _rule_by_rule(arg)
+        for arg in argv
+    ]
+    assert redact_argv(argv) == expected
+
+
+@settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from(_FRAGMENTS), max_size=6), st.booleans())
 def test_text_without_a_hint_is_never_redacted(parts: list[str], upper: bool) -> None:
     text = "".join(parts)
