@@ -150,9 +150,18 @@ def shaping_files(config: pytest.Config) -> list[Path]:
     files = [Path(config.inipath)] if config.inipath else []
     for plugin in config.pluginmanager.get_plugins():
         where = getattr(plugin, "__file__", None)
-        if where and Path(where).name == "conftest.py":
+        if where and _is_conftest(where):
             files.append(Path(where))
     return [f.resolve() for f in files]
+
+
+def _is_conftest(where: Any) -> bool:
+    """Is a plugin's `__file__` a conftest.py? Asked twice a run of each of some forty
+    plugins, most of them modules whose path does not hold the name: a Path is built
+    only for those that do."""
+    if isinstance(where, str) and "conftest.py" not in where:
+        return False
+    return Path(where).name == "conftest.py"
 
 
 def unfingerprinted(repo_root: Path, files: Sequence[Path], tree: str) -> set[Path]:
