@@ -433,6 +433,21 @@ MISSING_REFERENT = _table(
     the code above
     the output above
     the log above
+    the error below
+    the code below
+    the output below
+    the log below
+    this regex
+    this component
+    this endpoint
+    this command
+    this cell
+    this stack trace
+    this traceback
+    this warning
+    this exception
+    this diff
+    my screenshot
     ce fichier
     ce document
     cette image
@@ -445,6 +460,9 @@ MISSING_REFERENT = _table(
     ce texte
     que j'ai jointe
     que j'ai joint
+    den ich angehängt habe
+    die ich angehängt habe
+    das ich angehängt habe
     que je t'ai envoyé
     este archivo
     este fichero
@@ -509,6 +527,20 @@ MISSING_REFERENT = _table(
     цей код
     цей файл
     цього файлу
+    αυτό το αρχείο
+    αυτή η συνάρτηση
+    αυτή τη συνάρτηση
+    αυτόν τον κώδικα
+    acest fișier
+    fișierul ăsta
+    această funcție
+    funcția asta
+    tämä tiedosto
+    tämä funktio
+    denne filen
+    denne funksjonen
+    এই ফাইল
+    এই ফাংশন
     file này
     hàm này
     lỗi này
@@ -561,6 +593,7 @@ MISSING_REFERENT = _table(
     这段文字
     這段程式碼
     這個檔案
+    這個函式
     这个 error
     这个 function
     我发的截图
@@ -603,6 +636,8 @@ MISSING_REFERENT = _table(
     यह एरर
     इस एरर
     ye error
+    यह function
+    ye function
     yeh error
     ye file
     yeh file
@@ -684,6 +719,7 @@ REFERENT_RUN_ON_WORDS = frozenset(
         flags
         placeholder
         text
+        line
         suite
         suites
         runner

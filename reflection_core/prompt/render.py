@@ -20,7 +20,7 @@ def status_line(result: PromptScore) -> str:
         # One line for a question, whatever the turn: the score and the class are guesses
         # on a prompt that lacks what it points at, not worth a word.
         count = len(result.questions)
-        return f"reflection: {count} question{'s' if count != 1 else ''} before starting"
+        return f"reflection: {count} question{'s' if count != 1 else ''} passed to the agent"
     if result.skipped or result.classification == "conversational":
         kind = result.turn if result.turn != "task" else "continuation"
         return f"reflection: {kind} · not scored"

@@ -330,14 +330,15 @@ REFERENT_QUESTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
             *("помилк", "错误", "錯誤", "报错", "エラー", "에러", "오류", "lỗi", "خطأ", "خطا"),
             *("שגיאה", "एरर", "log", "output", "trace"),
         ),
-        "“{evidence}” didn't come through. Can you paste the full text, and the command "
-        "that printed it?",
+        "“{evidence}” didn't come through. Can you paste the full text, and say where it "
+        "shows (the command, the page or the log)?",
     ),
     (
         (
             *("screenshot", "image", "attach", "capture", "bild", "imagen", "截图", "截圖"),
             *("スクショ", "スクリーンショット", "画像", "스크린샷", "이미지", "скриншот", "צילום"),
             *("adjunt", "joint", "прикреп", "mockup", "picture", "photo", "video", "print"),
+            *("pasted", "sent", "shared", "uploaded", "mand", "envi", "angehängt", "发的"),
         ),
         "“{evidence}” didn't come through. Can you attach or paste it again?",
     ),

@@ -52,7 +52,7 @@ _HERE_IS_MY_FILE = LazyPattern(
 _SENT_BY_USER = LazyPattern(
     r"\b(?:the|my)\s+(?:[\w-]+\s+){0,2}?(?:file|image|screenshot|picture|photo|log|logs|mockup"
     r"|pdf|doc|document|design|spec|diagram|video|recording|diff|pr|trace|error|output|link"
-    r"|snippet|code)s?\s+i(?:'ve|\s+have)?\s+"
+    r"|snippet|code|function|method|class|query|script|message|email|table)s?\s+i(?:'ve|\s+have)?\s+"
     r"(?:just\s+)?(?:sent|pasted|attached|shared|uploaded|dropped|linked)\b",
     re.IGNORECASE,
     needs=("sent", "pasted", "attached", "shared", "uploaded", "dropped", "linked"),
@@ -202,6 +202,8 @@ _REFERENT_WORDS = (
     *("kod", "fonksiyon", "hata", "functie", "fout", "erro", "captura", "funzione"),
     *("funkcja", "erreur", "fungsi", "kode", "bug", "line", "test", "above", "soubor"),
     *("funkce", "funkci", "filen", "fil", "funktion", "mand", "joint"),
+    *("regex", "component", "endpoint", "command", "cell", "trace", "warning", "exception"),
+    *("diff", "below", "screenshot", "denne", "funksjonen", "tiedosto", "funktio", "ye "),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),
@@ -309,10 +311,10 @@ def _unsupplied_pointer(text: str) -> str | None:
             return None  # a description says what it means, or means any such file
         if names_a_file(text) or names_code(text) or "http" in low:
             return None  # the prompt names what it means, or where the code search finds it
-        if _pasted_beside(text, start):
+        if _pasted_beside(text, start, start + len(phrase)):
             return None
         shown = text if len(text) == len(low) else low
-        return shown[start : start + len(phrase)]
+        return _whole_noun_phrase(shown, start, start + len(phrase))
     sent = _SENT_BY_USER.search(text)
     if sent is not None and "\n" not in text.strip() and not names_a_file(text):
         return sent.group(0)  # "the mockup I sent", "the log I just pasted": none came
@@ -322,6 +324,24 @@ def _unsupplied_pointer(text: str) -> str | None:
     if word_count(text[here.end() :].partition(":")[2]) >= 2:
         return None  # "here's the list: a, b, c, ...": the content follows on the line
     return here.group(0)
+
+
+def _whole_noun_phrase(text: str, start: int, end: int) -> str:
+    """The pointer as the user reads it: with the noun after "the attached" ("the attached
+    image") or before a relative clause ("скриншот, который я прикрепил")."""
+    phrase = text[start:end]
+    if phrase.lower().endswith("attached"):
+        after = _NEXT_WORD.match(text, end)
+        return phrase + after.group(0) if after else phrase
+    if phrase.split(" ", 1)[0].lower() in _RELATIVE_OPENERS:
+        before = _PREVIOUS_WORD.search(text[:start])
+        return text[before.start() : end] if before else phrase
+    return phrase
+
+
+_NEXT_WORD = lazy(r" [^\W\d_]+")
+_PREVIOUS_WORD = lazy(r"[^\W\d_]+[,\s]+$")
+_RELATIVE_OPENERS = frozenset({"que", "который", "которую", "den", "die", "das"})
 
 
 def _first_at_word(low: str, table: tuple[str, ...], cased: str = "") -> tuple[str, int] | None:
@@ -508,22 +528,44 @@ def names_a_file(text: str) -> bool:
     return bool(find_paths(text) or _FILE_NAME.search(text))
 
 
-def _pasted_beside(text: str, start: int) -> bool:
-    """Does the prompt carry content beside the line pointing at it: text after a colon
-    on its line ("explain this error: ECONNRESET"), code or a quote anywhere ("what does
-    this function do? `const once = ...`", 'show this error: "File too large"'), lines
-    under it, or enough words around it?"""
+def _pasted_beside(text: str, start: int, end: int) -> bool:
+    """Does the prompt carry what it points at (the phrase at `start:end`): code or a quote
+    anywhere ("what does this function do? `const once = ...`"), an error code right after
+    the phrase ("this error ECONNREFUSED", "este error 403"), what follows on its line
+    (after a colon, or described after a dash, a bracket or the sentence's end: "this
+    error - maximum update depth exceeded"), lines under it, or enough words around it?"""
     if _INLINE_CONTENT.search(text):
         return True
     line_start = text.rfind("\n", 0, start) + 1
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
-    after = line[start - line_start :].replace("\uff1a", ":")
-    if after.partition(":")[2].strip():
+    after = line[end - line_start :].replace("\uff1a", ":")
+    if _CODE_TOKEN.match(after) or _said_after(after):
         return True
     below = text[line_end:] if line_end >= 0 else ""
     rest = text[:line_start] + below
     return word_count(rest) >= _PASTED_MIN_WORDS or _block_below(line, below)
+
+
+# A code that names an error by itself: ECONNREFUSED, SIGSEGV, TS2322, E11000, OOMKilled,
+# ImagePullBackOff, an exit or HTTP status (137, 404); not an acronym of a kind of thing
+# ("this file API", "the attached PDF").
+_CODE_TOKEN = lazy(
+    r"\s*[`'\"(]?(\d{3,}|[A-Z]+\d[A-Z0-9]*|[A-Z][A-Z_]{4,}|[A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]\w*)"
+    r"(?![\w-])"
+)
+# Where a line goes on to say what it points at: after a colon anything, after a dash, a
+# bracket or the end of the sentence a description of a few words.
+_AFTER_COLON = lazy(r":\s*\S")
+_DESCRIBED_AFTER = lazy(r"(\s[-\u2013\u2014]\s|\(|[.!?\uff1f]\s)")
+_DESCRIPTION_MIN_WORDS = 4
+
+
+def _said_after(after: str) -> bool:
+    if _AFTER_COLON.search(after):
+        return True
+    mark = _DESCRIBED_AFTER.search(after)
+    return mark is not None and word_count(after[mark.end() :]) >= _DESCRIPTION_MIN_WORDS
 
 
 # Content given inline: a code span, or quoted text of two characters or more.
@@ -533,12 +575,20 @@ _INLINE_CONTENT = lazy(
 
 
 def _block_below(line: str, below: str) -> bool:
-    """Lines under the pointing line that are its content, however few their words: the
-    line announces them ("proofread this file:", "what does this function do?" over the
-    function, the full-width colon and question mark too), or two lines or more follow it."""
-    lines = [item for item in below.splitlines() if item.strip()]
-    announced = line.rstrip().endswith((":", "?", "\uff1f", "\uff1a"))
-    return bool(lines) and (announced or len(lines) >= 2)
+    """Lines under the pointing line that are its content, however few their words
+    ("explain this error" over "Killed"), unless all that follows is a courtesy
+    ("Make slides from this document." over "Thanks!")."""
+    lines = [item.strip() for item in below.splitlines() if item.strip()]
+    if len(lines) == 1 and _COURTESY.fullmatch(lines[0]):
+        return False
+    return bool(lines)
+
+
+_COURTESY = lazy(
+    r"(thanks|thank you|thx|ty|please|pls|cheers|merci|danke|gracias|obrigad[oa]|grazie|"
+    r"спасибо|дякую|谢谢|謝謝|ありがとう\w*|감사합니다|고마워)[\s!.,]*",
+    re.I,
+)
 
 
 def vanished_screenshot(text: str, attached: bool) -> str | None:

@@ -334,7 +334,7 @@ def test_a_vague_task_gets_questions_and_a_stop_that_asks_them_stands_quietly(
     assert verdict["status"] == "waiting_for_user", verdict
     # The user sees the prompt's line; the agent's own question needs no line of ours.
     (prompt_line,) = run.toasts
-    assert prompt_line["message"].endswith("before starting"), prompt_line
+    assert prompt_line["message"].endswith("passed to the agent"), prompt_line
     assert prompt_line["variant"] == "info", prompt_line
 
 

@@ -114,7 +114,7 @@ def test_opencode_prompt_context_comes_back_as_context(tmp_path: Path) -> None:
     proc = run_hook("user-prompt-submit", payload, repo, host="opencode")
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
-    assert out["message"] == "reflection: 1 question before starting"
+    assert out["message"] == "reflection: 1 question passed to the agent"
     assert out["level"] == "info"
     assert "hookSpecificOutput" not in out
 

@@ -100,7 +100,7 @@ def test_a_prompt_pointing_nowhere_hands_the_agent_its_one_question(git_repo: Pa
     out = _hook(_payload("fix the bug in this file", git_repo))
     context = out["hookSpecificOutput"]["additionalContext"]
     assert "in the user's language: “this file” refers to something I can't see" in context
-    assert out["systemMessage"].endswith("1 question before starting")
+    assert out["systemMessage"].endswith("1 question passed to the agent")
 
 
 def test_menu_in_the_transcript_gives_the_live_context_bonus(git_repo: Path) -> None:
@@ -254,7 +254,7 @@ def test_a_lesson_from_memory_is_appended_to_the_context(git_repo: Path) -> None
 
 def test_hook_works_outside_any_git_repo(tmp_path: Path) -> None:
     out = _hook(_payload("add caching to this file", tmp_path))
-    assert out["systemMessage"] == "reflection: 1 question before starting"
+    assert out["systemMessage"] == "reflection: 1 question passed to the agent"
 
 
 def test_hook_path_imports_no_click_yaml_git_or_requests(git_repo: Path) -> None:

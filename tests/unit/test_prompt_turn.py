@@ -264,6 +264,12 @@ def test_a_referent_whose_content_is_pasted_beside_it_is_not_asked_about() -> No
         "¿qué hace esta función? `const once = fn => fn`",
         'When the upload is over 10MB, show this error: "This file is too large."',
         "このエラーの原因を教えてください：\nUnhandledPromiseRejectionWarning: ECONNREFUSED",
+        "what does this error ECONNRESET mean?",
+        "fix this error TS2322, I just enabled strict mode",
+        "docker keeps killing the build with this error 137",
+        "I keep hitting this error when I open settings - maximum update depth exceeded",
+        "what does this script do? the bootstrap one at the repo root",
+        "explain this error\nKilled",
         f"{notes}\n\nMake slides from this document.",
         "Make slides from this document: revenue grew 12 percent and costs fell 3 percent "
         "after the vendor switch",
@@ -582,7 +588,7 @@ def test_here_is_the_list_with_its_items_on_the_line_is_not_asked() -> None:
 @pytest.mark.parametrize(
     ("prompt", "asked_for"),
     [
-        ("explain this error", "paste the full text, and the command that printed it"),
+        ("explain this error", "paste the full text, and say where it shows"),
         ("review the screenshot I attached", "attach or paste it again"),
         ("make slides from this file", "point me to the file"),
     ],
@@ -592,3 +598,27 @@ def test_the_question_asks_for_what_the_kind_of_thing_pointed_at_needs(
 ) -> None:
     (question,) = score_prompt(prompt).questions
     assert asked_for in question
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "use the attached PDF to seed the database",
+        "이 파일 API 에러 고쳐줘",
+        "fix this error please",
+    ],
+)
+def test_an_acronym_after_the_pointer_names_a_kind_of_thing_not_the_thing(prompt: str) -> None:
+    assert score_prompt(prompt).needs_clarification
+
+
+@pytest.mark.parametrize(
+    ("prompt", "quoted"),
+    [
+        ("see the attached image", "the attached image"),
+        ("посмотри на скриншот, который я прикрепил", "скриншот, который я прикрепил"),
+    ],
+)
+def test_the_question_quotes_the_whole_noun_phrase(prompt: str, quoted: str) -> None:
+    (question,) = score_prompt(prompt).questions
+    assert question.startswith(f"“{quoted}”")
