@@ -51,7 +51,8 @@ ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"(^(now|next|then|so)?[,]?\s*|[,;]\s*so\s+)i('ll| will) (now |next |then )?" + _WORK_VERBS,
     r"^(now|next)[,]? (i need to|i have to|i must|we need to)\b",
     r"^(now )?moving on to\b",
-    r"^(now|next|then|so)?[,]?\s*(i'?m )?(now )?(going to|about to) " + _WORK_VERBS,
+    r"(^(now|next|then|so)?[,]?\s*|[,;]\s*so (next )?)(i'?m )?(now )?(going to|about to) "
+    + _WORK_VERBS,
     r"\b(continuing|proceeding) (with |to |on )?(the )?[\w -]{0,40}\W*$",
     # The same announcement in other languages (a final line ending in a colon is caught
     # above whatever its language).
@@ -62,6 +63,7 @@ ANNOUNCED_NEXT_ACTION: tuple[str, ...] = (
     r"创建|修改|更新|实现|测试|构建|修复|添加|编写|继续)",  # zh
     r"^(では|次に|まず|それでは|続いて)?[、,]?.{0,60}(実行|確認|作成|修正|更新|実装|テスト|ビルド|"
     r"調査)(します|しましょう|していきます|してみます)[。.]?$",  # ja
+    r"^(jetzt|nun|als nächstes|zunächst|danach)\s+\w+e ich\b|"
     r"^(jetzt|nun|als nächstes|zunächst)?[,]?\s*(lass(e)? (mich|uns)|ich werde (jetzt |nun )?)"
     r"\s?\w+",  # de
     r"^(maintenant|ensuite)?[,]?\s*(je vais|laissez-moi|laisse-moi) (maintenant )?\w+",  # fr
@@ -179,6 +181,8 @@ HANDED_TO_USER: tuple[str, ...] = (
     # `./gradlew test` and let me know?", "Give it a quick `npm test` on your side"), and
     # a local page to open: the agent's own tools reach all of them.
     r"\b(could|can|would) you (please )?(re-?run|run|execute|try) `[^`\n]{2,80}`",
+    r"(^|[.!,]\s+)(please )?(re-?run|run|execute) `[^`\n]{2,80}` and (then )?(check|verify|"
+    r"confirm|make sure|see)\b",
     r"`[^`\n]{2,80}`[^.\n]{0,30}\bon your (side|end|machine)\b",
     r"\bopen (https?://)?(localhost|127\.0\.0\.1|0\.0\.0\.0)[:/]",
     # Polite requests to run, rerun, restart, reload or retry, in other languages ("check
@@ -267,6 +271,8 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
     r"\b(all set|good to go|ready to (go|merge|ship|deploy)|shipped)\b",
+    r"\b(done|fixed|finished) and (committed|pushed|deployed|merged)\b",
+    r"(^|[.!]\s+)[*_\s]*(pushed|committed|deployed|merged) (to|on|into)\b",
     r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
     r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?",  # zh
     r"(完了|修正|作成|追加|実装)しました|正常に",  # ja
@@ -289,10 +295,12 @@ SUCCESS_CLAIM: tuple[str, ...] = (
     r"\b(builds|compiles|runs|passes) (cleanly|clean|fine|successfully|without (errors?|"
     r"warnings?|failures?))\b",
     r"\b(it|this|that|everything|the [\w-]+( [\w-]+){0,2})( now| still)? works( now| again|"
-    r" fine| correctly| as (expected|intended))?\s*([.!;]|$)",
+    r" fine| correctly| as (expected|intended))?\s*([.!;:]|$)",
+    r"\btypes (are|look) (fine|clean|ok|good)\b|\bno (test )?failures\b",
     # A command in backticks said to pass: "`just test` passes", "`make check` is fine".
-    r"`[^`\n]{2,80}`:?\s+((now|still|also) )?(pass(es)?|succeeds|is (all )?(fine|clean|green|"
-    r"ok|happy|passing)|runs (clean|cleanly|green))(?=\s*([.,;!)]|$|(now|again|too|locally)\b))",
+    r"`[^`\n]{2,80}`:?\s+((now|still|also) )?(pass(es)?|succeeds|clean|green|is (all )?(fine|"
+    r"clean|green|ok|happy|passing)|runs (clean|cleanly|green))"
+    r"(?=\s*([.,;!)]|$|(now|again|too|locally)\b))",
     r"\b(todas las |las )?(pruebas|tests?) (ya )?(pasan|est[aá]n en verde)\b|\bfunciona"
     r"( correctamente| bien)?\s*([.!]|$)",  # es
     r"\b(todos os |os )?testes (j[aá] )?(passam|est[aã]o passando|est[aã]o verdes)\b|"
@@ -455,7 +463,11 @@ def _about_other_checks(sentence: str, failed: str) -> bool:
 
     quoted = [q.strip() for q in _INLINE.findall(sentence)]
     checks = [q for q in quoted if classify_command(q).kinds & _CHECK_KINDS]
-    return bool(checks) and not any(q in failed for q in checks)
+    # Compared without redirections: "`python3 j2c.py > out.csv`" names the failed run.
+    return bool(checks) and not any(_REDIRECT.split(q)[0].strip() in failed for q in checks)
+
+
+_REDIRECT = lazy(r"\s[|>]|\s\d?>")
 
 
 def shows_where_to_look(sentence: str, changed: list[str]) -> bool:

@@ -622,15 +622,27 @@ def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
     facts.test(prog, _filters_tests(args))
 
 
+# `-run` patterns that match every test name: no filter at all.
+_MATCHES_EVERY_TEST = frozenset({".", ".*", "'.'", "'.*'", '"."', '".*"'})
+
+
+def _go_run_filter(rest: list[str]) -> bool:
+    """`go test -run PATTERN` runs some of the tests, unless the pattern matches any name."""
+    for i, arg in enumerate(rest):
+        name, _, value = arg.partition("=")
+        if name in ("-run", "-test.run"):
+            pattern = value if value else (rest[i + 1] if i + 1 < len(rest) else "")
+            if pattern not in _MATCHES_EVERY_TEST:
+                return True
+    return False
+
+
 def _go(args: list[str], facts: _Facts) -> None:
     sub, rest = (args[0], args[1:]) if args else ("", [])
     if sub == "test":
         if "-list" in rest or any(a.startswith("-list=") for a in rest):
             return
-        filtered = any(
-            a in ("-run", "-test.run") or a.startswith(("-run=", "-test.run=")) for a in rest
-        )
-        facts.test("go test", filtered or go_args.names_some_packages(rest))
+        facts.test("go test", _go_run_filter(rest) or go_args.names_some_packages(rest))
     elif sub in ("build", "install"):
         facts.kinds.add("build")
     elif sub == "run":

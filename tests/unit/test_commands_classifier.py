@@ -906,3 +906,15 @@ def test_a_module_upgrade_loads_it_and_entering_an_environment_checks_nothing(
 def test_pester_runs_are_test_runs(command: str, partial: bool) -> None:
     info = classify_command(command)
     assert info.test_runner == "pester" and info.partial is partial
+
+
+@pytest.mark.parametrize(
+    ("command", "partial"),
+    [
+        ("go test ./... -run .", False),
+        ("go test ./... -run=.*", False),
+        ("go test -run TestX ./...", True),
+    ],
+)
+def test_a_go_run_pattern_that_matches_every_test_is_no_filter(command: str, partial: bool) -> None:
+    assert classify_command(command).partial is partial

@@ -85,6 +85,7 @@ EXAMPLES = {
         "Added it. Run `python -m pytest` to verify everything still works.",
         "You can check it with:",
         "Could you run `./gradlew test` and let me know if anything is red?",
+        "Before deploying, run `DRY_RUN=1 ./deploy.sh` and check what it prints.",
         "Give it a quick `npm test` on your side.",
         "Start it with `python app.py` and open http://localhost:8000/healthz.",
         "서버를 재시작해 주세요.",
@@ -174,6 +175,8 @@ EXAMPLES = {
         "I've created the file",
         "The API is now working",
         "All set, the coupon rules are in.",
+        "Done and committed: balance() skips void entries.",
+        "Pushed to main: balance() skips void entries.",
         "설정 수정이 완료되었습니다.",
         "已经修复了登录问题。",
         "ログイン処理を修正しました。",
@@ -189,6 +192,7 @@ EXAMPLES = {
         "Type-check is clean.",
         "unitsctl now prints the distance; it builds cleanly.",
         "Added `--header`; the CLI works.",
+        "Types are fine: callers handle the null case.",
         "Added `available()`; `just test` passes.",
         "Hecho: slugify acepta undefined. Todas las pruebas pasan.",
         "Adicionei o helper; todos os testes passam.",
@@ -1338,3 +1342,14 @@ def test_an_announced_step_may_close_its_sentence_after_so() -> None:
     final = "The serializer changed, so I'll update `tests/test_serializers.py` next."
     assert builtin.announced_next_action(final) == final
     assert builtin.announced_next_action("Tell me which one, and I'll implement it.") is None
+
+
+@pytest.mark.parametrize(
+    "final",
+    [
+        "Die Tests laufen. Als Nächstes passe ich die beiden Aufrufer in `api.py` an.",
+        "The field collides with unique=True, so next I'm going to write a data migration.",
+    ],
+)
+def test_an_announced_step_in_a_verb_second_or_a_closing_clause_is_read(final: str) -> None:
+    assert builtin.announced_next_action(final) is not None

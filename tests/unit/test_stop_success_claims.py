@@ -242,3 +242,21 @@ def test_a_request_that_got_no_answer_or_a_server_error_contradicts_it_works(
     )
     d = decide(session, CTX)
     assert ("reading:claim_contradicted" in d.pushed_by) is contradicted, d.open_patterns
+
+
+def test_a_claim_naming_the_failed_run_with_a_redirect_is_contradicted() -> None:
+    trace = 'Traceback (most recent call last):\n  File "j2c.py", line 3\nValueError: bad field'
+    session = _red_check("python3 j2c.py", trace).build(
+        "The script works: `python3 j2c.py > out.csv`."
+    )
+    assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
+
+
+def test_done_and_committed_with_nothing_checked_is_pushed() -> None:
+    session = (
+        SessionBuilder("Skip void entries in balance()")
+        .edit("src/ledger/balance.py")
+        .bash("git commit -qam 'skip void'", output="[main b670620] skip void")
+        .build("Done and committed: `balance()` skips void entries.")
+    )
+    assert decide(session, CTX).should_block
