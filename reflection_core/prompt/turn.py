@@ -540,7 +540,7 @@ def _pasted_beside(text: str, start: int, end: int) -> bool:
     line_end = text.find("\n", start)
     line = text[line_start : len(text) if line_end < 0 else line_end]
     after = line[end - line_start :].replace("\uff1a", ":")
-    if _CODE_TOKEN.match(after) or _said_after(after):
+    if _CODE_TOKEN.match(after.lstrip()) or _said_after(after):
         return True
     below = text[line_end:] if line_end >= 0 else ""
     rest = text[:line_start] + below
@@ -551,7 +551,7 @@ def _pasted_beside(text: str, start: int, end: int) -> bool:
 # ImagePullBackOff, an exit or HTTP status (137, 404); not an acronym of a kind of thing
 # ("this file API", "the attached PDF").
 _CODE_TOKEN = lazy(
-    r"\s*[`'\"(]?(\d{3,}|[A-Z]+\d[A-Z0-9]*|[A-Z][A-Z_]{4,}|[A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]\w*)"
+    r"[`'\"(]?(\d{3,}|[A-Z]+\d[A-Z0-9]*|[A-Z][A-Z_]{4,}|[A-Z][a-z]+[A-Z]\w*|[A-Z]{2,}[a-z]\w*)"
     r"(?![\w-])"
 )
 # Where a line goes on to say what it points at: after a colon anything, after a dash, a
