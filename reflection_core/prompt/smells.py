@@ -321,8 +321,8 @@ def detect(text: str, sig: Signals, scope: Scope) -> list[Smell]:
 
 
 # What to ask for, by what the pointer names (first match wins, one kind a line): an
-# error is best pasted whole with the command that printed it; an attachment that did not
-# come through is sent again. Anything else: the default `implicit_context` question.
+# error is best pasted whole, with where it shows; an attachment that did not come
+# through is sent again. Anything else: the default `implicit_context` question.
 REFERENT_QUESTIONS: tuple[tuple[tuple[str, ...], str], ...] = (
     (
         (

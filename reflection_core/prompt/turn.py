@@ -194,16 +194,14 @@ _ASCII_INVITATIONS = tuple(phrase for phrase in phrases.INVITED_QUESTIONS if phr
 # A word each ASCII phrase above holds (a test checks every phrase): a text holding none of
 # them skips the table.
 _REFERENT_WORDS = (
-    *("file", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier"),
-    *("archivo", "arquivo", "datei", "fichero", "code", "snippet", "function", "script"),
-    *("dosya", "plik", "bestand", "document", "dokument", "bild", "capture"),
-    *("func", "error", "text", "paragraph", "log", "output", "email", "query", "codigo"),
-    *("fonction", "code", "funktion", "fehler", "screenshot", "errore", "codice", "testo"),
-    *("kod", "fonksiyon", "hata", "functie", "fout", "erro", "captura", "funzione"),
-    *("funkcja", "erreur", "fungsi", "kode", "bug", "line", "test", "above", "soubor"),
-    *("funkce", "funkci", "filen", "fil", "funktion", "mand", "joint"),
-    *("regex", "component", "endpoint", "command", "cell", "trace", "warning", "exception"),
-    *("diff", "below", "screenshot", "denne", "funksjonen", "tiedosto", "funktio", "ye "),
+    *("fil", "doc", "pdf", "screenshot", "image", "attach", "link above", "fichier", "archivo"),
+    *("arquivo", "datei", "fichero", "code", "snippet", "func", "script", "dosya", "plik"),
+    *("bestand", "dokument", "bild", "capture", "erro", "text", "paragraph", "log", "output"),
+    *("email", "query", "codigo", "fonction", "funktio", "fehler", "codice", "testo", "kod"),
+    *("fonksiyon", "hata", "functie", "fout", "captura", "funzione", "funkcja", "erreur"),
+    *("fungsi", "bug", "line", "test", "above", "below", "soubor", "funkce", "funkci", "mand"),
+    *("joint", "regex", "component", "endpoint", "command", "cell", "trace", "warning"),
+    *("exception", "diff", "funksjonen", "tiedosto"),
 )
 _INVITATION_WORDS = (
     *("ask", "interview", "question", "pregunta", "duda", "fragen", "unklar", "domande"),

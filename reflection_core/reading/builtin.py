@@ -467,7 +467,7 @@ def _about_other_checks(sentence: str, failed: str) -> bool:
     return bool(checks) and not any(_REDIRECT.split(q)[0].strip() in failed for q in checks)
 
 
-_REDIRECT = lazy(r"\s[|>]|\s\d?>")
+_REDIRECT = lazy(r"\s(\||\d?>)")
 
 
 def shows_where_to_look(sentence: str, changed: list[str]) -> bool:

@@ -25,7 +25,13 @@ from reflection_core.session.evidence import (
     runs_only_in_ci,
 )
 from reflection_core.session.feedback import Gap
-from reflection_core.session.gates import GateResult, last_change_index, ran_tests, run_passed
+from reflection_core.session.gates import (
+    GateResult,
+    last_change_index,
+    ran_tests,
+    run_passed,
+    runs_after_change,
+)
 from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.todos import parse_todos
 
@@ -401,9 +407,8 @@ def failed_compile(session: Session, message: str) -> list[Gap]:
 
     if admits_failure(message):
         return []
-    calls = session.tool_calls[last_change_index(session) + 1 :]
     for kind in ("build", "typecheck"):
-        runs = [c for c in calls if c.command is not None and kind in c.command.kinds]
+        runs = runs_after_change(session, kind)
         if runs and run_passed(runs[-1]) is False:
             command = runs[-1].command.raw.strip().splitlines()[0][:80] if runs[-1].command else ""
             return [

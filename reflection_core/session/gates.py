@@ -863,16 +863,19 @@ def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) ->
     return GateResult("tests", required, True, f"`{_cmd(last)}` passed after the latest change")
 
 
+def runs_after_change(session: Session, kind: str) -> list[ToolCall]:
+    """The runs of a `kind` of check (build, lint, typecheck) after the latest change."""
+    return [c for c in session.tool_calls[last_change_index(session) + 1 :] if _has(c, kind)]
+
+
 def _command_gate(
     session: Session, inputs: GateInputs, name: str, kind: str, configured: str | None
 ) -> GateResult:
     required = name in inputs.required
-    calls = session.tool_calls
-    last_change = last_change_index(session)
-    runs = [c for pos, c in enumerate(calls) if pos > last_change and _has(c, kind)]
+    runs = runs_after_change(session, kind)
     action = f"Run `{configured}`" if configured else f"Run the project's {name}"
     if not runs:
-        if last_change < 0:
+        if last_change_index(session) < 0:
             return GateResult(name, required, True, "no file changed in this task")
         return GateResult(
             name,
