@@ -247,14 +247,17 @@ _TEST_SOURCE = lazy(r"(^|[/_.-])([Tt]ests?|[Ss]pec)([_.-][^/]*)?\.[a-z]+$|[a-z0-
 # A program named as a test suite, without a file suffix: a compiled test binary
 # (`unit_tests`, `test_parser`, `backend-tests`), run as one test file is.
 _TEST_BINARY = lazy(r"^(tests?[_-][\w-]+|[\w-]+[_-]tests?)$")
-_SOURCE_FILE = lazy(r"\.(py|js|mjs|cjs|ts|tsx|jsx|rb|sh|bash|pl|php|lua|go)$")
+_SOURCE_FILE = lazy(r"\.(py|js|mjs|cjs|ts|tsx|jsx|rb|sh|bash|zsh|pl|php|lua|go|ps1)$")
 # Interpreters that run a source file given as their first argument.
-_INTERPRETERS = frozenset({"node", "ruby", "tsx", "ts-node", "perl", "php", "lua", "bash", "sh"})
+_INTERPRETERS = frozenset(
+    {"node", "ruby", "tsx", "ts-node", "perl", "php", "lua", "bash", "sh", "zsh"}
+)
 _LINT_PROGRAMS = frozenset(
     {"flake8", "pylint", "stylelint", "shellcheck", "golangci-lint", "hadolint", "yamllint"}
     | {"markdownlint", "codespell", "bandit", "pydocstyle", "pycodestyle", "vulture", "tflint"}
     | {"ktlint", "swiftlint", "clippy-driver", "htmlhint", "actionlint", "oxlint"}
     | {"staticcheck", "revive", "ansible-lint", "kubeconform", "kubeval", "xmllint"}
+    | {"nix-instantiate"}  # parses (`--parse`) or evaluates a Nix file
 )
 _TYPECHECK_PROGRAMS = frozenset(
     {"mypy", "dmypy", "pyright", "basedpyright", "pytype", "pyre", "svelte-check"}
@@ -734,6 +737,34 @@ _PESTER_VALUE_OPTIONS = frozenset(
 _PESTER_NARROWING = frozenset({"-path", "-testname", "-tag", "-fullname"})
 
 
+def _powershell_file(args: list[str], facts: _Facts) -> None:
+    """`pwsh -File x.ps1` (`-NoProfile`, `-ExecutionPolicy Bypass` before it): a run of
+    the script."""
+    lowered = [a.lower() for a in args]
+    for option in ("-file", "-f"):
+        if option in lowered[:-1]:
+            _run_source(args[lowered.index(option) + 1], facts)
+            return
+
+
+# PowerShell runs a script's text piped into `Invoke-Expression`: `Get-Content x.ps1 -Raw |
+# Invoke-Expression`. The reading program, then the evaluating one, lower case.
+_SCRIPT_READERS = frozenset({"get-content", "gc", "cat", "type"})
+_SCRIPT_EVALUATORS = frozenset({"invoke-expression", "iex"})
+
+
+def _piped_script_run(source: Segment | None, segment: Segment, facts: _Facts) -> None:
+    """A script file read by the segment piped into this one and evaluated here: a run of
+    that script (`Get-Content x.ps1 -Raw | Invoke-Expression`)."""
+    if source is None or not source.words or not segment.words:
+        return
+    if _program(segment.words[0]).lower() not in _SCRIPT_EVALUATORS:
+        return
+    named = _positional(source.words[1:])
+    if _program(source.words[0]).lower() in _SCRIPT_READERS and named:
+        _run_source(named[0], facts)
+
+
 def _pester(args: list[str], facts: _Facts) -> None:
     """`Invoke-Pester`, PowerShell's test runner: a path or a name or tag filter runs some
     of the tests."""
@@ -1134,6 +1165,10 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (("rspec",), lambda prog, args, heredoc, facts: facts.test("rspec", bool(_positional(args)))),
     (("Invoke-Pester", "invoke-pester"), lambda prog, args, heredoc, facts: _pester(args, facts)),
     (
+        ("pwsh", "powershell", "pwsh.exe", "powershell.exe"),
+        lambda prog, args, heredoc, facts: _powershell_file(args, facts),
+    ),
+    (
         ("phpunit", "pest"),
         lambda prog, args, heredoc, facts: facts.test(
             prog, "--filter" in args or bool(_positional(args))
@@ -1334,10 +1369,13 @@ def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Seg
     segment_tests: list[tuple[Segment, bool]] = []
     test_partials: list[bool] = []
     shell_vars: dict[str, str] = {}
+    piped_from: Segment | None = None
     for segment in segments(tokenize(command)):
         segment = _expanded(segment, shell_vars)
         _remember_assignments(segment.words, shell_vars)
         part = _classify_segment(segment, depth)
+        _piped_script_run(piped_from, segment, part)
+        piped_from = segment if segment.then in ("|", "|&") else None
         _order_checks(facts, pipeline, part)
         _merge(pipeline, part)
         segment_tests.append((segment, "test" in part.kinds))

@@ -10,11 +10,12 @@ todo item left open), so a finished task with a vaguer prompt stays complete.
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Callable, Iterable
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.categories import unsupported_claims
-from reflection_core.session.commands import classify_command
+from reflection_core.session.commands import CHECK_KINDS, classify_command
 from reflection_core.session.evidence import (
     checkable,
     checked_after,
@@ -154,6 +155,25 @@ COMPILED_SUFFIXES: tuple[str, ...] = (
     ".swift",
     ".cs",
     ".sol",
+)
+# Interpreted source and the check its own toolchain has for it without any project setup:
+# a parse (or, for Nix, an evaluation) of the file. First matching ending wins; one a line
+# (a test per entry). PowerShell is not here: its parse-only check is no one-liner an agent
+# would run, and running the script may change the machine.
+SCRIPT_CHECKS: tuple[tuple[str, str], ...] = (
+    (".sh", "bash -n {path}"),
+    (".bash", "bash -n {path}"),
+    (".zsh", "zsh -n {path}"),
+    (".py", "python -m py_compile {path}"),
+    (".rb", "ruby -c {path}"),
+    (".pl", "perl -c {path}"),
+    (".php", "php -l {path}"),
+    (".lua", "luac -p {path}"),
+    (".js", "node --check {path}"),
+    (".mjs", "node --check {path}"),
+    (".cjs", "node --check {path}"),
+    ("flake.nix", "nix flake check"),
+    (".nix", "nix-instantiate --parse {path}"),
 )
 # Shapes of error output pasted into a prompt: the task is "make this error go away",
 # so a fix nothing ran afterwards is a guess. One shape a line (a test per entry).
@@ -363,6 +383,54 @@ def uncompiled_sources(
             f"Run `{compile_command}` and fix what it reports"
             if compile_command
             else "Build it with the project's compile command and fix what it reports",
+            "MEDIUM",
+        )
+    ]
+
+
+def _stem(path: str) -> str:
+    """A file's or program's name without folders or ending: `bin/flow.sh` runs as `flow`."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
+
+
+def script_check(path: str) -> str | None:
+    """The command that parses `path` with its own language's toolchain (SCRIPT_CHECKS),
+    or None when it is no script that has one."""
+    lowered = path.lower()
+    for ending, template in SCRIPT_CHECKS:
+        if lowered.endswith(ending):
+            return template.format(path=shlex.quote(path))
+    return None
+
+
+def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> list[Gap]:
+    """A script changed, nothing ran, parsed or tested anything after the latest change,
+    and the message says the work is done: the words and the evidence agree. Unlike
+    compiled source, a script needs no build, so the push names the check its own
+    toolchain always has (`bash -n`, `python -m py_compile`)."""
+    if not claimed:
+        return []
+    scripts = [(p, check) for p in changed if checkable(p) and (check := script_check(p))]
+    if not scripts:
+        return []
+    names = {_stem(p) for p, _ in scripts}
+
+    def ran(call: ToolCall) -> bool:  # a check or a run of a changed script, however it ended
+        programs = call.command.programs if call.command is not None else ()
+        tried = call.command is not None and bool(call.command.kinds & CHECK_KINDS)
+        return tried or any(_stem(program) in names for program in programs)
+
+    if checked_since_last_change(session, behaviour_only=True, counts=ran):
+        return []
+    path, check = scripts[0]
+    more = f" and {len(scripts) - 1} more" if len(scripts) > 1 else ""
+    return [
+        Gap(
+            "script:not_run",
+            f"script changed ({path}{more}), nothing ran or parsed it after the latest "
+            "change, and the message says it is done",
+            f"Run `{check}` (or a run of the script that exercises the change) and fix what "
+            "it reports",
             "MEDIUM",
         )
     ]

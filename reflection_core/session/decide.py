@@ -43,6 +43,7 @@ from reflection_core.session.coverage import (
     unchecked_change,
     unchecked_error_fix,
     uncompiled_sources,
+    unparsed_scripts,
     unrun_requested,
     untouched_targets,
 )
@@ -386,11 +387,13 @@ def task_coverage(
     requests: HumanActionAssessment,
     known: list[str] | None = None,
     compile_command: str | None = None,
+    *,
+    tests_open: bool = False,
 ) -> list[Gap]:
     """What the work does not show: a push/commit claimed although it failed, requested
     check commands not run, listed paths left unchanged, and the agent's own open todo
     items. An agent that stops on a real question or a human-only blocker is not pushed
-    on its todo list."""
+    on its todo list. `tests_open`: the tests gate already names what is unchecked."""
     prompt = session.task_prompt or ""
     gaps = [
         Gap(
@@ -409,6 +412,8 @@ def task_coverage(
         gaps += unchecked_error_fix(session, task.changed_paths)
         gaps += shipped_unchecked(session, task.changed_paths, claimed=claims_done(message))
         gaps += failed_compile(session, message)
+        if not tests_open:
+            gaps += unparsed_scripts(session, task.changed_paths, claimed=claims_done(message))
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):
@@ -807,7 +812,17 @@ def gather_evidence(session: Session, ctx: DecisionContext, cfg: dict[str, Any])
         else known_checks(session, [inputs.test_command, compile_command])
     )
     coverage = (
-        [] if planning else task_coverage(session, task, message, requests, known, compile_command)
+        []
+        if planning
+        else task_coverage(
+            session,
+            task,
+            message,
+            requests,
+            known,
+            compile_command,
+            tests_open=gates["tests"].failing,
+        )
     )
     return StopEvidence(
         task=task,
@@ -871,6 +886,7 @@ UNCHECKED_ITEMS = (
     "tests:not_rerun",
     "check:not_run",
     "build:not_run",
+    "script:not_run",
     "error_fix:not_checked",
     "ship:unchecked",
     "reading:punt_to_user",

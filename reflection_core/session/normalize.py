@@ -102,11 +102,14 @@ _TOOL_KINDS: dict[str, ToolKind] = {
     "LS": "search",
     "WebSearch": "search",
     "Bash": "shell",
+    "PowerShell": "shell",
     "TodoWrite": "todo",
     "Task": "agent",
     "Agent": "agent",
     "WebFetch": "web",
 }
+# Claude Code's shell tools: `Bash`, and `PowerShell` on Windows; both take `command`.
+SHELL_TOOLS = frozenset({"Bash", "PowerShell"})
 _PATH_KEYS = ("file_path", "notebook_path")
 _SEARCH_PATH_KEYS = ("path",)
 
@@ -248,8 +251,8 @@ def slim_tool_results(record: Any) -> None:
 
 
 def tool_kind(name: str, command_kind: ToolKind | None = None) -> ToolKind:
-    """The kind of a host tool; Bash calls that only look count as read/search."""
-    if name == "Bash" and command_kind is not None:
+    """The kind of a host tool; shell calls that only look count as read/search."""
+    if name in SHELL_TOOLS and command_kind is not None:
         return command_kind
     return _TOOL_KINDS.get(name, "other")
 
@@ -303,7 +306,7 @@ class _Builder:
         tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
         command = None
         files = [str(tool_input[k]) for k in _PATH_KEYS if isinstance(tool_input.get(k), str)]
-        if name == "Bash" and isinstance(tool_input.get("command"), str):
+        if name in SHELL_TOOLS and isinstance(tool_input.get("command"), str):
             command = classify_command(tool_input["command"])
             files.extend(command.modified_files)
         kind = tool_kind(name, shell_tool_kind(command) if command else None)

@@ -909,6 +909,35 @@ def test_pester_runs_are_test_runs(command: str, partial: bool) -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "runs"),
+    [
+        ("Get-Content .\\build.ps1 -Raw | Invoke-Expression", True),
+        ("Get-Content 'C:\\work\\render.ps1' -Raw -Encoding UTF8 | iex", True),
+        ('powershell.exe -Command "Get-Content .\\a.ps1 -Raw | Invoke-Expression"', True),
+        ("pwsh -NoProfile -ExecutionPolicy Bypass -File ./build.ps1 -Target x", True),
+        ("powershell -File build.ps1", True),
+        ("& .\\build.ps1 -Verbose", True),
+        ("Get-Content app.log | Select-String error", False),
+        ("Get-Content notes.txt -Raw | Invoke-Expression", False),
+    ],
+)
+def test_a_powershell_script_run_is_a_run(command: str, runs: bool) -> None:
+    assert ("run" in classify_command(command).kinds) is runs
+
+
+@pytest.mark.parametrize(
+    ("command", "kind"),
+    [
+        ("zsh -n prompt.zsh", "run"),
+        ("zsh prompt.zsh", "run"),
+        ("nix-instantiate --parse a.nix", "lint"),
+    ],
+)
+def test_parse_checks_of_scripts_are_checks(command: str, kind: str) -> None:
+    assert kind in classify_command(command).kinds
+
+
+@pytest.mark.parametrize(
     ("command", "partial"),
     [
         ("go test ./... -run .", False),

@@ -175,6 +175,9 @@ TOOL_KINDS = [
     ("Bash", {"command": "sed -i s/a/b/ a.py"}, "shell", ("a.py",)),
     ("Bash", {"command": "grep -rn x src"}, "search", ()),
     ("Bash", {"command": "cat a.py"}, "read", ()),
+    # Claude Code's PowerShell tool (Windows) is a shell like Bash.
+    ("PowerShell", {"command": "Set-Content -Path a.ps1 -Value x"}, "shell", ()),
+    ("PowerShell", {"command": "Get-ChildItem src"}, "shell", ()),
 ]
 
 
@@ -191,6 +194,13 @@ def test_modifying_shell_commands_count_as_changes() -> None:
     records = [user("Task"), blocks("m1", tool_use("t1", "Bash", command="echo x > a.py"))]
     (call,) = session_from_records(records).tool_calls
     assert call.changes_files
+
+
+def test_a_powershell_tool_call_is_a_classified_command() -> None:
+    command = "Get-Content .\\build.ps1 -Raw | Invoke-Expression"
+    records = [user("Task"), blocks("m1", tool_use("t1", "PowerShell", command=command))]
+    (call,) = session_from_records(records).tool_calls
+    assert call.command is not None and "run" in call.command.kinds
 
 
 def test_background_call_completes_from_a_notification_by_tool_use_id() -> None:

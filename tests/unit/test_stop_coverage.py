@@ -324,6 +324,105 @@ def test_uncompiled_source_waits_with_a_real_question() -> None:
     assert not d.should_block
 
 
+def run_untested(builder: SessionBuilder, final: str) -> Decision:
+    """A stop in a repository with no test suite: only the other checks can answer it."""
+    ctx = DecisionContext(config=config.defaults(), repo=RepoFacts(has_tests=False))
+    return decide(builder.build(final), ctx)
+
+
+# One changed file per SCRIPT_CHECKS entry, in table order, and the check the push names.
+_SCRIPT_EXAMPLES = [
+    ("deploy/install.sh", "bash -n "),
+    ("bin/backup.bash", "bash -n "),
+    ("zsh/prompt.zsh", "zsh -n "),
+    ("tools/sync.py", "python -m py_compile "),
+    ("lib/tasks/cleanup.rb", "ruby -c "),
+    ("scripts/rotate.pl", "perl -c "),
+    ("wp-content/themes/site/functions.php", "php -l "),
+    ("nvim/lua/keymaps.lua", "luac -p "),
+    ("scripts/seed.js", "node --check "),
+    ("scripts/release.mjs", "node --check "),
+    ("config/webpack.cjs", "node --check "),
+    ("flake.nix", "nix flake check"),
+    ("hosts/laptop/default.nix", "nix-instantiate --parse "),
+]
+
+
+def test_every_script_check_has_an_example() -> None:
+    from reflection_core.session.coverage import SCRIPT_CHECKS
+
+    endings = [next(e for e, _ in SCRIPT_CHECKS if p.endswith(e)) for p, _ in _SCRIPT_EXAMPLES]
+    assert endings == [e for e, _ in SCRIPT_CHECKS]
+
+
+@pytest.mark.parametrize(("path", "check"), _SCRIPT_EXAMPLES)
+def test_a_script_nothing_ran_after_a_change_claimed_done_pushes_naming_its_check(
+    path: str, check: str
+) -> None:
+    d = run_untested(SessionBuilder("Make the retries wait longer").edit(path), "Done.")
+    assert "script:not_run" in d.patterns and d.should_block, d.missing
+    assert f"Run `{check}" in (d.feedback or "")
+
+
+@pytest.mark.parametrize(("path", "check"), _SCRIPT_EXAMPLES)
+def test_the_check_a_script_push_names_counts_as_a_check_once_run(path: str, check: str) -> None:
+    from reflection_core.session.coverage import script_check
+
+    command = script_check(f"/repo/{path}")
+    assert command is not None and command.startswith(check.strip())
+    builder = SessionBuilder("Make the retries wait longer").edit(path).bash(command)
+    assert "script:not_run" not in run_untested(builder, "Done.").patterns
+
+
+def test_a_script_push_is_sent_once_a_task() -> None:
+    from reflection_core.session.attempts import AttemptState
+
+    builder = SessionBuilder("Make the retries wait longer").edit("deploy/install.sh")
+    session = builder.build("Done.")
+    facts = RepoFacts(has_tests=False)
+    first = decide(session, DecisionContext(config=config.defaults(), repo=facts))
+    assert first.should_block
+    sent = AttemptState(attempts=1, sent_patterns=frozenset({"script:not_run"}))
+    again = decide(session, DecisionContext(config=config.defaults(), repo=facts, attempts=sent))
+    assert "script:not_run" in again.patterns and not again.should_block
+
+
+@pytest.mark.parametrize(
+    "ran",
+    [
+        "flow status",  # the changed bin/flow.sh, run by its name, failing or not
+        "./bin/flow.sh status",
+        "make test",
+        "pytest -q",
+    ],
+)
+def test_any_run_or_check_after_the_change_answers_a_script_change(ran: str) -> None:
+    builder = SessionBuilder("Fix the status command").edit("bin/flow.sh").bash(ran, exit=1)
+    assert "script:not_run" not in run_untested(builder, "Done.").patterns
+
+
+@pytest.mark.parametrize(
+    ("path", "final"),
+    [
+        ("deploy/install.sh", "The retry loop now waits two seconds between tries."),
+        ("deploy/install.sh", "Should the retries back off, or keep a fixed wait?"),
+        (".devcontainer/setup.sh", "Done."),
+        ("web/app.ts", "Done."),
+        ("docs/install.md", "Done."),
+    ],
+)
+def test_an_unclaimed_or_unparseable_change_is_no_unrun_script(path: str, final: str) -> None:
+    d = run_untested(SessionBuilder("Make the retries wait longer").edit(path), final)
+    assert "script:not_run" not in d.patterns
+
+
+def test_a_script_change_the_tests_gate_names_is_said_once() -> None:
+    session = SessionBuilder("Make the retries wait longer").edit("tools/sync.py").build("Done.")
+    facts = RepoFacts(has_tests=True, test_command="pytest")
+    d = decide(session, DecisionContext(config=config.defaults(), repo=facts))
+    assert "tests:not_run_claimed" in d.patterns and "script:not_run" not in d.patterns
+
+
 # One pasted error per ERROR_OUTPUT_SHAPES entry, in table order.
 _PASTED_ERRORS = [
     "KeyError: 'currency'",
