@@ -388,6 +388,14 @@ def uncompiled_sources(
     ]
 
 
+# Programs that handle a file without running it: naming a script to one of them is no run.
+_FILE_TOOLS = frozenset(
+    {"cat", "head", "tail", "less", "more", "wc", "grep", "rg", "sed", "awk", "diff", "file"}
+    | {"ls", "stat", "chmod", "chown", "cp", "mv", "ln", "rm", "touch", "echo", "printf"}
+    | {"git", "tee", "sort", "cut", "tr", "xxd", "od", "dos2unix", "code", "vim", "nano"}
+)
+
+
 def _stem(path: str) -> str:
     """A file's or program's name without folders or ending: `bin/flow.sh` runs as `flow`."""
     return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
@@ -414,11 +422,18 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
     if not scripts:
         return []
     names = {_stem(p) for p, _ in scripts}
+    files = {p.replace("\\", "/").rsplit("/", 1)[-1] for p, _ in scripts}
 
-    def ran(call: ToolCall) -> bool:  # a check or a run of a changed script, however it ended
-        programs = call.command.programs if call.command is not None else ()
-        tried = call.command is not None and bool(call.command.kinds & CHECK_KINDS)
-        return tried or any(_stem(program) in names for program in programs)
+    def ran(call: ToolCall) -> bool:
+        """A check, or a program run by a changed script's name or given the script
+        (`nvim -u init.lua`), however it ended."""
+        if call.command is None:
+            return False
+        programs = call.command.programs
+        if call.command.kinds & CHECK_KINDS or any(_stem(p) in names for p in programs):
+            return True
+        given = programs[:1] and programs[0] not in _FILE_TOOLS
+        return bool(given) and any(name in call.command.raw for name in files)
 
     if checked_since_last_change(session, behaviour_only=True, counts=ran):
         return []

@@ -392,6 +392,7 @@ def test_a_script_push_is_sent_once_a_task() -> None:
     [
         "flow status",  # the changed bin/flow.sh, run by its name, failing or not
         "./bin/flow.sh status",
+        "env FLOW_HOME=/tmp runner --script bin/flow.sh",  # a program given the script
         "make test",
         "pytest -q",
     ],
@@ -414,6 +415,14 @@ def test_any_run_or_check_after_the_change_answers_a_script_change(ran: str) -> 
 def test_an_unclaimed_or_unparseable_change_is_no_unrun_script(path: str, final: str) -> None:
     d = run_untested(SessionBuilder("Make the retries wait longer").edit(path), final)
     assert "script:not_run" not in d.patterns
+
+
+@pytest.mark.parametrize(
+    "looked", ["chmod +x bin/flow.sh", "cat bin/flow.sh", "git add bin/flow.sh"]
+)
+def test_handling_the_script_file_is_no_run_of_it(looked: str) -> None:
+    builder = SessionBuilder("Fix the status command").edit("bin/flow.sh").bash(looked)
+    assert "script:not_run" in run_untested(builder, "Done.").patterns
 
 
 def test_a_script_change_the_tests_gate_names_is_said_once() -> None:
