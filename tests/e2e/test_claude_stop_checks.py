@@ -3,9 +3,9 @@ an npm project (also its tests run through a login shell), a `make test` that wr
 a stash baseline, a comment-only edit, a scratch note outside the project, a human-only
 request written as a numbered list, an Android variant's test task after a Kotlin edit, and
 a build of a project with no tests (the Android one; a Rust crate through the real cargo):
-each of those stops should stand. And three that should not: the check of an unchecked change
-offered to the user as a question, a Kotlin edit nothing built, and "Done." after a failing
-run piped through `tail`."""
+each of those stops should stand. And four that should not: the check of an unchecked change
+offered to the user as a question, a Kotlin edit nothing built, a shell script nothing ran
+or parsed called done, and "Done." after a failing run piped through `tail`."""
 
 from __future__ import annotations
 
@@ -68,6 +68,16 @@ RUST_FILES = {
     "src/main.rs": 'fn main() {\n    println!("{}", total(&[2, 3]));\n}\n\n'
     "fn total(prices: &[u32]) -> u32 {\n    prices.iter().sum()\n}\n",
 }
+# A dotfiles-like repository: one installer script and no test suite, no build.
+SCRIPT_FILES = {
+    "install.sh": '#!/bin/sh\nset -e\nln -sf "$PWD/zshrc" "$HOME/.zshrc"\n',
+    "zshrc": "export EDITOR=vim\n",
+}
+ADD_GITCONFIG_LINK = (
+    'ln -sf "$PWD/zshrc" "$HOME/.zshrc"\n',
+    'ln -sf "$PWD/zshrc" "$HOME/.zshrc"\n'
+    'if [ -f "$PWD/gitconfig" ]; then ln -sf "$PWD/gitconfig" "$HOME/.gitconfig"; fi\n',
+)
 ADD_COUNT_RS = (
     "fn total(prices: &[u32]) -> u32 {\n",
     "fn count(prices: &[u32]) -> usize {\n    prices.len()\n}\n\n"
@@ -122,6 +132,11 @@ def rust_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Proj
     project.env.setdefault("CARGO_HOME", os.environ.get("CARGO_HOME", str(home / ".cargo")))
     project.env["PATH"] = os.pathsep.join([project.env["PATH"], str(Path(cargo).parent)])
     return project
+
+
+@pytest.fixture
+def script_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    return _project(tmp_path, claude_bin, isolated_state, SCRIPT_FILES)
 
 
 @pytest.fixture
@@ -328,3 +343,18 @@ def test_an_unbuilt_kotlin_edit_is_pushed_once_naming_the_projects_build(
         "./gradlew build",
         "Run `./gradlew build`",
     )
+
+
+def test_an_unrun_script_change_called_done_is_pushed_once_naming_its_parse_check(
+    script_project: Project,
+) -> None:
+    """No tests, no build: the script's own shell can still parse it, and nothing ran it."""
+    run = _pushed_once_then_stands(
+        script_project,
+        "Make install.sh also link gitconfig when the repo has one.",
+        edit(script_project.path("install.sh"), *ADD_GITCONFIG_LINK),
+        "Done: install.sh now links gitconfig too.",
+        "bash -n install.sh",
+        "Run `bash -n ",
+    )
+    assert "script changed" in run.stop_feedback()[0], run.stop_feedback()
