@@ -396,6 +396,11 @@ _FILE_TOOLS = frozenset(
 )
 
 
+# The words of a command line, quotes and separators dropped: a script given to a program
+# is one of them (`nvim -u init.lua`, `--config=app.py` as `app.py`).
+_WORDS = lazy(r"[^\s'\"=;|&()<>]+")
+
+
 def _stem(path: str) -> str:
     """A file's or program's name without folders or ending: `bin/flow.sh` runs as `flow`."""
     return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
@@ -432,8 +437,10 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
         programs = call.command.programs
         if call.command.kinds & CHECK_KINDS or any(_stem(p) in names for p in programs):
             return True
-        given = programs[:1] and programs[0] not in _FILE_TOOLS
-        return bool(given) and any(name in call.command.raw for name in files)
+        if not programs or programs[0] in _FILE_TOOLS:
+            return False
+        words = {w.replace("\\", "/").rsplit("/", 1)[-1] for w in _WORDS.findall(call.command.raw)}
+        return bool(words & files)
 
     if checked_since_last_change(session, behaviour_only=True, counts=ran):
         return []

@@ -418,7 +418,13 @@ def test_an_unclaimed_or_unparseable_change_is_no_unrun_script(path: str, final:
 
 
 @pytest.mark.parametrize(
-    "looked", ["chmod +x bin/flow.sh", "cat bin/flow.sh", "git add bin/flow.sh"]
+    "looked",
+    [
+        "chmod +x bin/flow.sh",
+        "cat bin/flow.sh",
+        "git add bin/flow.sh",
+        "runner bin/overflow.sh",  # another script whose name ends the same
+    ],
 )
 def test_handling_the_script_file_is_no_run_of_it(looked: str) -> None:
     builder = SessionBuilder("Fix the status command").edit("bin/flow.sh").bash(looked)
