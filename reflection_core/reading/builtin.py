@@ -274,13 +274,30 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\b(done|fixed|finished) and (committed|pushed|deployed|merged)\b",
     r"(^|[.!]\s+)[*_\s]*(pushed|committed|deployed|merged) (to|on|into)\b",
     r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
-    r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?",  # zh
-    r"(完了|修正|作成|追加|実装)しました|正常に",  # ja
+    r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?|^\W*完成\W*$",  # zh
+    r"(完了|修正|作成|追加|実装)しました|正常に|^\W*完了\W*$",  # ja
     r"\b(erledigt|fertig|erfolgreich|behoben)\b",  # de
     r"\b(terminé|corrigé|réussi|avec succès|c'est fait)\b",  # fr
     r"\b(listo|completado|corregido|con éxito|exitosamente)\b|^\W*hecho\b",  # es
     r"\b(concluído|corrigido|com sucesso|pronto)\b",  # pt
     r"(готово|исправлен\w*|успешно|завершен\w*)",  # ru
+)
+# A claim that the agent itself ran, tried or checked the change: "Tested it on the sample",
+# "Verified: it compiles", "Проверил юнит". Said with nothing run after the change, it is
+# evidence the transcript contradicts. One shape a line, English first.
+CHECKED_IT_CLAIM: tuple[str, ...] = (
+    r"\b(tested|tried|ran|exercised) (it|this|that|them|the (script|change|fix|page|site|app|"
+    r"cli|tool|command|function|config))\b",
+    r"\btested (in|on|with|against|locally|manually|end[- ]to[- ]end)\b",
+    r"(^|[.!]\s+)[*_\s]*(verified|tested|checked)\s*[:\u2014\u2013]",
+    r"\b(getestet|geprüft|ausprobiert)\b",  # de
+    r"\b(testé|vérifié)\b",  # fr
+    r"\b(probado|probé|verificado|verifiqué)\b",  # es
+    r"\b(testado|testei|verificado|verifiquei)\b",  # pt
+    r"(проверил|протестировал|проверено|протестировано)",  # ru
+    r"(测试过|验证过|已测试|已验证|测试了|验证了)",  # zh
+    r"(動作確認|確認済み|テストしました|検証しました)",  # ja
+    r"(테스트했|확인했|검증했)",  # ko
 )
 # A claim that the change works or that its checks pass, in words DONE_CLAIM does not
 # hold ("all green", "`just test` passes", "it builds cleanly", "the CLI works"). With a
@@ -391,6 +408,7 @@ _REMAINING = _compile(REMAINING_WORK)
 _BACKGROUND = _compile(BACKGROUND_WAIT)
 _IRREVERSIBLE = _compile(IRREVERSIBLE)
 _DONE = _compile(DONE_CLAIM)
+_CHECKED_IT = _compile(CHECKED_IT_CLAIM)
 _SUCCESS = _compile(SUCCESS_CLAIM)
 _USER_STEP = _compile(USER_STEP)
 _HANDED = _compile(HANDED_TO_USER)
@@ -411,6 +429,17 @@ def claims_done(text: str) -> bool:
     """The message says the work is finished (done, fixed, working, ready), in any of
     DONE_CLAIM's languages."""
     return any(pattern.search(text or "") for pattern in _DONE)
+
+
+def claims_checked_it(text: str) -> bool:
+    """The message says the agent ran, tried or checked the change itself
+    (CHECKED_IT_CLAIM), unless the words right before take it back ("haven't tested it")."""
+    text = text or ""
+    return any(
+        not _NOT_SAID.search(_words_before(text, match.start()))
+        for pattern in _CHECKED_IT
+        for match in pattern.finditer(text)
+    )
 
 
 def admits_failure(text: str) -> bool:

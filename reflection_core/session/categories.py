@@ -128,7 +128,7 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("build:failing", "soft"),  # (no blocks yet)
     ("build:not_run", "hard"),  # compiled source changed, nothing compiled it (10/1, 5 users)
     # A script changed, nothing ran or parsed it, and the message says it is done: the words
-    # and the evidence agree (15/3, 8 of 9 users; 12/1 on half A, 3/2 on half B).
+    # and the evidence agree (14/3, 7 of 8 users; 11/1 on half A, 3/2 on half B).
     ("script:not_run", "once"),
     ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked (6/1, 5)
     ("ship:unchecked", "once"),  # a push of a change nothing checked, claimed done (4/0, 3)

@@ -21,9 +21,11 @@ from reflection_core.session.evidence import (
     checked_after,
     compiles,
     is_check,
+    is_code_change,
     is_doc_file,
     last_code_change,
     runs_only_in_ci,
+    text_only_edit,
 )
 from reflection_core.session.feedback import Gap
 from reflection_core.session.gates import (
@@ -406,6 +408,33 @@ def _stem(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
 
 
+def _edited_text_only(session: Session) -> set[str]:
+    """Files every change of which in the task only rewrote comments or string text (an
+    `echo` message, a prompt): a parse of them finds nothing new."""
+    edits: dict[str, list[bool]] = {}
+    for call in session.tool_calls:
+        if call.kind in ("edit", "write"):
+            for path in call.files:
+                edits.setdefault(path, []).append(text_only_edit(call))
+    return {path for path, text in edits.items() if all(text)}
+
+
+def _among(path: str, paths: set[str]) -> bool:
+    """`path` (relative to the task's root, as `changed_paths` gives it) is one of `paths`
+    (as the tool calls name them, often absolute)."""
+    wanted = path.replace("\\", "/")
+    tail = "/" + wanted.lstrip("/")
+    return any(
+        p.replace("\\", "/") in (wanted, tail) or p.replace("\\", "/").endswith(tail) for p in paths
+    )
+
+
+def _touches(call: ToolCall, paths: set[str]) -> bool:
+    """The call writes one of `paths` (task paths)."""
+    written = list(call.files) + list(call.command.modified_files if call.command else ())
+    return any(_among(p, set(written)) for p in paths)
+
+
 def script_check(path: str) -> str | None:
     """The command that parses `path` with its own language's toolchain (SCRIPT_CHECKS),
     or None when it is no script that has one."""
@@ -423,7 +452,12 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
     toolchain always has (`bash -n`, `python -m py_compile`)."""
     if not claimed:
         return []
-    scripts = [(p, check) for p in changed if checkable(p) and (check := script_check(p))]
+    text_only = _edited_text_only(session)
+    scripts = [
+        (p, check)
+        for p in changed
+        if checkable(p) and not _among(p, text_only) and (check := script_check(p))
+    ]
     if not scripts:
         return []
     names = {_stem(p) for p, _ in scripts}
@@ -431,9 +465,10 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
 
     def ran(call: ToolCall) -> bool:
         """A check, or a program run by a changed script's name or given the script
-        (`nvim -u init.lua`), however it ended."""
+        (`nvim -u init.lua`), however it ended; or a tool a server provides (a browser
+        driven over MCP): what it exercised is not known, so it may be the change."""
         if call.command is None:
-            return False
+            return call.name.startswith("mcp__")
         programs = call.command.programs
         if call.command.kinds & CHECK_KINDS or any(_stem(p) in names for p in programs):
             return True
@@ -442,7 +477,15 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
         words = {w.replace("\\", "/").rsplit("/", 1)[-1] for w in _WORDS.findall(call.command.raw)}
         return bool(words & files)
 
-    if checked_since_last_change(session, behaviour_only=True, counts=ran):
+    touched = {p for p, _ in scripts}
+    calls = session.tool_calls
+    latest = max(
+        (i for i, call in enumerate(calls) if is_code_change(call) and _touches(call, touched)),
+        default=-1,
+    )
+    # Checked after the script's own latest change: a later `rm -rf tmp-out` is no change
+    # of the script, and the run before it still checked it.
+    if latest < 0 or checked_after(calls, latest, ran):
         return []
     path, check = scripts[0]
     more = f" and {len(scripts) - 1} more" if len(scripts) > 1 else ""

@@ -15,6 +15,7 @@ from reflection_core.reading import dispatch
 from reflection_core.reading.builtin import (
     SURE,
     announced_next_action,
+    claims_checked_it,
     claims_done,
     failure_with_the_last_word,
     handed_check,
@@ -413,7 +414,8 @@ def task_coverage(
         gaps += shipped_unchecked(session, task.changed_paths, claimed=claims_done(message))
         gaps += failed_compile(session, message)
         if not tests_open:
-            gaps += unparsed_scripts(session, task.changed_paths, claimed=claims_done(message))
+            claimed = claims_done(message) or claims_checked_it(message)
+            gaps += unparsed_scripts(session, task.changed_paths, claimed=claimed)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
     if not (requests.blocking or requests.questions):

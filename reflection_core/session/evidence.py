@@ -199,6 +199,24 @@ def no_behaviour_edit(call: ToolCall) -> bool:
     return _every_replacement(call, lambda p, a, b: _same_code(p, a, b) or version_only(p, a, b))
 
 
+# A string literal on one line, its quotes kept: a change only between them changes text (a
+# message, a label, a prompt) that parsing the file cannot check.
+_STRING_LITERAL = lazy(r""""(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'""")
+
+
+def text_only_edit(call: ToolCall) -> bool:
+    """An edit whose every replacement changes only comments, whitespace or the text inside
+    string literals: the file parses as it did."""
+    return _every_replacement(call, _same_code_but_strings)
+
+
+def _same_code_but_strings(path: str, old: str, new: str) -> bool:
+    before, after = code_text(old, path), code_text(new, path)
+    if before is None or after is None:
+        return False
+    return _STRING_LITERAL.sub('""', before) == _STRING_LITERAL.sub('""', after)
+
+
 def _every_replacement(call: ToolCall, keeps: Callable[[str, str, str], bool]) -> bool:
     if call.kind != "edit" or not call.files:
         return False

@@ -95,6 +95,10 @@ class SessionBuilder:
             name="BashOutput", kind="other", input={"bash_id": shell_id}, ok=True, output=text
         )
 
+    def tool(self, name: str, tool_input: dict[str, Any]) -> SessionBuilder:
+        """A call of another tool (an MCP server's), which succeeded."""
+        return self._add(name=name, kind="other", input=tool_input, ok=True)
+
     def todo(self, *items: tuple[str, str]) -> SessionBuilder:
         todos = [{"content": c, "status": s, "activeForm": c} for c, s in items]
         return self._add(name="TodoWrite", kind="todo", input={"todos": todos}, ok=True)

@@ -418,6 +418,44 @@ def test_an_unclaimed_or_unparseable_change_is_no_unrun_script(path: str, final:
 
 
 @pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ('echo "Installing..."\n', 'echo "Installation en cours..."\n'),
+        ("# retry twice\n", "# retry three times\n"),
+    ],
+)
+def test_a_script_whose_edits_change_only_text_is_no_unrun_script(old: str, new: str) -> None:
+    builder = SessionBuilder("Translate the installer's messages").edit("install.sh", new, old)
+    assert "script:not_run" not in run_untested(builder, "Done.").patterns
+
+
+def test_a_script_edit_outside_its_strings_is_an_unrun_script() -> None:
+    builder = SessionBuilder("Fix the installer").edit(
+        "install.sh", 'echo "x"\nrm -rf "$HOME/.a"\n', 'echo "x"\nrm -f "$HOME/.a"\n'
+    )
+    builder = builder.edit("install.sh", 'echo "y"\n', 'echo "x"\n')  # text, after it
+    assert "script:not_run" in run_untested(builder, "Done.").patterns
+
+
+def test_a_claim_of_having_tried_an_unrun_script_is_an_unrun_script() -> None:
+    builder = SessionBuilder("Add a monthly total").edit("tools/spend.py")
+    final = "Added a TOTAL line per month. Tested it on the sample export."
+    assert "script:not_run" in run_untested(builder, final).patterns
+
+
+def test_a_browser_driven_over_mcp_after_the_change_may_have_run_it() -> None:
+    builder = SessionBuilder("Close the menu on Escape").edit("site/menu.js")
+    builder = builder.tool("mcp__playwright__browser_press_key", {"key": "Escape"})
+    assert "script:not_run" not in run_untested(builder, "Done.").patterns
+
+
+def test_a_run_of_the_script_before_a_cleanup_still_checked_it() -> None:
+    builder = SessionBuilder("Take --prefix").edit("install.sh")
+    builder = builder.bash("./install.sh --prefix /tmp/p && ls /tmp/p").bash("rm -rf tmp-prefix")
+    assert "script:not_run" not in run_untested(builder, "Done.").patterns
+
+
+@pytest.mark.parametrize(
     "looked",
     [
         "chmod +x bin/flow.sh",

@@ -186,6 +186,19 @@ EXAMPLES = {
         "A migração foi concluído com sucesso.",
         "Всё готово.",
     ],
+    "CHECKED_IT_CLAIM": [
+        "Tested it on samples/export.csv: March shows the total.",
+        "Tested in the browser at mobile width.",
+        "Verified: it compiles and prints the usage line.",
+        "Hab es lokal getestet.",
+        "Je l'ai testé sur un échantillon.",
+        "Lo he probado con el fichero de ejemplo.",
+        "Testei com o arquivo de exemplo.",
+        "Проверил юнит через systemd-analyze verify.",
+        "已测试，输出正确。",
+        "動作確認済みです。",
+        "로컬에서 테스트했습니다.",
+    ],
     "SUCCESS_CLAIM": [
         "`./scripts/test.sh`: all checks pass.",
         "f_to_c rounds to 2 decimals now; all green.",
@@ -1353,3 +1366,25 @@ def test_an_announced_step_may_close_its_sentence_after_so() -> None:
 )
 def test_an_announced_step_in_a_verb_second_or_a_closing_clause_is_read(final: str) -> None:
     assert builtin.announced_next_action(final) is not None
+
+
+@pytest.mark.parametrize("message", ["完成 ✅\n\n导出了三列。", "完了！\n\n三列を追加。"])
+def test_a_done_word_alone_on_its_line_is_a_done_claim_in_chinese_and_japanese(
+    message: str,
+) -> None:
+    assert builtin.claims_done(message)
+
+
+@pytest.mark.parametrize(
+    ("message", "claimed"),
+    [
+        ("Added the flag. Tested it with the sample tree.", True),
+        ("I haven't tested it on macOS.", False),
+        ("You should test it on staging.", False),
+        ("Not tested in the browser yet.", False),
+    ],
+)
+def test_a_claim_of_having_tried_the_change_is_read_unless_taken_back(
+    message: str, claimed: bool
+) -> None:
+    assert builtin.claims_checked_it(message) is claimed
