@@ -177,6 +177,12 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"make sure|see (if|whether))\b",
     r"\byou can (check|verify|test|confirm) (it|this|that|the (change|fix|result))( works)? "
     r"(with|by running)\b",
+    # The purpose first, or the run as a later step: "To confirm, run `x`", "restart nvim,
+    # then run `:ConformInfo` to check it".
+    r"\bto (verify|check|confirm|test)( (it|this|that))?,? (please )?(re-?run|run|execute) "
+    r"(`[^`\n]{2,80}`|(it|this|them)\b)",
+    r"\b(then|and) (re-?run|run|execute) `[^`\n]{2,80}` to (verify|check|confirm|test|"
+    r"make sure|see (if|whether))\b",
     # A command for the user to run on their side, asked or told ("Could you run
     # `./gradlew test` and let me know?", "Give it a quick `npm test` on your side"), and
     # a local page to open: the agent's own tools reach all of them.
@@ -289,7 +295,7 @@ CHECKED_IT_CLAIM: tuple[str, ...] = (
     r"\b(tested|tried|ran|exercised) (it|this|that|them|the (script|change|fix|page|site|app|"
     r"cli|tool|command|function|config))\b",
     r"\btested (in|on|with|against|locally|manually|end[- ]to[- ]end)\b",
-    r"(^|[.!]\s+)[*_\s]*(verified|tested|checked)\s*[:\u2014\u2013]",
+    r"(^|[.!]\s+)[*_\s]*([\w-]+ and )?(verified|tested|checked)\s*[:\u2014\u2013]",
     r"\b(getestet|geprüft|ausprobiert)\b",  # de
     r"\b(testé|vérifié)\b",  # fr
     r"\b(probado|probé|verificado|verifiqué)\b",  # es

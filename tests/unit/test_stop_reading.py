@@ -84,6 +84,8 @@ EXAMPLES = {
         "Clear the cache, then test:",
         "Added it. Run `python -m pytest` to verify everything still works.",
         "You can check it with:",
+        "Added the check. To verify, run it twice in a row against a test folder.",
+        "Restart nvim, then run `:ConformInfo` to check everything is picked up.",
         "Could you run `./gradlew test` and let me know if anything is red?",
         "Before deploying, run `DRY_RUN=1 ./deploy.sh` and check what it prints.",
         "Give it a quick `npm test` on your side.",
@@ -189,7 +191,7 @@ EXAMPLES = {
     "CHECKED_IT_CLAIM": [
         "Tested it on samples/export.csv: March shows the total.",
         "Tested in the browser at mobile width.",
-        "Verified: it compiles and prints the usage line.",
+        "Implemented and tested: the third photo becomes _2.jpg.",
         "Hab es lokal getestet.",
         "Je l'ai testé sur un échantillon.",
         "Lo he probado con el fichero de ejemplo.",
@@ -1379,7 +1381,9 @@ def test_a_done_word_alone_on_its_line_is_a_done_claim_in_chinese_and_japanese(
     ("message", "claimed"),
     [
         ("Added the flag. Tested it with the sample tree.", True),
+        ("Verified: it compiles and prints the usage line.", True),
         ("I haven't tested it on macOS.", False),
+        ("To confirm, run `source ~/.zshrc` and then `time zsh -i -c exit`.", False),
         ("You should test it on staging.", False),
         ("Not tested in the browser yet.", False),
     ],
