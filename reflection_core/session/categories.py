@@ -13,7 +13,7 @@ import re
 from reflection_core.lazyre import lazy
 from reflection_core.records import field, record
 from reflection_core.session.gates import GateResult
-from reflection_core.session.human_action import HumanActionAssessment, prose_of
+from reflection_core.session.human_action import HumanActionAssessment, prose_lines
 from reflection_core.session.model import Session
 
 TYPE_CHECKING = False
@@ -526,7 +526,8 @@ def drift_markers(text: str) -> list[str]:
     """Lines announcing work still to do, unless optional or empty ("Next steps: none").
     Code blocks and quotes are read as what they are: a `# TODO` in a snippet is code."""
     found = []
-    lines = prose_of(text or "").splitlines()
+    pairs = prose_lines(text or "")
+    lines = [read for read, _ in pairs]
     for number, line in enumerate(lines):
         match = leftmost(_DRIFT, line)
         if not match:
@@ -540,7 +541,7 @@ def drift_markers(text: str) -> list[str]:
             following = next((n for n in lines[number + 1 :] if n.strip()), "")
             if _NOTHING_LEFT.match(following.lstrip(" -*")):
                 continue
-        found.append(line.strip()[:200])
+        found.append(pairs[number][1].strip()[:200])
     return found
 
 

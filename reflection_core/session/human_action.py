@@ -292,6 +292,15 @@ def prose_of(text: str) -> str:
     return _INLINE_CODE.sub(lambda m: re.sub(r"[?!.]", "", m.group(0)), text)
 
 
+def prose_lines(text: str) -> list[tuple[str, str]]:
+    """Each line of `text` as `prose_of` reads it, beside the line as written (code blocks
+    and quoted lines blank in both): read the first, quote the second, so a quote keeps
+    the dots of `config.toml` and `2.5`."""
+    kept = _CODE_OR_QUOTE.sub(lambda m: "\n" * m.group(0).count("\n"), text or "")
+    read = _INLINE_CODE.sub(lambda m: re.sub(r"[?!.]", "", m.group(0)), kept)
+    return list(zip(read.splitlines(), kept.splitlines(), strict=True))
+
+
 def sentences_in(text: str) -> list[tuple[str, bool]]:
     """Every sentence (and bullet line) of `text`, each with whether it asks something
     of the user. List items under a lead-in that names a human-only need ("Only someone

@@ -469,3 +469,10 @@ def test_naming_the_test_command_after_it_passed_is_no_false_claim() -> None:
 def test_a_secret_variable_named_outside_a_request_is_no_human_only_item() -> None:
     assessment = assess_requests("I renamed the STRIPE_SECRET_KEY lookup. Please review the diff.")
     assert assessment.human_only == []
+
+
+def test_work_announced_as_remaining_is_quoted_as_written() -> None:
+    from reflection_core.session.categories import drift_markers
+
+    final = "Moved it to `config.toml`.\n\n```\nx = 2.5\n```\n\nNext I'll switch `ping.py` to it."
+    assert drift_markers(final) == ["Next I'll switch `ping.py` to it."]
