@@ -20,6 +20,7 @@ from reflection_core.session.evidence import (
     checkable,
     checked_after,
     compiles,
+    file_name,
     is_check,
     is_code_change,
     is_doc_file,
@@ -405,7 +406,7 @@ _WORDS = lazy(r"[^\s'\"=;|&()<>]+")
 
 def _stem(path: str) -> str:
     """A file's or program's name without folders or ending: `bin/flow.sh` runs as `flow`."""
-    return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    return file_name(path).split(".", 1)[0].lower()
 
 
 def _edited_text_only(session: Session) -> set[str]:
@@ -445,11 +446,25 @@ def script_check(path: str) -> str | None:
     return None
 
 
+def _runs_script(call: ToolCall, names: set[str], files: set[str]) -> bool:
+    """A check, or a program run by a changed script's name (`names`, `_stem`) or given the
+    script (`files`, `nvim -u init.lua`), however it ended; or a tool a server provides (a
+    browser driven over MCP): what it exercised is not known, so it may be the change."""
+    if call.command is None:
+        return call.name.startswith("mcp__")
+    programs = call.command.programs
+    if call.command.kinds & CHECK_KINDS or any(_stem(p) in names for p in programs):
+        return True
+    if not programs or programs[0] in _FILE_TOOLS:
+        return False
+    return bool({file_name(w) for w in _WORDS.findall(call.command.raw)} & files)
+
+
 def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> list[Gap]:
-    """A script changed, nothing ran, parsed or tested anything after the latest change,
-    and the message says the work is done: the words and the evidence agree. Unlike
-    compiled source, a script needs no build, so the push names the check its own
-    toolchain always has (`bash -n`, `python -m py_compile`)."""
+    """A script changed, nothing ran, parsed or tested it after its own latest change, and
+    the message says the work is done: the words and the evidence agree. Unlike compiled
+    source, a script needs no build, so the push names the check its own toolchain always
+    has (`bash -n`, `python -m py_compile`)."""
     if not claimed:
         return []
     text_only = _edited_text_only(session)
@@ -461,22 +476,7 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
     if not scripts:
         return []
     names = {_stem(p) for p, _ in scripts}
-    files = {p.replace("\\", "/").rsplit("/", 1)[-1] for p, _ in scripts}
-
-    def ran(call: ToolCall) -> bool:
-        """A check, or a program run by a changed script's name or given the script
-        (`nvim -u init.lua`), however it ended; or a tool a server provides (a browser
-        driven over MCP): what it exercised is not known, so it may be the change."""
-        if call.command is None:
-            return call.name.startswith("mcp__")
-        programs = call.command.programs
-        if call.command.kinds & CHECK_KINDS or any(_stem(p) in names for p in programs):
-            return True
-        if not programs or programs[0] in _FILE_TOOLS:
-            return False
-        words = {w.replace("\\", "/").rsplit("/", 1)[-1] for w in _WORDS.findall(call.command.raw)}
-        return bool(words & files)
-
+    files = {file_name(p) for p, _ in scripts}
     touched = {p for p, _ in scripts}
     calls = session.tool_calls
     latest = max(
@@ -485,7 +485,7 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
     )
     # Checked after the script's own latest change: a later `rm -rf tmp-out` is no change
     # of the script, and the run before it still checked it.
-    if latest < 0 or checked_after(calls, latest, ran):
+    if latest < 0 or checked_after(calls, latest, lambda c: _runs_script(c, names, files)):
         return []
     path, check = scripts[0]
     more = f" and {len(scripts) - 1} more" if len(scripts) > 1 else ""

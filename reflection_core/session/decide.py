@@ -411,10 +411,11 @@ def task_coverage(
         if known and not any(g.pattern == "build:not_run" for g in gaps):
             gaps += unchecked_change(session, task.changed_paths, known)
         gaps += unchecked_error_fix(session, task.changed_paths)
-        gaps += shipped_unchecked(session, task.changed_paths, claimed=claims_done(message))
+        done = claims_done(message)
+        gaps += shipped_unchecked(session, task.changed_paths, claimed=done)
         gaps += failed_compile(session, message)
         if not tests_open:
-            claimed = claims_done(message) or claims_checked_it(message)
+            claimed = done or claims_checked_it(message)
             gaps += unparsed_scripts(session, task.changed_paths, claimed=claimed)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)

@@ -61,6 +61,11 @@ def _stripper(ext: str) -> re.Pattern[str] | None:
 _SPACE = lazy(r"\s+")
 
 
+def file_name(path: str) -> str:
+    """The last part of a path, with `/` or `\\` between folders."""
+    return path.replace("\\", "/").rsplit("/", 1)[-1]
+
+
 def code_text(text: str, path: str) -> str | None:
     """`text` without comments and whitespace, or None when the language is not known."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
@@ -161,7 +166,7 @@ MANIFESTS: frozenset[str] = frozenset(
 
 
 def is_settings_file(path: str) -> bool:
-    name = path.replace("\\", "/").rsplit("/", 1)[-1]
+    name = file_name(path)
     return name.lower().endswith(SETTINGS_SUFFIXES) and name not in MANIFESTS
 
 
@@ -240,7 +245,7 @@ VERSION_FIELDS: dict[str, str] = {
 
 def version_only(path: str, old: str, new: str) -> bool:
     """A replacement in a manifest whose changed lines are all its version field."""
-    shape = VERSION_FIELDS.get(path.replace("\\", "/").rsplit("/", 1)[-1])
+    shape = VERSION_FIELDS.get(file_name(path))
     before, after = old.splitlines(), new.splitlines()
     if shape is None or len(before) != len(after) or before == after:
         return False
@@ -426,7 +431,7 @@ TASK_FILES: dict[str, tuple[str, ...]] = {
 
 def runs_changed_task_file(call: ToolCall, change: ToolCall) -> bool:
     """`call` ran, and passed, the task runner whose file `change` edited."""
-    names = {f.replace("\\", "/").rsplit("/", 1)[-1] for f in change.files}
+    names = {file_name(f) for f in change.files}
     programs = call.command.programs if call.command is not None else ()
     return call.ok is True and any(names & set(TASK_FILES[p]) for p in programs if p in TASK_FILES)
 

@@ -288,7 +288,11 @@ def prose_of(text: str) -> str:
     """`text` with code blocks and quoted lines blanked out, and inline code kept without
     its punctuation: a `?` in `path?.replace(` or in a quoted error is not a question to
     the user, while "run `npm publish --otp=<code>`" still names what it asks for."""
-    text = _CODE_OR_QUOTE.sub(" ", text or "")
+    return _without_inline_punctuation(_CODE_OR_QUOTE.sub(" ", text or ""))
+
+
+def _without_inline_punctuation(text: str) -> str:
+    """Inline code kept without `?`, `!` and `.`: they end no sentence and ask nothing."""
     return _INLINE_CODE.sub(lambda m: re.sub(r"[?!.]", "", m.group(0)), text)
 
 
@@ -297,7 +301,7 @@ def prose_lines(text: str) -> list[tuple[str, str]]:
     and quoted lines blank in both): read the first, quote the second, so a quote keeps
     the dots of `config.toml` and `2.5`."""
     kept = _CODE_OR_QUOTE.sub(lambda m: "\n" * m.group(0).count("\n"), text or "")
-    read = _INLINE_CODE.sub(lambda m: re.sub(r"[?!.]", "", m.group(0)), kept)
+    read = _without_inline_punctuation(kept)
     return list(zip(read.splitlines(), kept.splitlines(), strict=True))
 
 
