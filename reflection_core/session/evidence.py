@@ -177,9 +177,12 @@ def holds_behaviour(path: str) -> bool:
 
 
 def _replacements(call: ToolCall) -> list[tuple[str, str, str]]:
-    """The (file, old, new) texts of each replacement of an edit, in the shape every host
-    reader gives (session/edit_input.py); an entry without its own `file_path` is in the
-    call's first file."""
+    """The (file, old, new) texts of each replacement of an edit: the whole lines the host
+    recorded (`ToolCall.hunks`) when it did, else the agent's fragments in the shape every
+    host reader gives (session/edit_input.py), where an entry without its own `file_path`
+    is in the call's first file."""
+    if call.hunks and call.files:
+        return [(call.files[0], old, new) for old, new in call.hunks]
     edits = call.input.get("edits")
     pairs = edits if isinstance(edits, list) else [call.input]
     return [
@@ -223,7 +226,7 @@ def _same_code_but_strings(path: str, old: str, new: str) -> bool:
 
 
 def _every_replacement(call: ToolCall, keeps: Callable[[str, str, str], bool]) -> bool:
-    if call.kind != "edit" or not call.files:
+    if not call.files or not (call.kind == "edit" or (call.kind == "write" and call.hunks)):
         return False
     pairs = _replacements(call)
     return bool(pairs) and all(keeps(path, old, new) for path, old, new in pairs)

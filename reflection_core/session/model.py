@@ -93,6 +93,9 @@ class ToolCall:
     timestamp: str | None = None
     background: bool = False
     scratch: bool = False  # an edit or write only to scratch dirs outside the project
+    # The host's own record of an edit: each changed region's whole lines (context kept)
+    # before and after. The agent's fragments may start mid-comment; these lines do not.
+    hunks: tuple[tuple[str, str], ...] = ()
 
     @property
     def changes_files(self) -> bool:

@@ -224,6 +224,9 @@ RESULT_DETAIL_KEYS = (
     "staleReadFileStateHint",
     "gitOperation",
 )
+# The most of an edit's patch kept to judge what it changed (`edit_hunks`): a larger patch
+# (a file written whole) is judged from the agent's own fragments.
+PATCH_CHARS = 20_000
 
 
 def slim_tool_results(record: Any) -> None:
@@ -245,9 +248,34 @@ def slim_tool_results(record: Any) -> None:
             block["content"], block[_CAPPED] = cap_output(text), _exit_code(text)
     extra = record.get("toolUseResult") if blocks else None
     if isinstance(extra, dict):
-        record["toolUseResult"] = {k: extra[k] for k in RESULT_DETAIL_KEYS if k in extra}
+        slim = {k: extra[k] for k in RESULT_DETAIL_KEYS if k in extra}
+        if edit_hunks(extra):  # kept only when small enough to be read
+            slim["structuredPatch"] = extra["structuredPatch"]
+        record["toolUseResult"] = slim
     elif isinstance(extra, str):
         record["toolUseResult"] = extra[:100]  # only how it starts is read
+
+
+def edit_hunks(details: dict[str, Any]) -> tuple[tuple[str, str], ...]:
+    """The regions an edit changed, each as its whole lines before and after (context
+    kept), from the `structuredPatch` Claude Code records with an Edit's or Write's
+    result; none when there is none or it is larger than PATCH_CHARS."""
+    patch = details.get("structuredPatch")
+    if not isinstance(patch, list):
+        return ()
+    hunks: list[tuple[str, str]] = []
+    size = 0
+    for hunk in patch:
+        lines = hunk.get("lines") if isinstance(hunk, dict) else None
+        if not isinstance(lines, list) or not all(isinstance(x, str) for x in lines):
+            return ()
+        size += sum(len(x) for x in lines)
+        if size > PATCH_CHARS:
+            return ()
+        before = [x[1:] for x in lines if x[:1] in (" ", "-")]
+        after = [x[1:] for x in lines if x[:1] in (" ", "+")]
+        hunks.append(("\n".join(before), "\n".join(after)))
+    return tuple(hunks)
 
 
 def tool_kind(name: str, command_kind: ToolKind | None = None) -> ToolKind:
@@ -359,6 +387,8 @@ class _Builder:
             call.ok = False
         if call.command is not None:
             self._shell_details(call, call.command, text, details)
+        if call.kind in ("edit", "write"):
+            call.hunks = edit_hunks(details)
         background_id = details.get("backgroundTaskId")
         if isinstance(background_id, str) and background_id:
             self._pending(call, background_id)

@@ -1,11 +1,12 @@
 """The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
 an npm project (also its tests run through a login shell), a `make test` that wraps pytest,
-a stash baseline, a comment-only edit, a scratch note outside the project, a human-only
-request written as a numbered list, an Android variant's test task after a Kotlin edit, and
-a build of a project with no tests (the Android one; a Rust crate through the real cargo):
-each of those stops should stand. And four that should not: the check of an unchecked change
-offered to the user as a question, a Kotlin edit nothing built, a shell script nothing ran
-or parsed called done, and "Done." after a failing run piped through `tail`."""
+a stash baseline, a comment-only edit (also one made by a fragment with no comment marker),
+a scratch note outside the project, a human-only request written as a numbered list, an
+Android variant's test task after a Kotlin edit, and a build of a project with no tests (the
+Android one; a Rust crate through the real cargo): each of those stops should stand. And
+four that should not: the check of an unchecked change offered to the user as a question, a
+Kotlin edit nothing built, a shell script nothing ran or parsed called done, and "Done."
+after a failing run piped through `tail`."""
 
 from __future__ import annotations
 
@@ -245,6 +246,25 @@ def test_a_comment_only_edit_after_a_passing_run_is_not_pushed(project: Project)
             say("Added sub() with a comment on its use; the tests pass. Done."),
         ],
     )
+    assert run.blocks == 0, run.describe()
+    assert run.verdict()["status"] == "complete", run.verdict()
+
+
+def test_a_typo_fixed_inside_a_comment_by_a_bare_fragment_is_not_pushed(project: Project) -> None:
+    """The agent's fragment ("subtracts refunds") carries no comment marker; the patch the
+    CLI records holds the whole line, which is a comment: no check is owed after it."""
+    run = project.run(
+        "Add a function sub(a, b) to calc.py that returns a - b. Keep add() unchanged. "
+        "Done when `python -m pytest -q` passes.",
+        [
+            edit(project.path("calc.py"), *ADD_SUB),
+            edit(project.path("calc.py"), *COMMENT_SUB),
+            bash(TEST_COMMAND),
+            edit(project.path("calc.py"), "subtracts refunds", "subtracts the refunds"),
+            say("Added sub() with a comment on its use; the tests pass. Done."),
+        ],
+    )
+    assert "subtracts the refunds" in (project.root / "calc.py").read_text(), run.describe()
     assert run.blocks == 0, run.describe()
     assert run.verdict()["status"] == "complete", run.verdict()
 

@@ -339,6 +339,52 @@ def test_a_command_the_host_says_modified_files_counts_as_a_change() -> None:
     assert call.files == ("src/a.py", "src/b.py")
 
 
+def test_an_edit_keeps_the_whole_lines_the_host_recorded_it_changed() -> None:
+    patch = [
+        {
+            "lines": [
+                " fn main() {}",
+                " ",
+                "-/// Values seperated by commas.",
+                "+/// Values separated by commas.",
+            ]
+        },
+        {"lines": ["-x", "\\ No newline at end of file", "+y"]},
+    ]
+    records = [
+        user("Fix the typo"),
+        blocks(
+            "m1",
+            tool_use(
+                "t1",
+                "Edit",
+                file_path="/r/src/lib.rs",
+                old_string="seperated",
+                new_string="separated",
+            ),
+        ),
+        result("t1", "The file /r/src/lib.rs has been updated.", extra={"structuredPatch": patch}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.hunks == (
+        (
+            "fn main() {}\n\n/// Values seperated by commas.",
+            "fn main() {}\n\n/// Values separated by commas.",
+        ),
+        ("x", "y"),
+    )
+
+
+def test_an_edit_with_no_recorded_patch_has_no_hunks() -> None:
+    records = [
+        user("Fix the typo"),
+        blocks("m1", tool_use("t1", "Edit", file_path="/r/a.py", old_string="a", new_string="b")),
+        result("t1", "updated", extra={"structuredPatch": "not a list"}),
+    ]
+    (call,) = session_from_records(records).tool_calls
+    assert call.hunks == ()
+
+
 def test_the_modified_hint_in_the_result_text_alone_is_enough() -> None:
     hint = (
         "[This command modified 7 files you've previously read: a.py, b.py and 5 more."

@@ -20,6 +20,7 @@ from reflection_core.session.evidence import (
     runs_only_in_ci,
     scratch_write,
 )
+from reflection_core.session.model import ToolCall
 from tests.unit.sessionbuild import SessionBuilder
 
 # One sample per COMMENT_SYNTAX entry: (file, old, new with only a comment changed).
@@ -70,6 +71,33 @@ def test_an_edit_of_comments_only_is_no_change(path: str, old: str, new: str) ->
 def test_an_edit_of_code_is_a_change(path: str, old: str, new: str) -> None:
     call = SessionBuilder("t").edit(path, old=old, new=new).build().tool_calls[0]
     assert not comment_only_edit(call)
+
+
+def _with_hunks(call: ToolCall, *hunks: tuple[str, str]) -> ToolCall:
+    return replace(call, hunks=hunks)
+
+
+def test_a_fragment_inside_a_comment_is_judged_on_the_whole_lines_the_host_recorded() -> None:
+    call = SessionBuilder("t").edit("src/lib.rs", old="seperated", new="separated").build()
+    typo = call.tool_calls[0]
+    assert not comment_only_edit(typo)  # the fragment alone reads as code
+    lines = (
+        "/// Values seperated by commas.\nfn parse() {}",
+        "/// Values separated by commas.\nfn parse() {}",
+    )
+    assert comment_only_edit(_with_hunks(typo, lines))
+
+
+def test_whole_lines_that_change_code_are_a_change_whatever_the_fragment() -> None:
+    call = SessionBuilder("t").edit("app.py", old="# a", new="# b").build().tool_calls[0]
+    assert comment_only_edit(call)
+    assert not comment_only_edit(_with_hunks(call, ("x = 1  # a", "x = 2  # b")))
+
+
+def test_a_write_over_a_file_whose_patch_changes_only_comments_is_no_change() -> None:
+    call = SessionBuilder("t").write("app.py", "x = 1  # b\n").build().tool_calls[0]
+    assert not comment_only_edit(call)
+    assert comment_only_edit(_with_hunks(call, ("x = 1  # a", "x = 1  # b")))
 
 
 def test_a_run_between_stash_and_pop_is_a_baseline() -> None:

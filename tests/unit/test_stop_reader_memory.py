@@ -52,8 +52,13 @@ def _records() -> list[dict[str, Any]]:
         ),
         _use(4, "Bash", pytest),
         _result(4, _LONG, "Error: the command timed out after 120 s " + _LONG),
+        _use(5, "Edit", {"file_path": "/repo/app.py", "old_string": "one", "new_string": "two"}),
+        _result(5, "updated", {"originalFile": _LONG, "structuredPatch": [_HUNK], "x": _LONG}),
         {"type": "assistant", "message": {"id": "m9", "content": "Fixed; the tests pass."}},
     ]
+
+
+_HUNK = {"lines": [" def add(a, b):", "-    # one", "+    # two", "     return a + b"]}
 
 
 def test_a_slimmed_record_builds_the_same_session_as_the_whole_one() -> None:
@@ -74,6 +79,16 @@ def test_a_slimmed_record_holds_capped_outputs_and_only_the_details_read() -> No
     kept = normalize.OUTPUT_HEAD_CHARS + normalize.OUTPUT_TAIL_CHARS
     assert kept < len(block["content"]) < kept + 100 < len(_LONG)
     assert record["toolUseResult"] == {"gitOperation": {"push": {"branch": "f"}}}
+
+
+def test_a_slimmed_edit_result_keeps_a_small_patch_and_drops_the_file_and_a_large_patch() -> None:
+    small = _result(5, "updated", {"originalFile": _LONG, "structuredPatch": [_HUNK]})
+    normalize.slim_tool_results(small)
+    assert small["toolUseResult"] == {"structuredPatch": [_HUNK]}
+    lines = ["+" + "x" * 100] * (normalize.PATCH_CHARS // 100 + 1)
+    large = _result(5, "updated", {"structuredPatch": [{"lines": lines}]})
+    normalize.slim_tool_results(large)
+    assert large["toolUseResult"] == {}
 
 
 def test_the_reader_gives_the_session_the_records_give(tmp_path: Path) -> None:
