@@ -106,6 +106,7 @@ class ProjectModel:
     tested_dirs: frozenset[str] | None = None
     test_files: tuple[str, ...] = ()  # test files the session touched
     evidence: tuple[str, ...] = ()
+    wrapped: tuple[tuple[str, str], ...] = ()  # what named wrappers run (wrapped_commands)
 
     def all(self, purpose: str) -> list[Command]:
         return [c for c in self.commands if c.purpose == purpose]
@@ -469,17 +470,18 @@ def json_object(text: str | None) -> dict[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
+def package_scripts(manifest: dict[str, Any]) -> dict[str, str]:
+    """A package.json's `scripts`, each a command line (other values left out)."""
+    raw = manifest.get("scripts")
+    return {k: v for k, v in raw.items() if isinstance(v, str)} if isinstance(raw, dict) else {}
+
+
 def _node(files: RepoFiles, found: _Found) -> None:
     if "package.json" not in files:
         return
     found.mark(NODE)
     manifest = json_object(files["package.json"])
-    raw = manifest.get("scripts")
-    scripts = (
-        {k: v for k, v in (raw or {}).items() if isinstance(v, str)}
-        if isinstance(raw, dict)
-        else {}
-    )
+    scripts = package_scripts(manifest)
     manager = package_manager(files, manifest)
     for purpose, names in NODE_SCRIPTS:
         name = next((n for n in names if n in scripts), None)
@@ -498,8 +500,9 @@ def _node(files: RepoFiles, found: _Found) -> None:
         found.add(Command("npx tsc --noEmit", "typecheck", "node", "tsconfig.json"))
 
 
-def make_targets(text: str) -> dict[str, list[str]]:
-    """Makefile (or justfile) targets and their recipe lines; variables are not targets."""
+def make_targets(text: str, *, runner: str = "") -> dict[str, list[str]]:
+    """Makefile (or justfile) targets and their recipe lines; variables are not targets.
+    With a `runner`, a target's prerequisites come first, as `RUNNER PREREQUISITE` lines."""
     targets: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in text.splitlines():
@@ -516,9 +519,36 @@ def make_targets(text: str) -> dict[str, list[str]]:
             current = None
             continue
         current = targets.setdefault(name, [])
-        if ";" in rest:  # `test: build ; pytest`: a recipe on the target's line
-            current.append(rest.split(";", 1)[1].strip())
+        needs, _, inline = rest.partition(";")
+        if runner:
+            current.extend(f"{runner} {p}" for p in needs.split() if _PREREQUISITE.match(p))
+        if inline:  # `test: build ; pytest`: a recipe on the target's line
+            current.append(inline.strip())
     return targets
+
+
+_PREREQUISITE = lazy(r"^[A-Za-z0-9][\w.-]*$")  # a target's name (not a file path or `$(VAR)`)
+# A recipe line's prefixes that only change how make runs it (silent, ignore errors).
+_RECIPE_PREFIXES = "@-+"
+
+
+def wrapped_commands(files: RepoFiles) -> tuple[tuple[str, str], ...]:
+    """What each named wrapper of the repository runs, as shell lines: a package.json
+    script (`script:NAME`), a Makefile or justfile target (`make:NAME`, `just:NAME`; its
+    prerequisites run first). The Stop decision reads from it what a run of a wrapper
+    whose name says nothing (`npm run ci`, `make verify`) checks (pure)."""
+    found: list[tuple[str, str]] = []
+    if "package.json" in files:
+        scripts = package_scripts(json_object(files["package.json"]))
+        found += [(f"script:{name}", line) for name, line in scripts.items()]
+    for ecosystem, runner in ((MAKE, "make"), (JUST, "just")):
+        marker = marked_by(ecosystem, files)
+        if marker is None:
+            continue
+        for name, recipe in make_targets(files[marker] or "", runner=runner).items():
+            lines = [line.lstrip(_RECIPE_PREFIXES).replace("$(MAKE)", "make") for line in recipe]
+            found.append((f"{runner}:{name}", "\n".join(lines)))
+    return tuple(found)
 
 
 def recipe_runs(recipe: Sequence[str]) -> str | None:
@@ -680,6 +710,7 @@ def model_from_files(files: RepoFiles, test_sources: bool | None = None) -> Proj
         test_package_templates=tuple(found.package_templates),
         has_tests=test_dir or any(_names_a_suite(c, test_sources) for c in found.commands),
         evidence=tuple(found.evidence),
+        wrapped=wrapped_commands(files),
     )
 
 
@@ -934,6 +965,22 @@ def read_repo(root: Path) -> dict[str, str | None]:
             for entry in _listing(root / directory):
                 files[f"{directory}/{entry.name}"] = None
     return files
+
+
+def read_scripts(root: Path, paths: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """`("file:PATH", text)` for each shell script a session ran by PATH (relative to the
+    repository or absolute): only regular files inside the repository, each capped at
+    MAX_FILE_BYTES. What the script runs says what a run of it checks."""
+    base = os.path.realpath(root)
+    found: list[tuple[str, str]] = []
+    for path in dict.fromkeys(paths):
+        real = os.path.realpath(os.path.join(base, path))
+        if os.path.commonpath([real, base]) != base or not os.path.isfile(real):
+            continue
+        text = _read_text(Path(real))
+        if text is not None:
+            found.append((f"file:{path}", text))
+    return tuple(found)
 
 
 class _CutShort(Exception):

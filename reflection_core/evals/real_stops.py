@@ -233,7 +233,7 @@ def replay_case(case: dict[str, Any], data_dir: Path, repos: Path, scratch: Path
         transcript = repaired_transcript(data_dir / str(case["transcript"]), scratch)
         session = load_session(transcript)
         root = make_stand_in_repo(repos, transcript, bool(case.get("session_has_tests")))
-        ctx, _ = gather_context(root, config.Config(root=root), use_ledger=False)
+        ctx, _ = gather_context(root, config.Config(root=root), use_ledger=False, session=session)
         # Paths in the transcript are relative to the recorded working directory.
         ctx.root = session.cwd or str(root)
         decision = decide(session, ctx)

@@ -14,22 +14,27 @@ from pathlib import Path
 from reflection_core import paths
 from reflection_core.session.attempts import AttemptState
 from reflection_core.session.decide import Decision, DecisionContext, RepoFacts, decide
+from reflection_core.session.evidence import ran_scripts
 from reflection_core.session.gates import LedgerEvidence
 from reflection_core.session.model import Session
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
 
-def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:
-    """Test/build commands and whether tests exist, from the repo's own files."""
+def repo_facts(root: Path | None, scripts: Sequence[str] = ()) -> tuple[RepoFacts, dict[str, Any]]:
+    """Test/build commands and whether tests exist, from the repo's own files, and what
+    its named wrappers and the shell `scripts` the session ran run."""
     if root is None:
         return RepoFacts(), {"available": False}
     try:
         from reflection_core.project import repo_signals
+        from reflection_core.project_model import read_scripts
 
         signals = repo_signals(root)
+        wrapped = signals.model.wrapped + read_scripts(root, scripts)
     except (ImportError, AttributeError) as exc:
         return RepoFacts(), {"available": False, "reason": type(exc).__name__}
     facts = RepoFacts(
@@ -42,6 +47,7 @@ def repo_facts(root: Path | None) -> tuple[RepoFacts, dict[str, Any]]:
         test_runs=signals.test_runs,
         ecosystems=tuple(signals.ecosystems),
         tested_dirs=signals.tested_dirs,
+        wrapped=wrapped,
     )
     return facts, {
         "available": True,
@@ -89,9 +95,11 @@ def gather_context(
     permission_mode: str | None = None,
     attempts: AttemptState | None = None,
     event: str = "stop",
+    session: Session | None = None,
 ) -> tuple[DecisionContext, dict[str, Any]]:
-    """The decision context plus what each source said (for the record)."""
-    facts, facts_note = repo_facts(root)
+    """The decision context plus what each source said (for the record); `session`, the
+    task judged, names the shell scripts whose text is read."""
+    facts, facts_note = repo_facts(root, ran_scripts(session) if session else ())
     ledger, ledger_note = ledger_evidence(root, cfg) if use_ledger else (None, {"used": False})
     ctx = DecisionContext(
         config=cfg.data,
@@ -173,7 +181,9 @@ def analyze_transcript(
         from reflection_core import config
 
         cfg = config.load(root) if root is not None else config.Config()
-    ctx, _ = gather_context(root, cfg, use_ledger=use_ledger, permission_mode=permission_mode)
+    ctx, _ = gather_context(
+        root, cfg, use_ledger=use_ledger, permission_mode=permission_mode, session=session
+    )
     if root is None and start:
         ctx.root = str(start)
     return decide(session, ctx)

@@ -43,6 +43,7 @@ class _Facts:
     normalized: list[str] = field(default_factory=list)
     rewrites: bool = False  # a modification beyond reformatting (`reformat`)
     checked_after: bool = False  # a check ran after the line's last rewrite (`_order_checks`)
+    wrappers: list[str] = field(default_factory=list)  # see CommandInfo.wrappers
 
     def test(self, runner: str, partial: bool = False) -> None:
         self.kinds.add("test")
@@ -503,13 +504,19 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
         _run_source(script_args[0], facts)
 
 
-def _run_source(path: str, facts: _Facts) -> None:
+def _run_source(path: str, facts: _Facts, *, as_named: bool = True) -> None:
     """A source file run directly: a test file's run is a (partial) test run, any other
-    file's run is a run of the program."""
+    file's run is a run of the program (a shell script's, `as_named`, also a wrapper's)."""
     if _TEST_SOURCE.search(path):
         facts.test(_program(path), True)
     elif _SOURCE_FILE.search(path):
         facts.kinds.add("run")
+        if as_named and _SHELL_SCRIPT_FILE.search(path):
+            facts.wrappers.append(f"file:{path}")
+
+
+# Shell scripts, whose lines say what a run of them checks (CommandInfo.wrappers).
+_SHELL_SCRIPT_FILE = lazy(r"\.(sh|bash)$")
 
 
 # Options a script runner takes before the script's name, each with a value: the package
@@ -542,13 +549,15 @@ def _without_package_options(args: list[str]) -> list[str]:
 def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
     """npm/pnpm/yarn/bun/composer/just/task scripts: `npm test`, `yarn build`, `just lint`."""
     args = [a for a in args if a not in ("--silent", "-s", "--if-present", "-r", "--recursive")]
+    elsewhere = False  # the scripts of another package (`pnpm --filter web ci`)
     while len(args) >= 2 and args[0] in _SCRIPT_RUNNER_VALUE_OPTIONS:
-        args = args[2:]
+        elsewhere, args = True, args[2:]
     if prog == "yarn" and args[:1] == ["workspace"] and len(args) >= 3:
         args = args[2:]
     if not args:
         return
     head, rest = args[0], _without_package_options(args[1:])
+    elsewhere = elsewhere or len(rest) < len(args) - 1  # `npm run ci --prefix web`
     if head in ("run", "run-script") and rest:
         head, rest = rest[0], rest[1:]
     elif head in ("t", "tst"):
@@ -572,6 +581,21 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         _SCRIPT_CHANGES[kind](facts)
     elif kind:
         facts.kinds.add(kind)
+    elif prog in _WRAPPER_FILES and not elsewhere:
+        facts.wrappers.append(f"{_WRAPPER_FILES[prog]}:{head}")
+
+
+# The root file whose named entries a script runner runs, by runner: what an entry named
+# for nothing (`npm run ci`, `just verify`) runs is read from it (CommandInfo.wrappers).
+_WRAPPER_FILES = {
+    "npm": "script",
+    "pnpm": "script",
+    "yarn": "script",
+    "bun": "script",
+    "just": "just",
+}
+# `make` options that take the Makefile from elsewhere than the working directory's.
+_MAKE_ELSEWHERE = ("-C", "-f", "--file", "--directory", "--makefile")
 
 
 # What a script named for a change does to the tree: a `fix` script rewrites code, a
@@ -615,6 +639,8 @@ def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
             _SCRIPT_CHANGES[kind](facts)
         elif kind:
             facts.kinds.add(kind)
+        elif runner == "make" and not any(a.startswith(_MAKE_ELSEWHERE) for a in args):
+            facts.wrappers.append(f"make:{target}")
 
 
 def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
@@ -1288,7 +1314,8 @@ def _run_by_name_shape(prog: str, args: list[str], facts: _Facts) -> None:
     elif _BUILD_FILE_SCRIPT.match(named if prog in _SHELLS else prog):
         facts.kinds.add("build")
     elif _SOURCE_FILE.search(prog):
-        _run_source(prog, facts)  # a script run as the program: `./deploy.sh`
+        # a script run as the program: `./deploy.sh` (its path is kept by _classify_segment)
+        _run_source(prog, facts, as_named=False)
     elif _TEST_BINARY.match(prog):
         facts.test(prog, True)  # a built test program: `./build/tests/unit_tests`
 
@@ -1302,6 +1329,8 @@ def _classify_segment(segment: Segment, depth: int) -> _Facts:
     facts.captures.extend(segment.writes)
     if words:
         _dispatch(_program(words[0]), words[1:], segment.heredoc, facts)
+        if "run" in facts.kinds and _SHELL_SCRIPT_FILE.search(words[0]):
+            facts.wrappers.append(f"file:{words[0]}")  # `./scripts/ci.sh` run as the program
         facts.normalized.append(" ".join(_normal_word(w) for w in words))
     return facts
 
@@ -1425,6 +1454,7 @@ def _classify_text(text: str) -> CommandInfo:
         push_all=facts.push_all,
         exit_masked=_exit_masked(segment_tests, text),
         checked_after_change=facts.checked_after,
+        wrappers=tuple(dict.fromkeys(facts.wrappers)),
     )
 
 
@@ -1444,6 +1474,7 @@ def _merge(into: _Facts, part: _Facts) -> None:
     into.scratch.extend(part.scratch)
     into.captures.extend(part.captures)
     into.normalized.extend(part.normalized)
+    into.wrappers.extend(part.wrappers)
 
 
 def _exit_masked(segment_tests: list[tuple[Segment, bool]], text: str) -> bool:

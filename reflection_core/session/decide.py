@@ -54,7 +54,7 @@ from reflection_core.session.digest import (
     pushes_and_prs,
     task_kind,
 )
-from reflection_core.session.evidence import project_view
+from reflection_core.session.evidence import project_view, with_wrapped_checks
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
@@ -113,6 +113,9 @@ class RepoFacts:
     test_runs: str | None = None  # what the test command runs when it wraps one (make test)
     ecosystems: tuple[str, ...] = ()
     tested_dirs: frozenset[str] | None = None  # Go packages with a test file beside them
+    # What the project's named wrappers run (`script:ci` -> `vitest run && tsc`), and the
+    # shell scripts the session ran (`file:PATH` -> their text): project_model.
+    wrapped: tuple[tuple[str, str], ...] = ()
 
 
 @record
@@ -1041,7 +1044,7 @@ def decide(session: Session, ctx: DecisionContext) -> Decision:
     readings of the words (`assess_stop`), then where the stop stands and the one policy
     table that says what pushes (`stop_status`, `push_policy`)."""
     cfg = with_defaults(ctx.config)
-    session = read_outcomes(project_view(session, ctx.root))
+    session = read_outcomes(with_wrapped_checks(project_view(session, ctx.root), ctx.repo.wrapped))
     ev = gather_evidence(session, ctx, cfg)
     assessment, gaps, digest, reading = assess_stop(session, ev, ctx, cfg)
     where = stop_status(ev, ctx, assessment, gaps, digest, reading)

@@ -19,7 +19,7 @@ from reflection_core import lazyre
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
 from reflection_core.records import replace
-from reflection_core.session.commands import CHECK_KINDS
+from reflection_core.session.commands import CHECK_KINDS, classify_command
 from reflection_core.session.model import Event, Session, ToolCall, in_scratch_dir
 from reflection_core.session.task import failed_install, is_doc_path
 
@@ -314,6 +314,54 @@ def project_view(session: Session, root: str | None) -> Session:
         changed = changed or seen is not event
         events.append(seen)
     return replace(session, events=events) if changed else session
+
+
+# The checks a wrapper's run counts as, read from what it runs (a build, a lint...).
+WRAPPED_CHECKS = frozenset({"test", "build", "lint", "typecheck"})
+
+
+def ran_scripts(session: Session) -> list[str]:
+    """The shell scripts the session ran by path (`sh bin/bench.sh`, `./scripts/ci.sh`),
+    as written: the edge reads their text for `with_wrapped_checks`."""
+    return [
+        key[5:]
+        for call in session.tool_calls
+        if call.command is not None
+        for key in call.command.wrappers
+        if key.startswith("file:")
+    ]
+
+
+def with_wrapped_checks(session: Session, wrapped: Sequence[tuple[str, str]]) -> Session:
+    """The session with each run of a wrapper whose name says nothing (`npm run ci`,
+    `make verify`, `sh scripts/ci.sh`) counted as the checks it runs: the project's tests
+    in any wrapper are a test run. `wrapped` is what the repository says each runs."""
+    runs = dict(wrapped)
+    if not runs:
+        return session
+    events = [
+        _wrapped_call(event, runs) if isinstance(event, ToolCall) else event
+        for event in session.events
+    ]
+    return replace(session, events=events)
+
+
+def _wrapped_call(call: ToolCall, runs: dict[str, str]) -> ToolCall:
+    command = call.command
+    if command is None or not command.wrappers:
+        return call
+    inner = [classify_command(runs[key]) for key in command.wrappers if key in runs]
+    kinds = frozenset(k for info in inner for k in info.kinds) & WRAPPED_CHECKS
+    if not kinds - command.kinds:
+        return call
+    tests = next((info for info in inner if "test" in info.kinds), None)
+    checked = replace(
+        command,
+        kinds=command.kinds | kinds,
+        test_runner=command.test_runner or (tests.test_runner if tests else None),
+        partial=command.partial or bool(tests and tests.partial),
+    )
+    return replace(call, command=checked)
 
 
 # What a run leaves behind and no check exercises: deleting it changes no code. One name

@@ -44,6 +44,10 @@ class CommandInfo:
         False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
     )
     checked_after_change: bool = False  # a check runs after its own rewrite (`sed -i x && pytest`)
+    # Runs of the project's wrappers whose names say nothing of what they run: `script:ci`
+    # (`npm run ci`), `make:verify`, `just:ci`, `file:scripts/ci.sh`. What each runs is
+    # read from the repository (`project_model.wrapped_commands`), then classified.
+    wrappers: tuple[str, ...] = ()
 
 
 # Where agents keep throwaway files (scratchpads, `mktemp`, `> /dev/null`): a write only

@@ -144,6 +144,7 @@ def _judge(
         permission_mode=event.permission_mode,
         attempts=state,
         event=name,
+        session=session,
     )
     ctx.background_tasks = list(event.background_tasks)
     sources["gate_run"] = (

@@ -1,5 +1,6 @@
 """The Stop hook inside the real Claude Code CLI on checks other than `python -m pytest`:
-an npm project (also its tests run through a login shell), a `make test` that wraps pytest,
+an npm project (also its tests run through a login shell, a `ci` script and a shell script,
+whose names say nothing of what they run), a `make test` that wraps pytest,
 a stash baseline, a comment-only edit (also one made by a fragment with no comment marker),
 a scratch note outside the project, a human-only request written as a numbered list, an
 Android variant's test task after a Kotlin edit, and a build of a project with no tests (the
@@ -41,6 +42,16 @@ NPM_FILES = {
         "const { add } = require('../calc.js');\n\n"
         "test('add', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n"
     ),
+}
+# The npm project whose tests also run through wrappers named for nothing: a `ci` script and
+# a shell script (what each runs is read from the repository).
+WRAPPED_NPM_FILES = {
+    **NPM_FILES,
+    "package.json": json.dumps(
+        {"name": "sample", "version": "0.1.0", "scripts": {"ci": "node --test"}}, indent=2
+    )
+    + "\n",
+    "scripts/verify.sh": "#!/bin/sh\nset -e\nnode --test\n",
 }
 # A Python project whose only test command is the Makefile's, which runs pytest.
 MAKE_FILES = {
@@ -146,6 +157,11 @@ def npm_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Proje
 
 
 @pytest.fixture
+def wrapped_npm_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
+    return _project(tmp_path, claude_bin, isolated_state, WRAPPED_NPM_FILES)
+
+
+@pytest.fixture
 def make_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
     return _project(tmp_path, claude_bin, isolated_state, MAKE_FILES)
 
@@ -170,6 +186,15 @@ def test_a_passing_npm_test_lets_the_stop_stand_without_a_ledger(
     prompt = "Add a function sub(a, b) to calc.js that returns a - b and export it."
     change = edit(npm_project.path("calc.js"), *ADD_SUB_JS)
     _stands_after_the_check(npm_project, prompt, change, command, "pass 1")
+
+
+@pytest.mark.parametrize("command", ["npm run ci", "sh scripts/verify.sh"])
+def test_a_passing_wrapper_named_for_nothing_that_runs_the_tests_lets_the_stop_stand(
+    wrapped_npm_project: Project, command: str
+) -> None:
+    prompt = "Add a function sub(a, b) to calc.js that returns a - b and export it."
+    change = edit(wrapped_npm_project.path("calc.js"), *ADD_SUB_JS)
+    _stands_after_the_check(wrapped_npm_project, prompt, change, command, "pass 1")
 
 
 def test_a_passing_make_test_that_runs_pytest_lets_the_stop_stand(make_project: Project) -> None:

@@ -947,3 +947,42 @@ def test_parse_checks_of_scripts_are_checks(command: str, kind: str) -> None:
 )
 def test_a_go_run_pattern_that_matches_every_test_is_no_filter(command: str, partial: bool) -> None:
     assert classify_command(command).partial is partial
+
+
+# A wrapper whose name says nothing of what it runs: the key the project model resolves.
+@pytest.mark.parametrize(
+    ("command", "wrappers"),
+    [
+        ("npm run ci", ("script:ci",)),
+        ("pnpm verify", ("script:verify",)),
+        ("yarn run precommit", ("script:precommit",)),
+        ("bun run check:all", ("script:check:all",)),
+        ("just ci", ("just:ci",)),
+        ("make verify", ("make:verify",)),
+        ("sh bin/bench.sh", ("file:bin/bench.sh",)),
+        ("bash scripts/ci.sh --fast", ("file:scripts/ci.sh",)),
+        ("./scripts/ci.sh", ("file:./scripts/ci.sh",)),
+        ("make verify && npm run ci", ("make:verify", "script:ci")),
+    ],
+)
+def test_a_wrapper_named_for_nothing_is_kept_for_the_project_model(
+    command: str, wrappers: tuple[str, ...]
+) -> None:
+    assert classify_command(command).wrappers == wrappers
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "npm test",  # named for what it does
+        "make build",
+        "./run_tests.sh",
+        "pnpm --filter web ci",  # another package's scripts, not the root's
+        "npm run ci --prefix web",
+        "make -C backend verify",  # another directory's Makefile
+        "make -f ci.mk verify",
+        "python tools/gen.py",  # not a shell script
+    ],
+)
+def test_a_wrapper_named_for_its_check_or_elsewhere_is_not_kept(command: str) -> None:
+    assert classify_command(command).wrappers == ()

@@ -594,3 +594,43 @@ def test_a_go_module_too_large_to_walk_knows_no_tested_packages(tmp_path: Path) 
     many = {f"pkg{n}/file.go": "" for n in range(pm.MAX_WALKED_DIRS + 5)}
     root = write(tmp_path, {"go.mod": "module x\n", "a/a_test.go": "", **many})
     assert pm.go_test_dirs(root) is None
+
+
+# ---------------------------------------------------------------- what named wrappers run
+
+
+def test_wrapped_commands_read_package_scripts_and_make_and_just_targets() -> None:
+    files = {
+        "package.json": json.dumps({"scripts": {"ci": "vitest run && tsc --noEmit", "x": 1}}),
+        "Makefile": "verify: lint unit\n\t@$(MAKE) e2e\nunit:\n\t-python -m pytest -q\n",
+        "justfile": "ci: fmt\n    cargo test\n",
+    }
+    wrapped = dict(pm.wrapped_commands(files))
+    assert wrapped["script:ci"] == "vitest run && tsc --noEmit"
+    assert "script:x" not in wrapped  # not a command line
+    assert wrapped["make:verify"] == "make lint\nmake unit\nmake e2e"
+    assert wrapped["make:unit"] == "python -m pytest -q"
+    assert wrapped["just:ci"] == "just fmt\ncargo test"
+
+
+def test_a_repository_model_holds_what_its_wrappers_run(tmp_path: Path) -> None:
+    write(tmp_path, {"Makefile": "ci:\n\tgo test ./...\n", "go.mod": "module x\n"})
+    assert ("make:ci", "go test ./...") in repo_model(tmp_path).wrapped
+
+
+def test_read_scripts_reads_scripts_inside_the_repository_only(tmp_path: Path) -> None:
+    repo = write(tmp_path / "repo", {"scripts/ci.sh": "#!/bin/sh\npytest -q\n"})
+    write(tmp_path, {"outside.sh": "pytest\n"})
+    (repo / "escape.sh").symlink_to(tmp_path / "outside.sh")
+    read = dict(
+        pm.read_scripts(
+            repo,
+            ["scripts/ci.sh", "./scripts/ci.sh", "../outside.sh", "escape.sh", "missing.sh",
+             str(repo / "scripts/ci.sh"), "scripts"],
+        )
+    )  # fmt: skip
+    assert read == {
+        "file:scripts/ci.sh": "#!/bin/sh\npytest -q\n",
+        "file:./scripts/ci.sh": "#!/bin/sh\npytest -q\n",
+        f"file:{repo / 'scripts/ci.sh'}": "#!/bin/sh\npytest -q\n",
+    }

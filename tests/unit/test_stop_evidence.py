@@ -6,7 +6,7 @@ import pytest
 
 from reflection_core import config
 from reflection_core.records import replace
-from reflection_core.session.decide import DecisionContext, decide
+from reflection_core.session.decide import DecisionContext, RepoFacts, decide
 from reflection_core.session.evidence import (
     ARTIFACT_ENDINGS,
     ARTIFACT_NAMES,
@@ -17,8 +17,10 @@ from reflection_core.session.evidence import (
     ignored_by_tests,
     is_baseline,
     project_view,
+    ran_scripts,
     runs_only_in_ci,
     scratch_write,
+    with_wrapped_checks,
 )
 from reflection_core.session.model import ToolCall
 from tests.unit.sessionbuild import SessionBuilder
@@ -372,3 +374,41 @@ def test_a_rewrite_chained_with_a_formatter_is_still_a_change() -> None:
 def test_clearing_a_cache_to_fix_a_pasted_error_still_needs_a_check() -> None:
     session = SessionBuilder("Error: Cannot find module './chunks/vendor.js'").bash("rm -rf .next")
     assert "error_fix:not_checked" in decide(session.build("Cleared the cache."), CTX).patterns
+
+
+# ---------------------------------------------------------------- checks inside wrappers
+
+
+def test_a_wrapper_run_counts_as_the_checks_it_runs() -> None:
+    session = SessionBuilder("t").edit("src/a.ts").bash("npm run ci").bash("npm run dev").build()
+    wrapped = (("script:ci", "vitest run && tsc --noEmit"), ("script:dev", "vite"))
+    ci, dev = with_wrapped_checks(session, wrapped).tool_calls[1:]
+    assert ci.command is not None and ci.command.kinds == {"test", "typecheck"}
+    assert ci.command.test_runner == "vitest"
+    assert dev.command is not None and dev.command.kinds == frozenset()
+
+
+def test_a_script_the_session_ran_counts_as_the_tests_it_runs() -> None:
+    session = SessionBuilder("t").edit("src/lib.rs").bash("sh bin/bench.sh").build()
+    assert ran_scripts(session) == ["bin/bench.sh"]
+    wrapped = (("file:bin/bench.sh", "#!/bin/sh\nset -e\ntime cargo test --release -q\n"),)
+    run = with_wrapped_checks(session, wrapped).tool_calls[1]
+    assert run.command is not None and {"test", "run"} <= run.command.kinds
+    assert run.command.test_runner == "cargo test"
+
+
+def test_a_filtered_run_inside_a_wrapper_stays_partial() -> None:
+    session = SessionBuilder("t").edit("a.py").bash("make quick").build()
+    run = with_wrapped_checks(session, (("make:quick", "pytest -k fast"),)).tool_calls[1]
+    assert run.command is not None and run.command.partial
+
+
+def test_a_passing_wrapper_of_the_tests_satisfies_the_tests_gate() -> None:
+    session = SessionBuilder("t").edit("src/a.py").bash("make verify", output="3 passed")
+    ctx = DecisionContext(
+        config={},
+        repo=RepoFacts(has_tests=True, wrapped=(("make:verify", "python -m pytest -q"),)),
+    )
+    assert decide(session.build("Done; `make verify` passes."), ctx).status == "complete"
+    unknown = replace(ctx, repo=RepoFacts(has_tests=True))
+    assert decide(session.build("Done; `make verify` passes."), unknown).status != "complete"
