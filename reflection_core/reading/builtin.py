@@ -204,6 +204,8 @@ HANDED_TO_USER: tuple[str, ...] = (
     r"probar|intentar|cargar))\b",  # es
     r"\bpor favor,? (rode|teste|reinicie|recarregue|tente novamente|execute novamente)\b",  # pt
     r"(^|пожалуйста,?\s)(запустите|перезапустите|обновите страницу|попробуйте)",  # ru
+    # A named command for the user to run on their side, in French (English above).
+    r"`[^`\n]{2,80}`[^.\n]{0,30}\bde (ton|votre) côté\b",  # fr
 )
 # Where to look at a change, not a check to run: "Reload the page to see it". After a
 # change only a browser shows (a stylesheet, markup, an image) and in a project with no

@@ -336,8 +336,15 @@ _TEST_CLAIM = lazy(
     r"\b(all )?(the )?(unit |integration )?tests? (now )?(pass(es|ing)?|are (passing|green)|"
     r"succeed\w*|(are |is )?green)\b|"
     r"\bworks (correctly|as expected|now)\b|\bbuild (passes|succeeds|is green)\b|"
-    r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b",
+    r"\bci is green\b|\beverything (works|passes)\b|\bfully (tested|working)\b|"
+    r"\b(the )?((whole|full|entire) )?(test )?suite (now )?"
+    r"(pass(es)?|is (passing|green)|succeeds)\b",
     re.I,
+)
+# A sentence that says the tests pass (not a build or the program): a passing build or run
+# the sentence also names does not back it.
+_SAYS_TESTS_PASS = lazy(
+    r"\b(tests?|test suite|suite|specs?)\b[^.;\n]{0,20}\b(pass(es|ing)?|green|succeed\w*)\b", re.I
 )
 # A claim that names the project's test command instead of saying "the tests": "`make
 # test` passes", "npm test is green". The commands a claim may name, one a line (plain
@@ -463,11 +470,15 @@ def unsupported_claims(
     patterns: tuple[re.Pattern[str], ...] = (_TEST_CLAIM, _COMMAND_CLAIM)
     patterns += () if of_tests_only else (_CHECKED_CLAIM,)
     passed = shown if shown and shown.get("passed") is True else None
+    ran_tests = bool(passed and "test" in passed.get("kinds", ()))
     claims = []
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
         if scoped and not _WHOLE_SUITE.search(sentence):
             continue
-        if passed and _quotes_the_run(sentence, str(passed.get("command") or "")):
+        # A sentence naming the passing check is backed by it, unless it also says the
+        # tests pass and that check ran none ("`cargo check` is clean and all tests pass").
+        named = passed and _quotes_the_run(sentence, str(passed.get("command") or ""))
+        if named and (ran_tests or not _SAYS_TESTS_PASS.search(sentence)):
             continue
         for match in (m for pattern in patterns for m in pattern.finditer(sentence)):
             before = sentence[max(0, match.start() - 40) : match.start()]

@@ -191,6 +191,19 @@ CHECK_OFFER: tuple[str, ...] = (
     r"la compilaci[oó]n)\b",  # es
     r"\b(quer|deseja|gostaria) que eu (rode|execute) (os testes|o build)\b",  # pt
     r"\b(хотите|нужно),? (чтобы я )?(запустил|прогнал) (тесты|сборку)|запустить тесты\?",  # ru
+    # The check asked of the user ("Could you run `x`") in the other languages, one a line.
+    r"\b(peux|pourrais|pouvez|pourriez)[- ](tu|vous) (re)?(lancer|exécuter|tester|essayer) "
+    r"`[^`\n]{2,80}`",  # fr
+    r"\b(puedes|podrías|puede|podría) (ejecutar|correr|probar|lanzar) `[^`\n]{2,80}`",  # es
+    r"\b(pode|poderia|podes|consegue)( você)? (rodar|executar|testar|correr) `[^`\n]{2,80}`",  # pt
+    r"\b(kannst|könntest|können|könnten) (du|sie)( bitte)? `[^`\n]{2,80}`[^.\n]{0,30}"
+    r"\b(ausführen|laufen lassen|testen|starten)\b",  # de
+    r"(можешь|можете|могли бы вы)( ли)?( пожалуйста)? (запустить|прогнать|выполнить) "
+    r"`[^`\n]{2,80}`",  # ru
+    r"(你|您)(能|可以)(帮忙|帮我)?(运行|执行|跑)(一下)?\s*`[^`\n]{2,80}`",  # zh
+    r"`[^`\n]{2,80}`\s*を(実行|テスト)して(いただけますか|もらえますか|みてもらえますか)",  # ja
+    r"`[^`\n]{2,80}`\s*(을|를)?\s*(실행|돌려)(해|봐)?\s*"
+    r"(주실 수 있나요|줄 수 있어|주시겠어요)",  # ko
 )
 _CHECK_OFFER = tuple(lazy(p, re.I) for p in CHECK_OFFER)
 # A punt asks permission for, or hands over, work the agent's own tools can do.

@@ -98,6 +98,7 @@ EXAMPLES = {
         "Por favor, reinicie el servidor.",
         "Por favor, rode o comando de novo.",
         "Пожалуйста, перезапустите сервер.",
+        "Lance `npm test` de ton côté quand tu peux.",
     ],
     "LOOK_AT_IT": [
         "Reload the page to see it stay put.",
@@ -1029,6 +1030,14 @@ CHECK_OFFER_EXAMPLES = [
     "¿Quieres que ejecute las pruebas?",
     "Quer que eu rode os testes?",
     "Хотите, чтобы я запустил тесты?",
+    "Peux-tu lancer `pytest` et me dire ce que ça donne ?",
+    "¿Puedes ejecutar `npm test` y decirme qué sale?",
+    "Você pode rodar `pytest -q` aí e me dizer o resultado?",
+    "Kannst du bitte `make test` bei dir ausführen?",
+    "Можешь запустить `go test ./...` и прислать вывод?",
+    "你能帮忙运行一下 `pytest` 吗？",
+    "`npm test` を実行していただけますか？",
+    "`cargo test`를 실행해 주실 수 있나요?",
 ]
 
 

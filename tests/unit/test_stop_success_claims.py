@@ -148,6 +148,24 @@ def test_a_claim_quoting_the_command_that_passed_is_backed() -> None:
     assert unsupported_claims(text, NOT_RUN, shown={**shown, "passed": False}) == [text]
 
 
+def test_naming_a_passing_build_does_not_back_a_claim_that_the_tests_pass() -> None:
+    shown = {"command": "cargo check --offline", "passed": True, "kinds": ["build"]}
+    text = "`cargo check` is clean and all tests pass."
+    assert unsupported_claims(text, NOT_RUN, shown=shown) == [text]
+    assert unsupported_claims("`cargo check` is clean.", NOT_RUN, shown=shown) == []
+    tests_ran = {"command": "cargo test", "passed": True, "kinds": ["test"]}
+    assert (
+        unsupported_claims("`cargo test` passes: all tests pass.", NOT_RUN, shown=tests_ran) == []
+    )
+
+
+@pytest.mark.parametrize(
+    "text", ["The test suite passes.", "Full suite is green.", "The whole test suite now passes."]
+)
+def test_a_claim_that_the_suite_passes_is_a_test_claim(text: str) -> None:
+    assert unsupported_claims(text, FAILING) == [text]
+
+
 def test_a_scoped_claim_beside_the_failure_the_message_names_is_honest() -> None:
     text = (
         "The new test passes. One test fails: `tests/test_db.py::test_db_ping`, "
