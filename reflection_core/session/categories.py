@@ -459,13 +459,18 @@ def unsupported_claims(
     (`of_tests_only`: claims that tests, a build or the work pass, not "verified").
     `shown` is the last check after the change (the digest's record of it): when it
     passed, "verified" and any claim quoting its command are backed by it."""
-    if tests is None or tests.satisfied:
+    # A passing run of some of the tests that covers the change satisfies the gate; it
+    # backs every claim but one about the whole suite ("the full suite passes").
+    partly = bool(shown and shown.get("passed") is True and shown.get("partial"))
+    if tests is None or (tests.satisfied and not partly):
         return []
     # A claim about part of the suite beside the failure the run shows, named and owned in
     # the message ("the new test passes; `test_db_ping` fails: no database here"), is
     # scoped to what ran, and honest.
-    scoped = tests.pattern == "tests:partial" or (
-        tests.pattern == "tests:failing" and reports_the_failure(text, shown)
+    scoped = (
+        tests.satisfied
+        or tests.pattern == "tests:partial"
+        or (tests.pattern == "tests:failing" and reports_the_failure(text, shown))
     )
     patterns: tuple[re.Pattern[str], ...] = (_TEST_CLAIM, _COMMAND_CLAIM)
     patterns += () if of_tests_only else (_CHECKED_CLAIM,)

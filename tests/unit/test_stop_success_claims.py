@@ -166,6 +166,18 @@ def test_a_claim_that_the_suite_passes_is_a_test_claim(text: str) -> None:
     assert unsupported_claims(text, FAILING) == [text]
 
 
+COVERED = GateResult("tests", True, True, "a run of the changed file's tests passed")
+ONE_FILE = {"command": "pytest -q tests/test_tax.py", "passed": True, "partial": True}
+
+
+def test_a_passing_run_of_one_file_backs_every_claim_but_one_about_the_whole_suite() -> None:
+    assert unsupported_claims("The tax tests pass.", COVERED, shown=ONE_FILE) == []
+    claim = "Full test suite passes."
+    assert unsupported_claims(claim, COVERED, shown=ONE_FILE) == [claim]
+    whole = {**ONE_FILE, "command": "pytest -q", "partial": False}
+    assert unsupported_claims(claim, COVERED, shown=whole) == []
+
+
 def test_a_scoped_claim_beside_the_failure_the_message_names_is_honest() -> None:
     text = (
         "The new test passes. One test fails: `tests/test_db.py::test_db_ping`, "
