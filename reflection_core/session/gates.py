@@ -17,6 +17,7 @@ from reflection_core.records import NamedTuple, field, record, replace
 from reflection_core.session.commands import HTTP_CLIENTS
 from reflection_core.session.evidence import (
     checkable,
+    file_name,
     ignored_by_tests,
     is_baseline,
     is_change,
@@ -668,12 +669,20 @@ def _original_tree_baseline(calls: list[ToolCall], last: ToolCall) -> str:
     return "as before this task's first change" if now and now <= seen else ""
 
 
+def change_name(call: ToolCall) -> str:
+    """A change as the user knows it: the file an edit changed (`Edit of cart.py`), or the
+    command that changed files."""
+    if call.command is None and call.files:
+        return f"{call.name} of `{file_name(call.files[0])}`"
+    return f"`{_cmd(call)}`" if call.command is not None else call.name
+
+
 def _not_run(
     calls: list[ToolCall], last_change: int, inputs: GateInputs, required: bool
 ) -> GateResult:
     """No test run after the latest change: what ran before it, and what to run."""
     changed_at = calls[last_change] if last_change >= 0 else None
-    label = f"the latest change ({changed_at.name} #{changed_at.index})" if changed_at else ""
+    label = f"the latest change ({change_name(changed_at)})" if changed_at else ""
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     pattern = "tests:not_run"
     earlier = [c for c in calls[: max(last_change, 0)] if _has(c, "test")]

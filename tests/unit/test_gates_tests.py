@@ -43,6 +43,13 @@ def test_run_before_the_last_edit_does_not_count() -> None:
     assert result.next_action is not None and "python -m pytest -q" in result.next_action
 
 
+def test_the_unchecked_change_is_named_by_its_file_or_its_command() -> None:
+    edited = gate(SessionBuilder("Fix it").read("src/a.py").edit("src/b.py").build())
+    assert edited.missing == "tests have not run after the latest change (Edit of `b.py`)"
+    command = SessionBuilder("Fix it").bash("sed -i 's/a/b/' src/a.py").build()
+    assert "(`sed -i 's/a/b/' src/a.py`)" in (gate(command).missing or "")
+
+
 def _rerun_after(command: str) -> Session:
     """`command` passed, then another file changed: the tests ran before it, not after."""
     builder = SessionBuilder("Fix it").edit("src/a.py").bash(command, output="12 passed")

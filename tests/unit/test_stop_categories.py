@@ -386,7 +386,9 @@ def test_a_note_keeps_the_reading_only_where_it_says_more_than_its_items(
     from reflection_core.session.categories import CATEGORY
     from reflection_core.session.decide import stop_note
 
-    gap = Gap("tests:not_run", "tests have not run after the latest change (Edit #2)", "run")
+    gap = Gap(
+        "tests:not_run", "tests have not run after the latest change (Edit of `cart.py`)", "run"
+    )
     assert stop_note(category, [gap]).startswith(says)
     assert stop_note(category, []) == CATEGORY[category].line  # nothing open: the reading
 
