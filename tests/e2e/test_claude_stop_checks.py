@@ -31,9 +31,16 @@ from tests.gitutil import git, make_repo
 
 pytestmark = pytest.mark.e2e
 
+# An npm project whose tests also run through wrappers named for nothing: a `ci` script and
+# a shell script (what each runs is read from the repository).
 NPM_FILES = {
     "package.json": json.dumps(
-        {"name": "sample", "version": "0.1.0", "scripts": {"test": "node --test"}}, indent=2
+        {
+            "name": "sample",
+            "version": "0.1.0",
+            "scripts": {"test": "node --test", "ci": "node --test"},
+        },
+        indent=2,
     )
     + "\n",
     "calc.js": "function add(a, b) {\n  return a + b;\n}\n\nmodule.exports = { add };\n",
@@ -42,15 +49,6 @@ NPM_FILES = {
         "const { add } = require('../calc.js');\n\n"
         "test('add', () => {\n  assert.strictEqual(add(2, 3), 5);\n});\n"
     ),
-}
-# The npm project whose tests also run through wrappers named for nothing: a `ci` script and
-# a shell script (what each runs is read from the repository).
-WRAPPED_NPM_FILES = {
-    **NPM_FILES,
-    "package.json": json.dumps(
-        {"name": "sample", "version": "0.1.0", "scripts": {"ci": "node --test"}}, indent=2
-    )
-    + "\n",
     "scripts/verify.sh": "#!/bin/sh\nset -e\nnode --test\n",
 }
 # A Python project whose only test command is the Makefile's, which runs pytest.
@@ -157,11 +155,6 @@ def npm_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Proje
 
 
 @pytest.fixture
-def wrapped_npm_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
-    return _project(tmp_path, claude_bin, isolated_state, WRAPPED_NPM_FILES)
-
-
-@pytest.fixture
 def make_project(tmp_path: Path, claude_bin: Path, isolated_state: Path) -> Project:
     return _project(tmp_path, claude_bin, isolated_state, MAKE_FILES)
 
@@ -178,23 +171,17 @@ def _stands_after_the_check(
 
 
 # `bash -lc '...'` (as when a command runs as another user or needs a login PATH): the
-# test run inside the command string is the check, as with a bare `bash -c`.
-@pytest.mark.parametrize("command", ["npm test", "bash -lc 'npm test'"])
+# test run inside the command string is the check, as with a bare `bash -c`. `npm run ci`
+# and `sh scripts/verify.sh` are named for nothing: what they run is read from the repo.
+@pytest.mark.parametrize(
+    "command", ["npm test", "bash -lc 'npm test'", "npm run ci", "sh scripts/verify.sh"]
+)
 def test_a_passing_npm_test_lets_the_stop_stand_without_a_ledger(
     npm_project: Project, command: str
 ) -> None:
     prompt = "Add a function sub(a, b) to calc.js that returns a - b and export it."
     change = edit(npm_project.path("calc.js"), *ADD_SUB_JS)
     _stands_after_the_check(npm_project, prompt, change, command, "pass 1")
-
-
-@pytest.mark.parametrize("command", ["npm run ci", "sh scripts/verify.sh"])
-def test_a_passing_wrapper_named_for_nothing_that_runs_the_tests_lets_the_stop_stand(
-    wrapped_npm_project: Project, command: str
-) -> None:
-    prompt = "Add a function sub(a, b) to calc.js that returns a - b and export it."
-    change = edit(wrapped_npm_project.path("calc.js"), *ADD_SUB_JS)
-    _stands_after_the_check(wrapped_npm_project, prompt, change, command, "pass 1")
 
 
 def test_a_passing_make_test_that_runs_pytest_lets_the_stop_stand(make_project: Project) -> None:
