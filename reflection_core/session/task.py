@@ -102,7 +102,9 @@ _LINT_REQUEST = lazy(
 _TREE_CHANGE = lazy(
     r"\bgit\s+(revert|cherry-pick|merge|am|apply|pull|rebase)\b(?![^;&|]*\s--(abort|quit)\b)"
 )
-_CI_REQUEST = lazy(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass\w*)\b", re.I)
+# A request that CI pass ("make CI green", "until the checks pass"), not a report of a past
+# run ("it failed in CI yesterday and passed on retry").
+_CI_REQUEST = lazy(r"\b(ci|checks|pipeline|actions)\b.{0,20}\b(green|pass|passes|passing)\b", re.I)
 # The user tells the agent not to build or run the tests ("DON'T build, it takes 40
 # minutes; CI builds every push"): an unchecked change is then what was asked for. One
 # phrase a line, by language.

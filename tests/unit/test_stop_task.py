@@ -91,6 +91,22 @@ def test_required_gates_follow_config_and_prompt() -> None:
     assert required_gates(coding, cfg, has_tests=True) == {"tests", "pr", "ci"}
 
 
+@pytest.mark.parametrize(
+    ("prompt", "wants_ci"),
+    [
+        ("Fix the flaky test and make CI green", True),
+        ("Keep going until the checks pass", True),
+        ("The pipeline is passing again?", True),
+        ("TestAllowBurst failed once in CI yesterday and passed on retry. Any idea why?", False),
+    ],
+)
+def test_a_request_that_ci_pass_wants_ci_and_a_report_of_a_past_run_does_not(
+    prompt: str, wants_ci: bool
+) -> None:
+    task = build_task_context(SessionBuilder(prompt).edit("a.py").build())
+    assert task.wants_ci is wants_ci
+
+
 def test_repo_without_tests_is_not_asked_to_run_them() -> None:
     coding = build_task_context(SessionBuilder("Fix the bug").edit("a.py").build())
     assert "tests" not in required_gates(coding, config.defaults(), has_tests=False)
