@@ -526,7 +526,8 @@ def _failed_check(session: Session, required: bool) -> GateResult | None:
 def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> GateResult:
     """The ledger's verdict on the tree, the transcript's where it has none: the ledger
     never overrules a passing test run the transcript shows after the latest change that
-    it has no entry for (no ledger yet, a runner it does not record, `make test`)."""
+    it has no entry for (no ledger yet, a runner it does not record, `make test`), nor a
+    baseline the transcript shows failing the same way without the change."""
     ledger = inputs.ledger
     assert ledger is not None
     if ledger.passed or ledger.ignorable_only:
@@ -539,6 +540,11 @@ def _ledger_result(session: Session, inputs: GateInputs, required: bool) -> Gate
         if seen.satisfied and seen.evidence.startswith("`"):
             return replace(seen, evidence=seen.evidence + "; the ledger has no entry for it")
         return seen
+    seen = _transcript_result(session, inputs, required)
+    if seen.satisfied and _SAME_FAILURE in seen.evidence:
+        # The ledger records the failure on this tree; a baseline showed it is not the
+        # change's. Failures that exist without the change do not count against it.
+        return replace(seen, evidence=seen.evidence + "; the ledger records that failure")
     hint = ledger.command_hint or inputs.test_command
     return GateResult(
         "tests",
@@ -583,13 +589,14 @@ def _transcript_result(session: Session, inputs: GateInputs, required: bool) -> 
     if run_passed(last) is False and not ran_nothing(last):
         baseline = _stash_baseline(calls, after[-1][0]) or _original_tree_baseline(calls, last)
         if baseline:
-            return GateResult(
-                "tests", required, True, f"`{_cmd(last)}` fails the same way {baseline}"
-            )
+            return GateResult("tests", required, True, f"`{_cmd(last)}` {_SAME_FAILURE} {baseline}")
     return _run_result(session, inputs, required, [c for _, c in after])
 
 
 _NO_BEHAVIOUR_CHANGED = "only comments, whitespace, formatting or a version field changed"
+# The evidence of a failing run that a baseline showed failing the same way without the
+# change: the failure is not the change's.
+_SAME_FAILURE = "fails the same way"
 
 
 def _checks_own_change(call: ToolCall) -> bool:

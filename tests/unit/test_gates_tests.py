@@ -326,6 +326,19 @@ def test_ledger_failure_wins_over_a_transcript_pass() -> None:
     assert not result.satisfied and result.evidence.startswith("ledger:")
 
 
+def test_a_ledger_failure_a_stash_baseline_showed_without_the_change_does_not_count() -> None:
+    s = (
+        SessionBuilder("Add Austria")
+        .edit("src/tax.py")
+        .bash("pytest -q", exit=1, output="FAILED tests/test_tax.py::test_it\n1 failed, 9 passed")
+        .bash("git stash && pytest -q; git stash pop", exit=1, output="1 failed, 8 passed")
+        .build()
+    )
+    ledger = LedgerEvidence(passed=False, reason="the latest run failed", failed=True)
+    result = gate(s, ledger=ledger)
+    assert result.satisfied and "the ledger records that failure" in result.evidence
+
+
 @pytest.mark.parametrize(
     ("command", "output"),
     [("npm test", "Tests: 12 passed, 12 total"), ("make test", "===== 3 passed in 0.2s =====")],
