@@ -224,9 +224,10 @@ RESULT_DETAIL_KEYS = (
     "staleReadFileStateHint",
     "gitOperation",
 )
-# The most of an edit's patch kept to judge what it changed (`edit_hunks`): a larger patch
-# (a file written whole) is judged from the agent's own fragments.
-PATCH_CHARS = 20_000
+# The most of an edit's patch kept to judge what it changed (`edit_hunks`; 99% of real
+# Edit patches are smaller): a larger one, a file written whole, is judged from the agent's
+# own fragments, and a long task never holds much of them.
+PATCH_CHARS = 8_000
 
 
 def slim_tool_results(record: Any) -> None:
