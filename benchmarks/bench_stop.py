@@ -80,8 +80,15 @@ class _Records:
         return json.dumps(record) + "\n"
 
     def tool(
-        self, tool_id: str, name: str, tool_input: dict[str, Any], output: str, error: bool = False
+        self,
+        tool_id: str,
+        name: str,
+        tool_input: dict[str, Any],
+        output: str,
+        error: bool = False,
+        details: dict[str, Any] | None = None,
     ) -> str:
+        """A tool call and its result; `details` is the host's `toolUseResult`."""
         use = self.assistant({"type": "tool_use", "id": tool_id, "name": name, "input": tool_input})
         result = {
             "type": "tool_result",
@@ -89,7 +96,10 @@ class _Records:
             "content": output,
             "is_error": error,
         }
-        return use + self.user([result])
+        record = self.user([result])
+        if details is not None:
+            record = record[:-2] + ', "toolUseResult": ' + json.dumps(details) + "}\n"
+        return use + record
 
 
 def _old_task(rec: _Records, i: int) -> str:

@@ -76,12 +76,16 @@ def huge_task(rec: _Records, size_bytes: int) -> str:
     written, index = 0, 0
     while written < size_bytes:
         path = f"{rec.cwd}/src/module_{index}.py"
-        chunk = rec.tool(f"toolu_r{index}", "Read", {"file_path": path}, "log.info(x)\n" * 800)
+        source = "log.info(x)\n" * 800
+        chunk = rec.tool(f"toolu_r{index}", "Read", {"file_path": path}, source)
+        # As Claude Code records an Edit: the whole file before it and the patch.
+        patch = [{"lines": [" x = 1", "-log.info(x)", "+logger.info(x)", " y = 2"]}]
         chunk += rec.tool(
             f"toolu_e{index}",
             "Edit",
             {"file_path": path, "old_string": "log.info", "new_string": "logger.info"},
             "updated",
+            details={"filePath": path, "originalFile": source, "structuredPatch": patch},
         )
         chunk += rec.tool(f"toolu_t{index}", "Bash", {"command": "python -m pytest -q"}, "9 passed")
         parts.append(chunk)
