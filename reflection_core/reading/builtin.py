@@ -277,8 +277,8 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\s*[:,\u2014\u2013]",
     r"\bsuccessfully\b",
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
-    r"\b(is|are) (now )?(working|fixed|installed|ready)\b",
-    r"\b(all set|good to go|ready to (go|merge|ship|deploy)|shipped)\b",
+    r"\b(is|are) (now )?(working|fixed|installed|ready|in place)\b",
+    r"\b(all set|good to go|ready to (go|merge|ship|deploy|reload|restart|use|apply)|shipped)\b",
     r"\b(done|fixed|finished) and (committed|pushed|deployed|merged)\b",
     r"(^|[.!]\s+)[*_\s]*(pushed|committed|deployed|merged) (to|on|into)\b",
     r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
@@ -325,7 +325,7 @@ SUCCESS_CLAIM: tuple[str, ...] = (
     # A command in backticks said to pass: "`just test` passes", "`make check` is fine".
     r"`[^`\n]{2,80}`:?\s+((now|still|also) )?(pass(es)?|succeeds|clean|green|is (all )?(fine|"
     r"clean|green|ok|happy|passing)|runs (clean|cleanly|green))"
-    r"(?=\s*([.,;!)]|$|(now|again|too|locally)\b))",
+    r"(?=\s*([.,;:!)\u2014\u2013]|$|(now|again|too|locally)\b))",
     r"\b(todas las |las )?(pruebas|tests?) (ya )?(pasan|est[aá]n en verde)\b|\bfunciona"
     r"( correctamente| bien)?\s*([.!]|$)",  # es
     r"\b(todos os |os )?testes (j[aá] )?(passam|est[aã]o passando|est[aã]o verdes)\b|"

@@ -1016,6 +1016,21 @@ def test_each_other_language_offer_to_act_is_a_punt(entry: int, example: str) ->
     assert assessment.agent_actionable and not assessment.questions, assessment
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Config is in place and ready to reload with `nginx -s reload`.",
+        "The new unit is ready to restart.",
+        "`helm lint` passes \u2014 only the usual info note about the icon.",
+        "`terraform validate` passes: no issues.",
+    ],
+)
+def test_a_claim_that_the_work_is_ready_or_a_command_passes_reads_as_success(text: str) -> None:
+    from reflection_core.reading.builtin import success_claim
+
+    assert success_claim(text) is not None
+
+
 CHECK_OFFER_EXAMPLES = [
     "Would you like me to verify it against staging?",
     "Do you want to run the suite first?",
