@@ -136,6 +136,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     ("lint:failing", "soft"),  # (no blocks yet)
     ("gate_run:", "hard"),  # a gate the user configured (stop.run_gates) failed: their rule
     ("claims:contradicted", "soft"),  # "pushed" when the push failed (no blocks yet)
+    # A merge, rebase or cherry-pick left stopped on conflicts: no task on the dev stops
+    # ends that way yet, so it is a note until one does.
+    ("git:unfinished", "soft"),
     ("claims:no_test_run", "soft"),  # "tests pass" when no test ran in the task (1/2)
     ("requested:", "soft"),  # a check the task names has not run or failed (2/0, 2 users)
     # Security findings that bypass or endanger what runs: notes until the dev stops show

@@ -349,6 +349,44 @@ def open_todos(session: Session) -> list[Gap]:
     ]
 
 
+# What git prints when a merge, rebase, cherry-pick, revert or stash pop stops on
+# conflicts, and the words of a later git command that finish or drop the operation.
+_STOPPED_ON_CONFLICT = lazy(
+    r"^CONFLICT \(|^Automatic merge failed|^error: could not (apply|revert)|"
+    r"^hint: (Resolve all conflicts|After resolving the conflicts)",
+    re.M,
+)
+_SETTLES_IT = frozenset({"--continue", "--abort", "--skip", "--quit", "commit", "reset"})
+
+
+def unfinished_git_operation(session: Session) -> list[Gap]:
+    """A git operation that stopped on conflicts and that no later git command continued,
+    committed or aborted: the repository is left mid-merge (or mid-rebase)."""
+    calls = session.tool_calls
+    stopped = None
+    for call in calls:
+        words = set(call.command.raw.split()) if call.command is not None else set()
+        if "git" not in words:
+            continue
+        if _STOPPED_ON_CONFLICT.search(call.output or ""):
+            stopped = call
+        elif stopped is not None and words & _SETTLES_IT:
+            stopped = None
+    if stopped is None or stopped.command is None:
+        return []
+    raw = (
+        stopped.command.raw if len(stopped.command.raw) <= 80 else stopped.command.raw[:77] + "..."
+    )
+    return [
+        Gap(
+            "git:unfinished",
+            f"`{raw}` stopped on conflicts and nothing continued, committed or aborted it",
+            "Resolve the conflicts and continue the operation (or abort it), then check the result",
+            "HIGH",
+        )
+    ]
+
+
 def checked_since_last_change(
     session: Session,
     *,

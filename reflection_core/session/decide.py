@@ -44,6 +44,7 @@ from reflection_core.session.coverage import (
     unchecked_change,
     unchecked_error_fix,
     uncompiled_sources,
+    unfinished_git_operation,
     unparsed_scripts,
     unrun_requested,
     untouched_targets,
@@ -422,6 +423,7 @@ def task_coverage(
             gaps += unparsed_scripts(session, task.changed_paths, claimed=claimed)
     if task.task_type == "coding":
         gaps += untouched_targets(prompt, task.changed_paths, message)
+    gaps += unfinished_git_operation(session)
     if not (requests.blocking or requests.questions):
         gaps += open_todos(session)
     if not task.changed_paths:

@@ -8,7 +8,11 @@ from pathlib import Path
 import pytest
 
 from reflection_core import config
-from reflection_core.session.coverage import listed_paths, requested_commands
+from reflection_core.session.coverage import (
+    listed_paths,
+    requested_commands,
+    unfinished_git_operation,
+)
 from reflection_core.session.decide import Decision, DecisionContext, RepoFacts, decide
 from reflection_core.session.task import build_task_context, changed_paths
 from tests.unit.sessionbuild import SessionBuilder
@@ -651,3 +655,48 @@ def test_a_go_build_checks_a_change_to_a_package_no_test_reaches(
     decision = decide(builder.build("Fixed."), DecisionContext(config=config.defaults(), repo=repo))
     assert (decision.status == "complete") is complete, decision.patterns
     assert complete or "tests:not_run" in decision.patterns
+
+
+# --- a git operation left stopped on conflicts ---------------------------------------
+
+_REBASE_STOPPED = (
+    "Auto-merging app/limits.py\nCONFLICT (content): Merge conflict in app/limits.py\n"
+    "error: could not apply 1a2b3c4... raise the limit\n"
+    "hint: Resolve all conflicts manually, mark them as resolved with\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("command", "output"),
+    [
+        ("git rebase main", _REBASE_STOPPED),
+        ("git merge feature", "CONFLICT (content): Merge conflict in a.py\nAutomatic merge failed"),
+        ("git cherry-pick 1a2b3c4", "error: could not apply 1a2b3c4... fix\nhint: After resolving"),
+        ("git stash pop", "CONFLICT (content): Merge conflict in a.py\nThe stash entry is kept"),
+    ],
+)
+def test_a_git_operation_left_on_its_conflicts_is_open(command: str, output: str) -> None:
+    session = SessionBuilder("Rebase on main").bash(command, exit=1, output=output).build("Done.")
+    (gap,) = unfinished_git_operation(session)
+    assert gap.pattern == "git:unfinished" and f"`{command}`" in gap.missing
+
+
+@pytest.mark.parametrize(
+    "settled",
+    ["git rebase --continue", "git merge --abort", "git cherry-pick --skip", "git commit -m m"],
+)
+def test_a_conflict_continued_committed_or_aborted_is_settled(settled: str) -> None:
+    session = (
+        SessionBuilder("Rebase on main")
+        .bash("git rebase main", exit=1, output=_REBASE_STOPPED)
+        .edit("app/limits.py")
+        .bash("git add app/limits.py")
+        .bash(settled)
+        .build("Rebased.")
+    )
+    assert unfinished_git_operation(session) == []
+
+
+def test_a_conflict_shown_by_a_command_that_is_not_git_is_not_an_operation() -> None:
+    session = SessionBuilder("Why").bash("cat notes.txt", output="CONFLICT (content)").build()
+    assert unfinished_git_operation(session) == []
