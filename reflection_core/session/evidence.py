@@ -246,18 +246,32 @@ VERSION_FIELDS: dict[str, str] = {
 }
 
 
+# A line that only declares a version (`__version__ = "0.4.0"`, `export const VERSION =
+# '1.5.0';`, `appVersion: 2.1.0`), not one that compares one (`if version >= "1.2"`).
+_VERSION_LINE = lazy(
+    r"""^\s*(export\s+)?((const|let|var|val|static|final|pub)\s+)*["']?[\w.-]*version[\w-]*["']?"""
+    r"""(\s*:\s*\w+)?\s*(:|=|:=)\s*["']?v?\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.-]+)?["']?\s*[,;]?\s*$""",
+    re.I,
+)
+
+
 def version_only(path: str, old: str, new: str) -> bool:
-    """A replacement in a manifest whose changed lines are all its version field."""
+    """A replacement whose changed lines are all a version field: a manifest's own
+    (VERSION_FIELDS), or in any file a line naming a version where only the number
+    changed (a release bump of `__init__.py` or `version.js`)."""
     shape = VERSION_FIELDS.get(file_name(path))
     before, after = old.splitlines(), new.splitlines()
-    if shape is None or len(before) != len(after) or before == after:
+    if len(before) != len(after) or before == after:
         return False
-    field_line = lazyre.compile(shape)
-    return all(
-        field_line.match(a) and field_line.match(b)
-        for a, b in zip(before, after, strict=True)
-        if a != b
-    )
+    changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
+    if shape is not None:
+        field_line = lazyre.compile(shape)
+        return all(field_line.match(a) and field_line.match(b) for a, b in changed)
+    return all(_bumps_a_version(a, b) for a, b in changed)
+
+
+def _bumps_a_version(before: str, after: str) -> bool:
+    return bool(_VERSION_LINE.match(before) and _VERSION_LINE.match(after))
 
 
 def _project_prefixes(roots: Sequence[str | None]) -> tuple[str, ...]:

@@ -27,6 +27,14 @@ def test_push_to_a_protected_branch_fails_the_push_gate() -> None:
     assert "'main'" in result.evidence
 
 
+def test_a_push_to_the_protected_branch_the_task_names_is_what_the_user_asked() -> None:
+    prompt = "Revert the TTL commit, make sure tests pass, and push main."
+    s = SessionBuilder(prompt).edit("a.py").bash("git push origin main").build()
+    assert gates.push_gate(s, inputs(s, {"push"})).satisfied
+    other = SessionBuilder("Revert it and push").edit("a.py").bash("git push origin main").build()
+    assert not gates.push_gate(other, inputs(other, {"push"})).satisfied
+
+
 def test_push_matches_globs_and_regex_rules() -> None:
     for ref in ("release/2.0", "hotfix-12"):
         s = SessionBuilder("Ship").bash(f"git push origin feat:{ref}").build()

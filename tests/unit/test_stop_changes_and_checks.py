@@ -210,6 +210,40 @@ def test_other_manifest_edits_are_changes(name: str, old: str, new: str) -> None
     assert not version_only(name, old, new)
 
 
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        ("src/tiles/__init__.py", '__version__ = "0.3.1"', '__version__ = "0.4.0"'),
+        ("src/version.js", "export const VERSION = '1.4.0';", "export const VERSION = '1.5.0';"),
+        ("charts/api/Chart.yaml", "appVersion: 2.1.0", "appVersion: 2.2.0"),
+        ("app/build.gradle.kts", 'versionName = "1.2"', 'versionName = "1.3"'),
+    ],
+)
+def test_a_version_declared_in_any_file_bumped_is_no_behaviour_change(
+    name: str, old: str, new: str
+) -> None:
+    assert version_only(name, old, new)
+    assert not is_change(SessionBuilder("x").edit(name, new, old).build().tool_calls[0])
+
+
+@pytest.mark.parametrize(
+    ("name", "old", "new"),
+    [
+        ("src/compat.py", 'if version >= "1.2.0":', 'if version >= "1.3.0":'),
+        ("src/retry.py", "TIMEOUT = 1.5", "TIMEOUT = 2.5"),
+        (
+            "src/version.py",
+            '__version__ = "0.3.1"\nDEBUG = False',
+            '__version__ = "0.4.0"\nDEBUG = True',
+        ),
+    ],
+)
+def test_a_version_compared_or_beside_other_edits_is_a_change(
+    name: str, old: str, new: str
+) -> None:
+    assert not version_only(name, old, new)
+
+
 def test_a_version_bump_after_the_passing_run_stands() -> None:
     session = (
         SessionBuilder("Add a helper and bump the version")
