@@ -693,7 +693,9 @@ def _failed(outcome: dict[str, Any]) -> bool:
     """A command that failed: its exit status, or, when the status does not tell (a pipe
     such as `| tail`, curl without `--fail`), a check's output ending on its own failure."""
     hidden_failure = outcome.get("status_hidden") and outcome.get("failure_shown")
-    failed = outcome.get("ok") is False or bool(hidden_failure)
+    # A filter's non-zero exit (`| grep -c x` found none) is no failure of what it read.
+    exited = outcome.get("ok") is False and not outcome.get("filtered")
+    failed = exited or bool(hidden_failure)
     return failed and not outcome.get("preexisting")
 
 

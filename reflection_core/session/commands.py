@@ -1391,11 +1391,13 @@ def _remember_assignments(words: list[str], shell_vars: dict[str, str]) -> None:
             shell_vars[name] = value
 
 
-def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Segment, bool]]]:
-    """Facts of a whole command line, and which of its segments ran tests."""
+def _classify_line(
+    command: str, depth: int = 0
+) -> tuple[_Facts, list[tuple[Segment, frozenset[str]]]]:
+    """Facts of a whole command line, and the kinds of each of its segments."""
     facts = _Facts()
     pipeline = _Facts()
-    segment_tests: list[tuple[Segment, bool]] = []
+    segment_tests: list[tuple[Segment, frozenset[str]]] = []
     test_partials: list[bool] = []
     shell_vars: dict[str, str] = {}
     piped_from: Segment | None = None
@@ -1407,7 +1409,7 @@ def _classify_line(command: str, depth: int = 0) -> tuple[_Facts, list[tuple[Seg
         piped_from = segment if segment.then in ("|", "|&") else None
         _order_checks(facts, pipeline, part)
         _merge(pipeline, part)
-        segment_tests.append((segment, "test" in part.kinds))
+        segment_tests.append((segment, frozenset(part.kinds)))
         if "test" in part.kinds:
             test_partials.append(part.partial)
         if segment.then not in ("|", "|&"):
@@ -1453,6 +1455,7 @@ def _classify_text(text: str) -> CommandInfo:
         push_implicit=facts.push_implicit,
         push_all=facts.push_all,
         exit_masked=_exit_masked(segment_tests, text),
+        status_of_a_filter=_status_of_a_filter(segment_tests, text),
         checked_after_change=facts.checked_after,
         wrappers=tuple(dict.fromkeys(facts.wrappers)),
     )
@@ -1477,9 +1480,9 @@ def _merge(into: _Facts, part: _Facts) -> None:
     into.wrappers.extend(part.wrappers)
 
 
-def _exit_masked(segment_tests: list[tuple[Segment, bool]], text: str) -> bool:
+def _exit_masked(segment_tests: list[tuple[Segment, frozenset[str]]], text: str) -> bool:
     """True when no test's failure would make the whole command line fail."""
-    test_at = [i for i, (_, is_test) in enumerate(segment_tests) if is_test]
+    test_at = [i for i, (_, kinds) in enumerate(segment_tests) if "test" in kinds]
     if not test_at:
         return False
     pipefail = "pipefail" in text
@@ -1497,6 +1500,24 @@ def _exit_masked(segment_tests: list[tuple[Segment, bool]], text: str) -> bool:
         if not masked:
             return False
     return True
+
+
+# Programs that read what a pipe gives them and exit on their own terms: `grep -c x`
+# exits 1 when it counts none, whatever the check before it did.
+_PIPE_FILTERS = frozenset(
+    {"grep", "egrep", "fgrep", "rg", "tail", "head", "wc", "sort", "uniq", "cut", "awk", "sed",
+     "tr", "tee", "jq", "yq", "column", "less", "more"}
+)  # fmt: skip
+
+
+def _status_of_a_filter(segments: list[tuple[Segment, frozenset[str]]], text: str) -> bool:
+    """The line's exit status is a filter's (`helm template . | grep -c Ingress`): it ends
+    on a filter reading, through a pipe and without `pipefail`, what came before it."""
+    if len(segments) < 2 or "pipefail" in text:
+        return False
+    last = segments[-1][0]
+    piped = segments[-2][0].then in ("|", "|&")
+    return piped and bool(last.words) and _program(last.words[0]) in _PIPE_FILTERS
 
 
 def shell_tool_kind(info: CommandInfo) -> ToolKind:

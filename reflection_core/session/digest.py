@@ -116,6 +116,7 @@ def _shell_outcome(call: ToolCall) -> dict[str, Any]:
         # compiler's error line, a runtime's crash (a failed run is no check, but shows one).
         "failure_shown": _checks_or_runs(call) and failure_has_the_last_word(call),
         "status_hidden": status_hidden(call),
+        "filtered": call.command is not None and call.command.status_of_a_filter,
     }
 
 

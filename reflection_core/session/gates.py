@@ -461,6 +461,11 @@ def run_passed(call: ToolCall) -> bool | None:
         return False
     if call.ok and call.command is not None and call.command.exit_masked:
         return True if _PASSED_IN_OUTPUT.search(call.output) else None
+    if call.ok is False and call.command is not None and call.command.status_of_a_filter:
+        # A filter's exit (`| grep -c x` found none): only the output can show a failure.
+        if failure_has_the_last_word(call):
+            return False
+        return True if _PASSED_IN_OUTPUT.search(call.output) else None
     return call.ok
 
 
@@ -904,8 +909,16 @@ def _command_gate(
             pattern=f"{name}:not_run",
         )
     last = runs[-1]
-    if run_passed(last):
+    passed = run_passed(last)
+    if passed:
         return GateResult(name, required, True, f"`{_cmd(last)}` passed after the latest change")
+    if passed is None and last.ok is False:
+        return GateResult(
+            name,
+            required,
+            True,
+            f"`{_cmd(last)}` exited on its filter's status; its output shows no failure",
+        )
     return GateResult(
         name,
         required,

@@ -44,6 +44,9 @@ class CommandInfo:
         False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
     )
     checked_after_change: bool = False  # a check runs after its own rewrite (`sed -i x && pytest`)
+    # The line's status is a filter's that read the output before it (`helm lint | grep -c
+    # x`): a non-zero exit is the filter's ("none found"), not the command's.
+    status_of_a_filter: bool = False
     # Runs of the project's wrappers whose names say nothing of what they run: `script:ci`
     # (`npm run ci`), `make:verify`, `just:ci`, `file:scripts/ci.sh`. What each runs is
     # read from the repository (`project_model.wrapped_commands`), then classified.

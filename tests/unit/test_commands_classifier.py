@@ -986,3 +986,22 @@ def test_a_wrapper_named_for_nothing_is_kept_for_the_project_model(
 )
 def test_a_wrapper_named_for_its_check_or_elsewhere_is_not_kept(command: str) -> None:
     assert classify_command(command).wrappers == ()
+
+
+@pytest.mark.parametrize(
+    ("command", "filtered"),
+    [
+        ("helm template rel charts/api | grep -c 'kind: Ingress'", True),
+        ("npm run build 2>&1 | tail -20", True),
+        ("cat app.log | grep ERROR", True),
+        ("kubectl get pods -o json | jq '.items | length'", True),
+        ("set -o pipefail; helm lint . | tail", False),  # the status is the whole pipe's
+        ("helm lint . | python3 check.py", False),  # not a filter
+        ("grep -c Ingress out.yaml", False),  # no pipe
+        ("helm lint . | tail -3; echo done", False),  # the line ends on its own command
+    ],
+)
+def test_a_line_ending_on_a_piped_filter_takes_the_filters_status(
+    command: str, filtered: bool
+) -> None:
+    assert classify_command(command).status_of_a_filter is filtered

@@ -50,6 +50,25 @@ def test_the_unchecked_change_is_named_by_its_file_or_its_command() -> None:
     assert "(`sed -i 's/a/b/' src/a.py`)" in (gate(command).missing or "")
 
 
+def test_a_filter_that_found_nothing_after_a_build_is_no_build_failure() -> None:
+    command = "helm template rel charts/api | grep -c 'kind: Ingress'"
+    s = SessionBuilder("No ingress").edit("deploy/render.py").bash(command, exit=1, output="0")
+    s = s.build()
+    build = gates._command_gate(s, gate_inputs(s), "build", "build", None)
+    assert build.satisfied and "filter" in build.evidence
+    errored = (
+        SessionBuilder("x")
+        .edit("a.go")
+        .bash("go build ./... | grep -v warn", exit=1, output="./a.go:3:1: syntax error")
+        .build()
+    )
+    assert not gates._command_gate(errored, gate_inputs(errored), "build", "build", None).satisfied
+
+
+def gate_inputs(session: Session) -> GateInputs:
+    return GateInputs(task=build_task_context(session), required={"build"})
+
+
 def _rerun_after(command: str) -> Session:
     """`command` passed, then another file changed: the tests ran before it, not after."""
     builder = SessionBuilder("Fix it").edit("src/a.py").bash(command, output="12 passed")

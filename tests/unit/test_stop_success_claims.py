@@ -102,6 +102,18 @@ def test_a_failed_check_reported_or_left_unclaimed_is_not_a_contradiction(final:
     assert "reading:claim_contradicted" not in d.open_patterns
 
 
+def test_a_filter_that_found_nothing_is_no_failure_a_done_claim_contradicts() -> None:
+    session = (
+        SessionBuilder("Check the logs for errors after the fix")
+        .edit("app/worker.py")
+        .bash("python -m pytest -q", output="4 passed")
+        .bash("cat logs/worker.log | grep -c ERROR", exit=1, output="0")
+        .build("Done: no errors in the worker log.")
+    )
+    reading = decide(session, CTX).reading
+    assert reading is not None and "claim_contradicted" not in [f.kind for f in reading.facts]
+
+
 def test_a_success_claim_with_nothing_failed_is_no_contradiction() -> None:
     session = _red_check().bash("python -m pytest -q", output="4 passed").build("All green.")
     d = decide(session, CTX)
