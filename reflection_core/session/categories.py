@@ -130,6 +130,9 @@ GAP_WEIGHTS: tuple[tuple[str, str], ...] = (
     # A script changed, nothing ran or parsed it, and the message says it is done: the words
     # and the evidence agree (14/3, 7 of 8 users; 11/1 on half A, 3/2 on half B).
     ("script:not_run", "once"),
+    # The same for a container, infrastructure or service definition (`docker build .`,
+    # `terraform validate`): the dev stops hold none yet, so it is a note.
+    ("infra:not_checked", "soft"),
     ("error_fix:not_checked", "hard"),  # the task pastes an error; nothing checked (6/1, 5)
     ("ship:unchecked", "once"),  # a push of a change nothing checked, claimed done (4/0, 3)
     ("typecheck:failing", "soft"),  # (no blocks yet)

@@ -978,6 +978,9 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
     if sub in ("build", "buildx") or (sub == "up" and "--build" in args):
         facts.kinds.add("build")
         return
+    if sub == "config" and "compose" in args[:i]:
+        facts.kinds.add("lint")  # `docker compose config` validates the compose file
+        return
     if sub not in ("run", "exec"):
         return
     target = _skip_options(args, i + 1, _CONTAINER_VALUE_OPTIONS)

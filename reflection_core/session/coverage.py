@@ -178,6 +178,17 @@ SCRIPT_CHECKS: tuple[tuple[str, str], ...] = (
     ("flake.nix", "nix flake check"),
     (".nix", "nix-instantiate --parse {path}"),
 )
+# Container, infrastructure and service definitions, by file ending, and the command that
+# builds or validates each: no test suite reaches them. A change to one that nothing
+# checked, called done, is a note (`infra:not_checked`): the dev stops hold none yet.
+INFRA_CHECKS: tuple[tuple[str, str], ...] = (
+    ("dockerfile", "docker build ."),
+    ("compose.yml", "docker compose config"),
+    ("compose.yaml", "docker compose config"),
+    (".tf", "terraform validate"),
+    (".service", "systemd-analyze verify {path}"),
+    (".timer", "systemd-analyze verify {path}"),
+)
 # Shapes of error output pasted into a prompt: the task is "make this error go away",
 # so a fix nothing ran afterwards is a guess. One shape a line (a test per entry).
 ERROR_OUTPUT_SHAPES: tuple[str, ...] = (
@@ -474,11 +485,11 @@ def _touches(call: ToolCall, paths: set[str]) -> bool:
     return any(_among(p, set(written)) for p in paths)
 
 
-def script_check(path: str) -> str | None:
-    """The command that parses `path` with its own language's toolchain (SCRIPT_CHECKS),
-    or None when it is no script that has one."""
+def script_check(path: str, table: tuple[tuple[str, str], ...] = SCRIPT_CHECKS) -> str | None:
+    """The command that parses `path` with its own language's toolchain (SCRIPT_CHECKS,
+    or the `table` given), or None when it is no file that has one."""
     lowered = path.lower()
-    for ending, template in SCRIPT_CHECKS:
+    for ending, template in table:
         if lowered.endswith(ending):
             return template.format(path=shlex.quote(path))
     return None
@@ -511,6 +522,17 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
         for p in changed
         if checkable(p) and not _among(p, text_only) and (check := script_check(p))
     ]
+    infra = [(p, check) for p in changed if (check := script_check(p, INFRA_CHECKS))]
+    return _unchecked_files(session, scripts, "script:not_run", "ran or parsed") + (
+        _unchecked_files(session, infra, "infra:not_checked", "built or validated")
+    )
+
+
+def _unchecked_files(
+    session: Session, scripts: list[tuple[str, str]], pattern: str, checked: str
+) -> list[Gap]:
+    """The gap for `scripts` ((path, its check)) when nothing ran or checked any of them
+    after its own latest change."""
     if not scripts:
         return []
     names = {_stem(p) for p, _ in scripts}
@@ -527,13 +549,13 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
         return []
     path, check = scripts[0]
     more = f" and {len(scripts) - 1} more" if len(scripts) > 1 else ""
+    what = "script" if pattern == "script:not_run" else "file"
     return [
         Gap(
-            "script:not_run",
-            f"script changed ({path}{more}), nothing ran or parsed it after the latest "
+            pattern,
+            f"{what} changed ({path}{more}), nothing {checked} it after the latest "
             "change, and the message says it is done",
-            f"Run `{check}` (or a run of the script that exercises the change) and fix what "
-            "it reports",
+            f"Run `{check}` (or a run of it that exercises the change) and fix what it reports",
             "MEDIUM",
         )
     ]

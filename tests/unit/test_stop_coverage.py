@@ -378,6 +378,39 @@ def test_the_check_a_script_push_names_counts_as_a_check_once_run(path: str, che
     assert "script:not_run" not in run_untested(builder, "Done.").patterns
 
 
+# One changed file per INFRA_CHECKS entry, in table order, and the check the note names.
+_INFRA_EXAMPLES = [
+    ("services/gateway/Dockerfile", "docker build ."),
+    ("compose.yml", "docker compose config"),
+    ("deploy/docker-compose.yaml", "docker compose config"),
+    ("infra/sg.tf", "terraform validate"),
+    ("deploy/app.service", "systemd-analyze verify "),
+    ("deploy/backup.timer", "systemd-analyze verify "),
+]
+
+
+def test_every_infra_check_has_an_example() -> None:
+    from reflection_core.session.coverage import INFRA_CHECKS
+
+    endings = [
+        next(e for e, _ in INFRA_CHECKS if p.lower().endswith(e)) for p, _ in _INFRA_EXAMPLES
+    ]
+    assert endings == [e for e, _ in INFRA_CHECKS]
+
+
+@pytest.mark.parametrize(("path", "check"), _INFRA_EXAMPLES)
+def test_an_infra_file_nothing_checked_called_done_is_a_note_naming_its_check(
+    path: str, check: str
+) -> None:
+    d = run_untested(SessionBuilder("Switch to the alpine image").edit(path), "Done.")
+    assert "infra:not_checked" in d.open_patterns and not d.should_block, d.missing
+    assert any(f"Run `{check}" in action for action in d.next_actions), d.next_actions
+    builder = SessionBuilder("Switch to the alpine image").edit(path)
+    command = check.strip() + (f" {path}" if check.endswith(" ") else "")
+    ran = run_untested(builder.bash(command), "Done.")
+    assert "infra:not_checked" not in ran.open_patterns
+
+
 def test_a_script_push_is_sent_once_a_task() -> None:
     from reflection_core.session.attempts import AttemptState
 
