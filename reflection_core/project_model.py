@@ -974,8 +974,12 @@ def read_scripts(root: Path, paths: Iterable[str]) -> tuple[tuple[str, str], ...
     base = os.path.realpath(root)
     found: list[tuple[str, str]] = []
     for path in dict.fromkeys(paths):
-        real = os.path.realpath(os.path.join(base, path))
-        if os.path.commonpath([real, base]) != base or not os.path.isfile(real):
+        try:
+            real = os.path.realpath(os.path.join(base, path))
+            inside = os.path.commonpath([real, base]) == base
+        except ValueError:  # another drive, or a character no path holds
+            continue
+        if not inside or not os.path.isfile(real):
             continue
         text = _read_text(Path(real))
         if text is not None:

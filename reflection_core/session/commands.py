@@ -1400,7 +1400,7 @@ def _classify_line(
     """Facts of a whole command line, and the kinds of each of its segments."""
     facts = _Facts()
     pipeline = _Facts()
-    segment_tests: list[tuple[Segment, frozenset[str]]] = []
+    segment_kinds: list[tuple[Segment, frozenset[str]]] = []
     test_partials: list[bool] = []
     shell_vars: dict[str, str] = {}
     piped_from: Segment | None = None
@@ -1412,7 +1412,7 @@ def _classify_line(
         piped_from = segment if segment.then in ("|", "|&") else None
         _order_checks(facts, pipeline, part)
         _merge(pipeline, part)
-        segment_tests.append((segment, frozenset(part.kinds)))
+        segment_kinds.append((segment, frozenset(part.kinds)))
         if "test" in part.kinds:
             test_partials.append(part.partial)
         if segment.then not in ("|", "|&"):
@@ -1422,7 +1422,7 @@ def _classify_line(
     _keep_captures(pipeline)
     _merge(facts, pipeline)
     facts.partial = bool(test_partials) and all(test_partials)
-    return facts, segment_tests
+    return facts, segment_kinds
 
 
 def _order_checks(facts: _Facts, pipeline: _Facts, part: _Facts) -> None:
@@ -1441,7 +1441,7 @@ def classify_command(command: str) -> CommandInfo:
 
 @functools.lru_cache(maxsize=4096)  # a session repeats its commands; the answer is never mutated
 def _classify_text(text: str) -> CommandInfo:
-    facts, segment_tests = _classify_line(text)
+    facts, segment_kinds = _classify_line(text)
     normalized = [n for n in facts.normalized if not _DECORATION.match(n)] or facts.normalized
     kinds = facts.kinds - {"format"} if facts.rewrites else facts.kinds
     return CommandInfo(
@@ -1457,8 +1457,8 @@ def _classify_text(text: str) -> CommandInfo:
         programs=tuple(facts.programs),
         push_implicit=facts.push_implicit,
         push_all=facts.push_all,
-        exit_masked=_exit_masked(segment_tests, text),
-        status_of_a_filter=_status_of_a_filter(segment_tests, text),
+        exit_masked=_exit_masked(segment_kinds, text),
+        status_of_a_filter=_status_of_a_filter(segment_kinds, text),
         checked_after_change=facts.checked_after,
         wrappers=tuple(dict.fromkeys(facts.wrappers)),
     )
@@ -1483,20 +1483,20 @@ def _merge(into: _Facts, part: _Facts) -> None:
     into.wrappers.extend(part.wrappers)
 
 
-def _exit_masked(segment_tests: list[tuple[Segment, frozenset[str]]], text: str) -> bool:
+def _exit_masked(segment_kinds: list[tuple[Segment, frozenset[str]]], text: str) -> bool:
     """True when no test's failure would make the whole command line fail."""
-    test_at = [i for i, (_, kinds) in enumerate(segment_tests) if "test" in kinds]
+    test_at = [i for i, (_, kinds) in enumerate(segment_kinds) if "test" in kinds]
     if not test_at:
         return False
     pipefail = "pipefail" in text
     for i in test_at:
         masked = False
-        for segment, _ in segment_tests[i:]:
+        for segment, _ in segment_kinds[i:]:
             if segment.then in ("|", "|&") and not pipefail:
                 masked = True
                 break
             if segment.then in ("||", ";", "&"):
-                masked = segment is not segment_tests[-1][0]
+                masked = segment is not segment_kinds[-1][0]
                 break
             if segment.then is None:
                 break

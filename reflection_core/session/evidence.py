@@ -257,7 +257,7 @@ _VERSION_LINE = lazy(
 
 def version_only(path: str, old: str, new: str) -> bool:
     """A replacement whose changed lines are all a version field: a manifest's own
-    (VERSION_FIELDS), or in any file a line naming a version where only the number
+    (VERSION_FIELDS), or in any file a line declaring a version where only the number
     changed (a release bump of `__init__.py` or `version.js`)."""
     shape = VERSION_FIELDS.get(file_name(path))
     before, after = old.splitlines(), new.splitlines()
@@ -270,8 +270,13 @@ def version_only(path: str, old: str, new: str) -> bool:
     return all(_bumps_a_version(a, b) for a, b in changed)
 
 
+_VERSION_NUMBER = lazy(r"\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.-]+)?")
+
+
 def _bumps_a_version(before: str, after: str) -> bool:
-    return bool(_VERSION_LINE.match(before) and _VERSION_LINE.match(after))
+    """Both lines declare a version and differ only in its number."""
+    same_line = _VERSION_NUMBER.sub("", before) == _VERSION_NUMBER.sub("", after)
+    return same_line and bool(_VERSION_LINE.match(before) and _VERSION_LINE.match(after))
 
 
 def _project_prefixes(roots: Sequence[str | None]) -> tuple[str, ...]:

@@ -626,7 +626,7 @@ def test_read_scripts_reads_scripts_inside_the_repository_only(tmp_path: Path) -
         pm.read_scripts(
             repo,
             ["scripts/ci.sh", "./scripts/ci.sh", "../outside.sh", "escape.sh", "missing.sh",
-             str(repo / "scripts/ci.sh"), "scripts"],
+             str(repo / "scripts/ci.sh"), "scripts", "bad\x00name.sh"],
         )
     )  # fmt: skip
     assert read == {

@@ -231,6 +231,7 @@ def test_a_version_declared_in_any_file_bumped_is_no_behaviour_change(
     [
         ("src/compat.py", 'if version >= "1.2.0":', 'if version >= "1.3.0":'),
         ("src/retry.py", "TIMEOUT = 1.5", "TIMEOUT = 2.5"),
+        ("src/app.py", 'VERSION = "1.4.0"', 'MIN_VERSION = "1.5.0"'),
         (
             "src/version.py",
             '__version__ = "0.3.1"\nDEBUG = False',
