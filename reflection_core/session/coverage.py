@@ -523,16 +523,17 @@ def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> 
         if checkable(p) and not _among(p, text_only) and (check := script_check(p))
     ]
     infra = [(p, check) for p in changed if (check := script_check(p, INFRA_CHECKS))]
-    return _unchecked_files(session, scripts, "script:not_run", "ran or parsed") + (
-        _unchecked_files(session, infra, "infra:not_checked", "built or validated")
+    return _unchecked_files(session, scripts, ("script:not_run", "script", "ran or parsed")) + (
+        _unchecked_files(session, infra, ("infra:not_checked", "file", "built or validated"))
     )
 
 
 def _unchecked_files(
-    session: Session, scripts: list[tuple[str, str]], pattern: str, checked: str
+    session: Session, scripts: list[tuple[str, str]], said: tuple[str, str, str]
 ) -> list[Gap]:
     """The gap for `scripts` ((path, its check)) when nothing ran or checked any of them
-    after its own latest change."""
+    after its own latest change; `said` is its pattern, what it calls the file and what
+    no check did to it."""
     if not scripts:
         return []
     names = {_stem(p) for p, _ in scripts}
@@ -549,7 +550,7 @@ def _unchecked_files(
         return []
     path, check = scripts[0]
     more = f" and {len(scripts) - 1} more" if len(scripts) > 1 else ""
-    what = "script" if pattern == "script:not_run" else "file"
+    pattern, what, checked = said
     return [
         Gap(
             pattern,

@@ -246,11 +246,14 @@ VERSION_FIELDS: dict[str, str] = {
 }
 
 
-# A line that only declares a version (`__version__ = "0.4.0"`, `export const VERSION =
-# '1.5.0';`, `appVersion: 2.1.0`), not one that compares one (`if version >= "1.2"`).
+# A version number (`0.4.0`, `1.5`, `2.0.0-rc.1`), and a line that only declares one
+# (`__version__ = "0.4.0"`, `export const VERSION = '1.5.0';`, `appVersion: 2.1.0`), not
+# one that compares one (`if version >= "1.2"`).
+_NUMBER = r"\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.-]+)?"
+_VERSION_NUMBER = lazy(_NUMBER)
 _VERSION_LINE = lazy(
     r"""^\s*(export\s+)?((const|let|var|val|static|final|pub)\s+)*["']?[\w.-]*version[\w-]*["']?"""
-    r"""(\s*:\s*\w+)?\s*(:|=|:=)\s*["']?v?\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.-]+)?["']?\s*[,;]?\s*$""",
+    rf"""(\s*:\s*\w+)?\s*(:|=|:=)\s*["']?v?{_NUMBER}["']?\s*[,;]?\s*$""",
     re.I,
 )
 
@@ -268,9 +271,6 @@ def version_only(path: str, old: str, new: str) -> bool:
         field_line = lazyre.compile(shape)
         return all(field_line.match(a) and field_line.match(b) for a, b in changed)
     return all(_bumps_a_version(a, b) for a, b in changed)
-
-
-_VERSION_NUMBER = lazy(r"\d+\.\d+(\.\d+)?([-+][0-9A-Za-z.-]+)?")
 
 
 def _bumps_a_version(before: str, after: str) -> bool:
@@ -343,7 +343,7 @@ def ran_scripts(session: Session) -> list[str]:
     """The shell scripts the session ran by path (`sh bin/bench.sh`, `./scripts/ci.sh`),
     as written: the edge reads their text for `with_wrapped_checks`."""
     return [
-        key[5:]
+        key.removeprefix("file:")
         for call in session.tool_calls
         if call.command is not None
         for key in call.command.wrappers
