@@ -388,11 +388,25 @@ _FLAG_LETTERS = ((re.IGNORECASE, "i"), (re.DOTALL, "s"), (re.MULTILINE, "m"), (r
 def _may_hold_secret(text: str) -> bool:
     """Whether any rule matches `text`, in one search: every rule's pattern as one
     alternation, each under its own flags. Most strings a verdict or record holds match
-    none, and skip the rules' substitutions one by one."""
+    none, and skip the rules' substitutions one by one. A text holding none of the rules'
+    hints is answered without it: the substring scans take a tenth of its search, and a
+    process that redacts only a command line and a few notes, as a test run's recorder
+    does, never pays its compilation (about 5 ms)."""
+    if not _holds_a_hint(text):
+        return False
     global _any_rule
     if _any_rule is None:
         _any_rule = lazyre.compile(_any_rule_source(RULES))
     return _any_rule.search(text) is not None
+
+
+_ALL_HINTS = tuple(sorted({hint for rule in RULES for hint in rule.hints}))
+
+
+def _holds_a_hint(text: str) -> bool:
+    """Whether `text` holds a literal every match of some rule holds (Rule.hints)."""
+    lowered = text.lower()
+    return any(hint in lowered for hint in _ALL_HINTS)
 
 
 def _any_rule_source(rules: tuple[Rule, ...]) -> str:

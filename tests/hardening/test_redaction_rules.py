@@ -142,4 +142,23 @@ def test_text_without_a_hint_is_never_redacted(parts: list[str], upper: bool) ->
     text = "".join(parts)
     text = text.upper() if upper else text
     if not any(hint in text.lower() for rule in RULES for hint in rule.hints):
-        assert redact(text) == text
+        assert not any(rule.pattern.search(text) for rule in RULES)  # what redact skips on
+
+
+def test_text_without_a_hint_is_answered_without_compiling_the_rules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import reflection_core.redact as redact_module
+
+    monkeypatch.setattr(redact_module, "_any_rule", None)
+    monkeypatch.setattr(redact_module, "_redacted_short", {})
+    assert (
+        redact("pytest -q -p no:cacheprovider tests/unit")
+        == "pytest -q -p no:cacheprovider tests/unit"
+    )
+    assert redact_module._any_rule is None
+    assert (
+        redact("GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789AB")
+        == "GITHUB_TOKEN=[REDACTED]"
+    )
+    assert redact_module._any_rule is not None
