@@ -679,11 +679,11 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
 
 def failure_with_the_last_word(digest: dict[str, Any]) -> dict[str, Any] | None:
     """The failed command that is the latest word on the work: the last command, when
-    nothing ran after it, or the last check after the latest change (a commit or a push
-    after a failed test run changes nothing it showed). A failure a baseline showed
-    without the change is not the work's."""
+    nothing but looks ran after it (a file read, `fly status`), or the last check after the
+    latest change (a commit or a push after a failed test run changes nothing it showed).
+    A failure a baseline showed without the change is not the work's."""
     last = digest.get("last_command") or {}
-    if last.get("at") == digest.get("last_tool_at") and _failed(last):
+    if last.get("at") == digest.get("last_act_at") and _failed(last):
         return last
     check = digest.get("last_check_after_change") or {}
     return check if _failed(check) else None
@@ -696,7 +696,22 @@ def _failed(outcome: dict[str, Any]) -> bool:
     # A filter's non-zero exit (`| grep -c x` found none) is no failure of what it read.
     exited = outcome.get("ok") is False and not outcome.get("filtered")
     failed = exited or bool(hidden_failure)
-    return failed and not outcome.get("preexisting")
+    return failed and not outcome.get("preexisting") and not _never_started(outcome)
+
+
+def _never_started(outcome: dict[str, Any]) -> bool:
+    """The shell found no such program (exit 127 naming the command's own program): it
+    never touched the work. A check that could not start stays a failure (nothing was
+    checked), and so does a script that started and then missed a program of its own."""
+    command = str(outcome.get("command") or "")
+    if outcome.get("exit_code") != 127 or _is_check_command(command):
+        return False
+    from reflection_core.session.commands import classify_command
+
+    programs = classify_command(command).programs
+    tail = str(outcome.get("output_tail") or "")
+    missing = [line for line in tail.splitlines() if "not found" in line]
+    return bool(programs) and any(programs[0] in line for line in missing)
 
 
 def _is_check_command(command: str) -> bool:

@@ -373,6 +373,55 @@ MANIFEST_EDITS: tuple[tuple[str, str, str], ...] = (
     ("composer", "remove", "composer.json"),
     ("alembic", "revision", ""),  # a new migration under the versions folder
 )
+# Subcommands that only look at a system's state (a deployment, a service, a cluster): kind
+# "status". They change nothing, so a failure before them keeps the last word on the work
+# ("deploy failed", then `fly status`, then "Deployed"); their output is an outcome, not a
+# file's content, so they stay shell calls. (program, subcommand), one a line; docker's
+# serve docker-compose and podman too.
+STATE_LOOKS: tuple[tuple[str, str], ...] = (
+    ("kubectl", "get"),
+    ("kubectl", "describe"),
+    ("kubectl", "logs"),
+    ("kubectl", "top"),
+    ("kubectl", "events"),
+    ("kubectl", "rollout status"),
+    ("kubectl", "rollout history"),
+    ("helm", "list"),
+    ("helm", "ls"),
+    ("helm", "status"),
+    ("helm", "history"),
+    ("systemctl", "status"),
+    ("systemctl", "is-active"),
+    ("systemctl", "is-failed"),
+    ("systemctl", "list-units"),
+    ("journalctl", ""),
+    ("docker", "ps"),
+    ("docker", "logs"),
+    ("docker", "images"),
+    ("docker", "inspect"),
+    ("docker", "compose ps"),
+    ("docker", "compose logs"),
+    ("fly", "status"),
+    ("fly", "logs"),
+    ("fly", "releases"),
+    ("flyctl", "status"),
+    ("flyctl", "logs"),
+    ("heroku", "ps"),
+    ("heroku", "logs"),
+    ("heroku", "releases"),
+    ("pm2", "status"),
+    ("pm2", "list"),
+    ("pm2", "ls"),
+    ("pm2", "logs"),
+    ("vercel", "ls"),
+    ("vercel", "logs"),
+    ("vercel", "inspect"),
+    ("railway", "status"),
+    ("railway", "logs"),
+    ("terraform", "show"),
+    ("terraform", "output"),
+    ("terraform", "state list"),
+)
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
     | {"cmp", "nl", "stat", "file", "du", "df", "pwd", "which", "type", "readlink", "realpath"}
@@ -982,6 +1031,8 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
         facts.kinds.add("lint")  # `docker compose config` validates the compose file
         return
     if sub not in ("run", "exec"):
+        if looks_at_state("docker", args):
+            facts.kinds.add("status")
         return
     target = _skip_options(args, i + 1, _CONTAINER_VALUE_OPTIONS)
     inner, scripts = _unwrap(args[target + 1 :])
@@ -989,6 +1040,12 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
         _merge(facts, _classify_line(script, 1)[0])
     if inner:
         _dispatch(_program(inner[0]), inner[1:], heredoc, facts)
+
+
+def looks_at_state(prog: str, args: list[str]) -> bool:
+    """`prog args` is a STATE_LOOKS entry: flags before the subcommand aside."""
+    words = [a for a in args if not a.startswith("-")]
+    return any(p == prog and words[: len(sub.split())] == sub.split() for p, sub in STATE_LOOKS)
 
 
 def _subcommand_entry(prog: str, args: list[str]) -> tuple[str, str] | None:
@@ -1290,6 +1347,8 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.modify(*([manifest] if manifest else []))
     elif prog in ("odoo", "odoo-bin"):
         _odoo(args, facts)
+    elif looks_at_state(prog, args):
+        facts.kinds.add("status")
     elif prog == "perl" and any(a.startswith("-i") or a.startswith("-pi") for a in args):
         facts.modify()
     elif prog == "dd" and any(a.startswith("of=") for a in args):

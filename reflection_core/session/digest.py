@@ -142,12 +142,15 @@ _DISCARDED = lazy(r"\|\|\s*(?:true|:)\b|;\s*(?:true|:)\s*$")
 
 
 def last_command(session: Session) -> dict[str, Any] | None:
-    """The last shell command with a result, and how it ended; for a failed test run,
-    whether it fails the same way without the change (a baseline showed it)."""
+    """The last shell command with a result that did more than look at a system's state,
+    and how it ended; for a failed test run, whether it fails the same way without the
+    change (a baseline showed it)."""
     calls = session.tool_calls
     for pos in range(len(calls) - 1, -1, -1):
         call = calls[pos]
         if call.kind == "shell" and call.ok is not None and not call.background:
+            if only_looks(call):
+                continue
             outcome = _shell_outcome(call)
             failed_test = "test" in (call.command.kinds if call.command else ()) and (
                 run_passed(call) is False
@@ -291,8 +294,27 @@ def build_digest(
         "host_failure": host_failure(session),
         "plan_mode": plan_mode or task.plan_only,
         "tool_calls": len(session.tool_calls),
-        "last_tool_at": session.tool_calls[-1].index if session.tool_calls else None,
+        "last_act_at": last_act_at(session),
     }
+
+
+# Tool calls that only look: after a failure they leave it the last word on the work.
+_LOOKS = frozenset(("read", "search", "todo"))
+
+
+def only_looks(call: ToolCall) -> bool:
+    """A file read, a search, a todo update, or a command that only looks at a system's
+    state (`fly status`, `kubectl get pods`): it cannot have changed the work."""
+    if call.kind in _LOOKS:
+        return True
+    kinds = call.command.kinds if call.command is not None else frozenset()
+    return bool(kinds) and kinds <= {"status", "read"}
+
+
+def last_act_at(session: Session) -> int | None:
+    """The record of the last tool call that did more than look."""
+    acts = [call.index for call in session.tool_calls if not only_looks(call)]
+    return acts[-1] if acts else None
 
 
 def size_in_tokens(digest: dict[str, Any]) -> int:

@@ -1005,3 +1005,78 @@ def test_a_line_ending_on_a_piped_filter_takes_the_filters_status(
     command: str, filtered: bool
 ) -> None:
     assert classify_command(command).status_of_a_filter is filtered
+
+
+# One line per STATE_LOOKS entry, in table order: a look at a system's state.
+_STATE_LOOK_LINES = [
+    "kubectl get pods -n prod",
+    "kubectl describe deployment api",
+    "kubectl logs deploy/api --tail=50",
+    "kubectl top pods",
+    "kubectl events --for pod/api-0",
+    "kubectl rollout status deployment/api",
+    "kubectl rollout history deployment/api",
+    "helm list -A",
+    "helm ls",
+    "helm status api",
+    "helm history api",
+    "systemctl status api --no-pager",
+    "systemctl is-active nginx",
+    "systemctl is-failed api",
+    "systemctl list-units --failed",
+    "journalctl -u api --since today",
+    "docker ps -a",
+    "docker logs web --tail 20",
+    "docker images",
+    "docker inspect web",
+    "docker compose ps",
+    "docker compose logs api",
+    "fly status",
+    "fly logs -a api",
+    "fly releases",
+    "flyctl status --app api",
+    "flyctl logs",
+    "heroku ps -a api",
+    "heroku logs --tail",
+    "heroku releases",
+    "pm2 status",
+    "pm2 list",
+    "pm2 ls",
+    "pm2 logs api --lines 50",
+    "vercel ls",
+    "vercel logs https://app.example.com",
+    "vercel inspect https://app.example.com",
+    "railway status",
+    "railway logs",
+    "terraform show",
+    "terraform output -json",
+    "terraform state list",
+]
+
+
+def test_every_state_look_entry_has_an_example() -> None:
+    from reflection_core.session.commands import STATE_LOOKS
+
+    assert len(_STATE_LOOK_LINES) == len(STATE_LOOKS)
+
+
+@pytest.mark.parametrize("line", [*_STATE_LOOK_LINES, "docker-compose ps", "podman ps"])
+def test_a_look_at_a_systems_state_is_a_status_command(line: str) -> None:
+    assert classify_command(line).kinds == {"status"}
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "fly deploy",
+        "kubectl apply -f k8s/api.yaml",
+        "kubectl rollout restart deployment/api",
+        "helm upgrade api ./chart",
+        "systemctl restart api",
+        "docker compose up -d",
+        "pm2 restart api",
+        "terraform apply -auto-approve",
+    ],
+)
+def test_a_command_that_changes_a_system_is_no_status_look(line: str) -> None:
+    assert "status" not in classify_command(line).kinds

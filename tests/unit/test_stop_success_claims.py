@@ -302,3 +302,60 @@ def test_done_and_committed_with_nothing_checked_is_pushed() -> None:
         .build("Done and committed: `balance()` skips void entries.")
     )
     assert decide(session, CTX).should_block
+
+
+@pytest.mark.parametrize(
+    ("deploy", "look"),
+    [
+        ("fly deploy", "fly status"),
+        ("kubectl apply -f deploy/api.yaml", "kubectl get pods -n prod"),
+        ("docker compose up -d", "docker compose ps"),
+        ("systemctl restart api", "systemctl status api --no-pager"),
+    ],
+)
+def test_a_failed_deploy_followed_only_by_a_look_at_the_state_keeps_the_last_word(
+    deploy: str, look: str
+) -> None:
+    session = (
+        SessionBuilder("Deploy the new API version")
+        .bash(deploy, exit=1, output="Error: failed to update: image pull failed")
+        .bash(look, output="api  running  v41  (2 instances)")
+        .build("Deployment complete ✅ the new API version is live.")
+    )
+    d = decide(session, CTX)
+    assert d.should_block and "reading:claim_contradicted" in d.pushed_by, d.open_patterns
+    assert f"`{deploy}` at record" in " ".join(d.missing)
+
+
+def test_a_deploy_retried_after_its_failure_is_not_contradicted_by_the_failure() -> None:
+    session = (
+        SessionBuilder("Deploy the new API version")
+        .bash("fly deploy", exit=1, output="Error: failed to update: image pull failed")
+        .bash("fly status", output="api  running  v40")
+        .bash("fly deploy", output="v41 deployed successfully")
+        .build("Deployment complete ✅ the new API version is live.")
+    )
+    assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
+
+
+def test_a_program_the_shell_could_not_find_says_nothing_of_the_work() -> None:
+    session = (
+        SessionBuilder("Make a slide deck from the PDFs")
+        .write("deck.pptx")
+        .bash(
+            "soffice --headless --convert-to pdf deck.pptx",
+            exit=127,
+            output="soffice: command not found",
+        )
+        .build("Done: deck.pptx has 8 slides, one per paper.")
+    )
+    assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
+
+
+def test_a_script_that_started_and_missed_a_program_of_its_own_failed() -> None:
+    session = (
+        SessionBuilder("Deploy the new API version")
+        .bash("./deploy.sh prod", exit=127, output="./deploy.sh: line 5: aws: command not found")
+        .build("Deployment complete ✅ the new API version is live.")
+    )
+    assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
