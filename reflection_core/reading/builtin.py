@@ -281,6 +281,9 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\b(all set|good to go|ready to (go|merge|ship|deploy|reload|restart|use|apply)|shipped)\b",
     r"\b(done|fixed|finished) and (committed|pushed|deployed|merged)\b",
     r"(^|[.!]\s+)[*_\s]*(pushed|committed|deployed|merged) (to|on|into)\b",
+    # An action said done with a check mark or a rocket: "Deployed ✅", "✅ Pushed".
+    r"\b(deployed|pushed|committed|merged|published|released|tagged)\s*[\u2705\u2714\U0001f680]"
+    r"|[\u2705\u2714]\s*(deployed|pushed|committed|merged|published|released|tagged)\b",
     r"완료(했습니다|되었습니다|됐습니다)|수정(했습니다|되었습니다)|성공적으로",  # ko
     r"(已|已经)(完成|修复|解决|创建|添加|更新)|全部完成|成功(地)?|^\W*完成\W*$",  # zh
     r"(完了|修正|作成|追加|実装)しました|正常に|^\W*完了\W*$",  # ja

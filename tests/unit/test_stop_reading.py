@@ -180,6 +180,7 @@ EXAMPLES = {
         "All set, the coupon rules are in.",
         "Done and committed: balance() skips void entries.",
         "Pushed to main: balance() skips void entries.",
+        "Deployed ✅ the API serves v41.",
         "설정 수정이 완료되었습니다.",
         "已经修复了登录问题。",
         "ログイン処理を修正しました。",

@@ -320,7 +320,7 @@ def test_a_failed_deploy_followed_only_by_a_look_at_the_state_keeps_the_last_wor
         SessionBuilder("Deploy the new API version")
         .bash(deploy, exit=1, output="Error: failed to update: image pull failed")
         .bash(look, output="api  running  v41  (2 instances)")
-        .build("Deployment complete ✅ the new API version is live.")
+        .build("Deployed ✅ the new API version is live.")
     )
     d = decide(session, CTX)
     assert d.should_block and "reading:claim_contradicted" in d.pushed_by, d.open_patterns
@@ -333,7 +333,7 @@ def test_a_deploy_retried_after_its_failure_is_not_contradicted_by_the_failure()
         .bash("fly deploy", exit=1, output="Error: failed to update: image pull failed")
         .bash("fly status", output="api  running  v40")
         .bash("fly deploy", output="v41 deployed successfully")
-        .build("Deployment complete ✅ the new API version is live.")
+        .build("Deployed ✅ the new API version is live.")
     )
     assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
 
@@ -356,6 +356,6 @@ def test_a_script_that_started_and_missed_a_program_of_its_own_failed() -> None:
     session = (
         SessionBuilder("Deploy the new API version")
         .bash("./deploy.sh prod", exit=127, output="./deploy.sh: line 5: aws: command not found")
-        .build("Deployment complete ✅ the new API version is live.")
+        .build("Deployed ✅ the new API version is live.")
     )
     assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
