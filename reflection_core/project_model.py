@@ -414,9 +414,20 @@ class _Found:
 def marked_by(ecosystem: Ecosystem, files: RepoFiles) -> str | None:
     """The root file that marks `ecosystem`, or None."""
     for name in files:
-        if "/" not in name and any(fnmatch(name, m) for m in ecosystem.markers):
+        if "/" not in name and any(is_marker(name, m) for m in ecosystem.markers):
             return name
     return None
+
+
+def is_marker(name: str, marker: str) -> bool:
+    """`name` is what `marker` names: the file itself, or `*.csproj` by its suffix. Without
+    fnmatch, which compiles a pattern for each of the ~30 markers once per process (about
+    4 ms of every `reflection check tests`); any other glob still goes through it."""
+    if not any(c in marker for c in "*?["):
+        return name == marker
+    if marker[0] == "*" and not any(c in marker[1:] for c in "*?["):
+        return name.endswith(marker[1:])
+    return fnmatch(name, marker)
 
 
 def _table_commands(ecosystem: Ecosystem, files: RepoFiles, found: _Found) -> None:

@@ -634,3 +634,19 @@ def test_read_scripts_reads_scripts_inside_the_repository_only(tmp_path: Path) -
         "file:./scripts/ci.sh": "#!/bin/sh\npytest -q\n",
         f"file:{repo / 'scripts/ci.sh'}": "#!/bin/sh\npytest -q\n",
     }
+
+
+@pytest.mark.parametrize(
+    ("name", "marker", "marks"),
+    [
+        ("go.mod", "go.mod", True),
+        ("go.mod.bak", "go.mod", False),
+        ("App.csproj", "*.csproj", True),
+        ("App.csproj.user", "*.csproj", False),
+        ("pkg.cabal", "*.cab?l", True),
+    ],
+)
+def test_a_marker_names_its_file_or_its_suffix(name: str, marker: str, marks: bool) -> None:
+    from reflection_core.project_model import is_marker
+
+    assert is_marker(name, marker) is marks
