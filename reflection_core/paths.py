@@ -138,8 +138,13 @@ _SHA256: Any = None
 
 
 def sha256_hex(data: bytes) -> str:
-    """`hashlib.sha256(data).hexdigest()` from the interpreter's own SHA-256 when it has one:
-    importing hashlib loads OpenSSL, milliseconds of every hook run that hashes a few bytes."""
+    """`hashlib.sha256(data).hexdigest()`, from `builtin_sha256`."""
+    return str(builtin_sha256()(data).hexdigest())
+
+
+def builtin_sha256() -> Any:
+    """`hashlib.sha256`, from the interpreter's own SHA-256 when it has one: importing
+    hashlib loads OpenSSL, milliseconds of every hook run that hashes a few bytes."""
     global _SHA256
     if _SHA256 is None:
         for module in ("_sha2", "_sha256", "hashlib"):  # 3.12+, 3.10-3.11, any
@@ -149,7 +154,7 @@ def sha256_hex(data: bytes) -> str:
                 break
             except (ImportError, AttributeError):
                 continue
-    return str(_SHA256(data).hexdigest())
+    return _SHA256
 
 
 class UnsafePathError(OSError):

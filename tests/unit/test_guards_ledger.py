@@ -202,3 +202,19 @@ def test_a_stamps_payload_is_every_recorded_field_with_containers_copied() -> No
     assert payload["counts"] == {"passed": 3} and payload["counts"] is not stamp.counts
     assert payload["argv"] == ["-q"] and payload["argv"] is not stamp.argv
     assert Stamp.from_dict(json.loads(stamp.to_json())) == stamp
+
+
+@pytest.mark.parametrize(
+    ("key", "message"),
+    [
+        (b"", b""),
+        (b"k" * 32, b"stamp"),
+        (b"long" * 40, b"a key longer than a block"),
+        (b"\xff", b"\x00" * 500),
+    ],
+)
+def test_the_stamp_mac_is_the_standard_hmac_sha256(key: bytes, message: bytes) -> None:
+    import hashlib
+    import hmac
+
+    assert ledger.hmac_sha256(key, message) == hmac.new(key, message, hashlib.sha256).hexdigest()
