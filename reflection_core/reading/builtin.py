@@ -322,13 +322,16 @@ SUCCESS_CLAIM: tuple[str, ...] = (
     r" (is|are|comes back|came back) (now )?(all )?(green|clean|fine|passing|ok|happy)\b",
     r"\b(builds|compiles|runs|passes) (cleanly|clean|fine|successfully|without (errors?|"
     r"warnings?|failures?))\b",
+    # The thing said to build, full stop or for a target: "It builds for the iOS simulator."
+    r"\b(it|everything|the (app|project|code|crate|package))( now| still)? (builds|compiles)"
+    r"(?=\s*([.!;]|$)| for\b)",
     r"\b(it|this|that|everything|the [\w-]+( [\w-]+){0,2})( now| still)? works( now| again|"
     r" fine| correctly| as (expected|intended))?\s*([.!;:]|$)",
     r"\btypes (are|look) (fine|clean|ok|good)\b|\bno (test )?failures\b",
     # A command in backticks said to pass: "`just test` passes", "`make check` is fine".
     r"`[^`\n]{2,80}`:?\s+((now|still|also) )?(pass(es)?|succeeds|clean|green|is (all )?(fine|"
     r"clean|green|ok|happy|passing)|runs (clean|cleanly|green))"
-    r"(?=\s*([.,;:!)\u2014\u2013]|$|(now|again|too|locally)\b))",
+    r"(?=\s*([.,;:!)\u2014\u2013]|$|(now|again|too|locally|for (all|every|each))\b))",
     r"\b(todas las |las )?(pruebas|tests?) (ya )?(pasan|est[aá]n en verde)\b|\bfunciona"
     r"( correctamente| bien)?\s*([.!]|$)",  # es
     r"\b(todos os |os )?testes (j[aá] )?(passam|est[aã]o passando|est[aã]o verdes)\b|"

@@ -328,12 +328,6 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("php", "artisan test", "test"),
     ("R", "CMD check", "test"),
     ("xcodebuild", "test", "test"),
-    ("turbo", "run test", "test"),
-    ("turbo", "test", "test"),
-    ("turbo", "run build", "build"),
-    ("turbo", "build", "build"),
-    ("nx", "test", "test"),
-    ("nx", "build", "build"),
     ("alembic", "check", "lint"),
     # Checks of web frameworks, schemas, firmware and server configs.
     ("astro", "check", "typecheck"),
@@ -455,7 +449,10 @@ _SCRIPT_RUNNERS = frozenset({"npm", "pnpm", "yarn", "bun", "composer", "just", "
 # Package managers that run a binary of the project's own dependencies by name when no
 # script has that name (`pnpm vitest`, `yarn jest`, `yarn run jest`); npm needs `npx`.
 _RUNS_PROJECT_BINARIES = frozenset({"pnpm", "yarn", "bun"})
-_TEST_SCRIPT = lazy(r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$")
+_TEST_SCRIPT = lazy(
+    r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$"
+    r"|^[\w.-]+[-_:](tests?|specs?)$"  # `unit-test`, `migrate-test`, `e2e:test`
+)
 _TEST_FILE_SCRIPT = lazy(r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$")
 # A script named for building: `./build.sh`, `scripts/compile-all.sh`, `build.ps1`.
 _BUILD_FILE_SCRIPT = lazy(r"^(build|compile)([-_.][\w-]*)?\.(sh|bash|ps1|bat|cmd)$")
@@ -603,6 +600,8 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         elsewhere, args = True, args[2:]
     if prog == "yarn" and args[:1] == ["workspace"] and len(args) >= 3:
         args = args[2:]
+    elif prog == "yarn" and args[:1] == ["workspaces"]:  # `yarn workspaces [foreach -A] run test`
+        args = [a for a in args[1:] if a != "foreach" and not a.startswith("-")]
     if not args:
         return
     head, rest = args[0], _without_package_options(args[1:])
@@ -624,6 +623,8 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
     kind = _script_kind(head)
     if kind is None and prog in _RUNS_PROJECT_BINARIES and head in _JS_TEST_RUNNERS:
         _js_runner(head, rest, facts)  # `pnpm vitest run`, `yarn jest`: the project's binary
+    elif kind is None and prog in _RUNS_PROJECT_BINARIES and head in TASK_RUNNERS:
+        _task_runner(head, rest, facts)  # `pnpm turbo run test`, `yarn nx affected -t test`
     elif kind == "test":
         facts.test(f"{prog} {head}", _filters_tests(rest))
     elif kind in _SCRIPT_CHANGES:
@@ -632,6 +633,50 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         facts.kinds.add(kind)
     elif prog in _WRAPPER_FILES and not elsewhere:
         facts.wrappers.append(f"{_WRAPPER_FILES[prog]}:{head}")
+
+
+# Monorepo task runners: a line names the tasks it runs, and each is read by its name as a
+# script is (`_script_kind`). Program -> options that name tasks; one runner a line.
+TASK_RUNNERS: dict[str, frozenset[str]] = {
+    "turbo": frozenset(),  # turbo run test lint --filter=api; turbo test
+    "nx": frozenset({"-t", "--target", "--targets"}),  # nx run-many -t test; nx run api:test
+    "lerna": frozenset(),  # lerna run test --scope api
+}
+
+
+def _task_runner(prog: str, args: list[str], facts: _Facts) -> None:
+    """The tasks `prog args` runs, each classified by its name."""
+    for task in task_names(prog, args):
+        kind = _script_kind(task)
+        if kind == "test":
+            facts.test(f"{prog} {task}")
+        elif kind in _SCRIPT_CHANGES:
+            _SCRIPT_CHANGES[kind](facts)
+        elif kind:
+            facts.kinds.add(kind)
+
+
+def task_names(prog: str, args: list[str]) -> list[str]:
+    """`test` of `nx affected -t test`, `nx run api:test`, `nx test api`, `turbo run test`,
+    `lerna run test`: the tasks named, not the projects they run in."""
+    named: list[str] = []
+    for option, value in itertools.pairwise(["", *args]):
+        if option in TASK_RUNNERS.get(prog, ()):
+            named += value.split(",")
+    for arg in args:
+        option, _, value = arg.partition("=")
+        if value and option in TASK_RUNNERS.get(prog, ()):
+            named += value.split(",")
+    words = [a for a in args if not a.startswith("-")]
+    if prog == "nx" and words[:1] == ["run"] and len(words) > 1:
+        return words[1].split(":")[1:2]  # project:target[:configuration]
+    if prog == "nx" and words[:1] in (["run-many"], ["affected"]):
+        return named
+    if prog == "nx":
+        return words[:1]  # `nx test api`
+    if words[:1] == ["run"]:
+        words = words[1:]
+    return words if prog == "turbo" else words[:1]
 
 
 # The root file whose named entries a script runner runs, by runner: what an entry named
@@ -906,17 +951,22 @@ def _git(args: list[str], facts: _Facts) -> None:
     while i < len(args) and args[i].startswith("-"):
         i += 2 if args[i] in ("-C", "-c") else 1
     sub, rest = (args[i], args[i + 1 :]) if i < len(args) else ("", [])
+    quiet_rest = [a for a in rest if a not in ("-q", "--quiet")]  # `git stash -q`
     reads = {"log", "diff", "status", "show", "blame", "grep", "ls-files", "rev-parse", "describe"}
     reads |= {"shortlog", "reflog", "ls-tree", "cat-file", "whatchanged", "remote", "config"}
-    if sub in reads or (sub == "branch" and not rest) or (sub == "stash" and rest[:1] == ["list"]):
+    if (
+        sub in reads
+        or (sub == "branch" and not rest)
+        or (sub == "stash" and quiet_rest[:1] in (["list"], ["show"]))
+    ):
         facts.kinds.add("read")
     elif sub == "push":
         _git_push(rest, facts)
     elif sub == "commit":
         facts.kinds.add("commit")
-    elif sub == "stash" and (not rest or rest[0] in _STASH_AWAY):
+    elif sub == "stash" and (not quiet_rest or quiet_rest[0] in _STASH_AWAY):
         facts.kinds.add("stash")  # the change set aside, to run a baseline without it
-    elif sub == "stash" and rest[0] in ("pop", "apply"):
+    elif sub == "stash" and quiet_rest[0] in ("pop", "apply"):
         facts.kinds.add("unstash")  # the change back as it was: no new change
     elif sub in ("checkout", "switch"):
         if not any(a in ("-b", "-B", "-c", "-C", "--orphan") for a in rest):
@@ -1345,6 +1395,8 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         _subcommand_check(prog, args, entry, facts)
     elif (manifest := _manifest_edit(prog, args)) is not None:
         facts.modify(*([manifest] if manifest else []))
+    elif prog in TASK_RUNNERS:
+        _task_runner(prog, args, facts)
     elif prog in ("odoo", "odoo-bin"):
         _odoo(args, facts)
     elif looks_at_state(prog, args):

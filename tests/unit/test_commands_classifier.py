@@ -701,12 +701,6 @@ _SUBCOMMAND_LINES = [
     ("php artisan test", "test"),
     ("R CMD check .", "test"),
     ("xcodebuild test -scheme App", "test"),
-    ("npx turbo run test --filter=web", "test"),
-    ("turbo test", "test"),
-    ("turbo run build", "build"),
-    ("turbo build", "build"),
-    ("npx nx test app", "test"),
-    ("nx build app", "build"),
     ("alembic check", "lint"),
     ("npx astro check", "typecheck"),
     ("npx prisma validate", "lint"),
@@ -1080,3 +1074,51 @@ def test_a_look_at_a_systems_state_is_a_status_command(line: str) -> None:
 )
 def test_a_command_that_changes_a_system_is_no_status_look(line: str) -> None:
     assert "status" not in classify_command(line).kinds
+
+
+@pytest.mark.parametrize(
+    ("line", "kinds"),
+    [
+        ("npx turbo run test --filter=web", {"test"}),
+        ("pnpm turbo run test --filter=api", {"test"}),
+        ("turbo run test lint --filter=api", {"test", "lint"}),
+        ("turbo test", {"test"}),
+        ("turbo run build", {"build"}),
+        ("turbo build", {"build"}),
+        ("npx nx test app", {"test"}),
+        ("nx build app", {"build"}),
+        ("npx nx affected -t test", {"test"}),
+        ("nx run-many -t test,lint", {"test", "lint"}),
+        ("yarn nx run-many --target=typecheck --all", {"typecheck"}),
+        ("nx run api:test", {"test"}),
+        ("nx run api:build:production", {"build"}),
+        ("lerna run test --scope api", {"test"}),
+        ("yarn workspaces foreach -A run test", {"test"}),
+        ("nx graph", set()),
+    ],
+)
+def test_a_monorepo_task_runner_runs_the_tasks_it_names(line: str, kinds: set[str]) -> None:
+    assert classify_command(line).kinds == kinds
+
+
+@pytest.mark.parametrize(
+    "script", ["unit-test", "migrate-test", "e2e:test", "integration_tests", "ui-spec"]
+)
+def test_a_script_named_for_tests_at_its_end_is_a_test_run(script: str) -> None:
+    assert "test" in classify_command(f"npm run {script}").kinds
+    assert "test" in classify_command(f"make {script}").kinds
+
+
+@pytest.mark.parametrize(
+    ("line", "kinds"),
+    [
+        ("git stash -q", {"stash"}),
+        ("git stash pop -q", {"unstash"}),
+        ("git stash show -p", {"read"}),
+        ("git stash -q && python -m app.evaluate; git stash pop -q", {"stash", "unstash"}),
+    ],
+)
+def test_a_quiet_stash_is_set_aside_and_brought_back_not_changed(
+    line: str, kinds: set[str]
+) -> None:
+    assert kinds <= classify_command(line).kinds and "modify" not in classify_command(line).kinds
