@@ -647,13 +647,19 @@ TASK_RUNNERS: dict[str, frozenset[str]] = {
 def _task_runner(prog: str, args: list[str], facts: _Facts) -> None:
     """The tasks `prog args` runs, each classified by its name."""
     for task in task_names(prog, args):
-        kind = _script_kind(task)
-        if kind == "test":
-            facts.test(f"{prog} {task}")
-        elif kind in _SCRIPT_CHANGES:
-            _SCRIPT_CHANGES[kind](facts)
-        elif kind:
-            facts.kinds.add(kind)
+        _run_named(f"{prog} {task}", _script_kind(task), facts)
+
+
+def _run_named(runner: str, kind: str | None, facts: _Facts) -> bool:
+    """A task or target of `kind` (by its name) ran: a test run, a change, or a check.
+    False when its name says nothing."""
+    if kind == "test":
+        facts.test(runner)
+    elif kind in _SCRIPT_CHANGES:
+        _SCRIPT_CHANGES[kind](facts)
+    elif kind:
+        facts.kinds.add(kind)
+    return kind is not None
 
 
 def task_names(prog: str, args: list[str]) -> list[str]:
@@ -727,13 +733,8 @@ def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
     for target in targets:
         # a file to make (`make -C build bench/suite`, `make app.o`) is built
         kind = "build" if _MAKE_FILE_TARGET.search(target) else _script_kind(target)
-        if kind == "test":
-            facts.test(f"{runner} {target}")
-        elif kind in _SCRIPT_CHANGES:
-            _SCRIPT_CHANGES[kind](facts)
-        elif kind:
-            facts.kinds.add(kind)
-        elif runner == "make" and not any(a.startswith(_MAKE_ELSEWHERE) for a in args):
+        named = _run_named(f"{runner} {target}", kind, facts)
+        if not named and runner == "make" and not any(a.startswith(_MAKE_ELSEWHERE) for a in args):
             facts.wrappers.append(f"make:{target}")
 
 
