@@ -292,6 +292,9 @@ DONE_CLAIM: tuple[str, ...] = (
     r"\b(listo|completado|corregido|con éxito|exitosamente)\b|^\W*hecho\b",  # es
     r"\b(concluído|corrigido|com sucesso|pronto)\b",  # pt
     r"(готово|исправлен\w*|успешно|завершен\w*)",  # ru
+    r"^\W*fatto\b|\bho (fatto|completato|corretto|risolto|sistemato)\b|\b(completat|risolt|"
+    r"sistemat)[oa]\b|\bcon successo\b",  # it
+    r"\b(tamamlandı|tamamladım|düzeltildi|düzelttim|bitti|hazır)\b",  # tr
 )
 # A claim that the agent itself ran, tried or checked the change: "Tested it on the sample",
 # "Verified: it compiles", "Проверил юнит". Said with nothing run after the change, it is
@@ -347,13 +350,16 @@ SUCCESS_CLAIM: tuple[str, ...] = (
     r"(합|하)|빌드(가|는)? 성공",  # ko
     r"тесты (проходят|прошли|зел[её]ные)|(вс[её]|все) работает|работает (корректно|правильно)|"
     r"(сборка|компиляция) (прошла )?успешн",  # ru
+    r"\b(tutti i |i )?test (sono (tutti )?(verdi|passati)|passano)\b|\bfunziona( correttamente|"
+    r" bene)?\s*([.!]|$)",  # it
+    r"\b(tüm |bütün )?testler (geçti|geçiyor|başarılı)\b|\bçalışıyor\s*([.!]|$)",  # tr
 )
 # Words before a claim that take it back or make it a condition, in the languages above
 # ("not all green", "once `make test` passes", "no funciona", "не работает").
 _NOT_SAID = lazy(
     r"n't\b|\b(not|never|no|unless|once|if|until|should|would|will|be|almost|nearly|"
     r"partially|partly|nicht|kein\w*|ne|pas|"
-    r"nunca|não|nao|sin|sem|когда|если)\b|не\s|没|不|未|못|안\s",
+    r"nunca|não|nao|sin|sem|когда|если|quando)\b|\bnon\b(?!-)|не\s|没|不|未|못|안\s",
     re.I,
 )
 
@@ -386,6 +392,8 @@ ADMITS_FAILURE: tuple[str, ...] = (
     r"\b(fall[oó]|fallaron|fallid[oa]s?|errores|no (se )?pudo|no fue posible)\b",  # es
     r"\b(falh\w*|erro|não (foi possível|consegui))\b",  # pt
     r"(ошибк\w*|не удалось|не получилось|сбой)",  # ru
+    r"\b(fallit\w*|fallisce|falliscono|error[ei]|non (è stato possibile|sono riuscit\w*))\b",  # it
+    r"(başarısız|hata|yapılamadı|olmadı)",  # tr
 )
 
 

@@ -15,6 +15,7 @@ from reflection_core.lazyre import lazy
 from reflection_core.session.commands import CHECK_KINDS, HTTP_CLIENTS
 from reflection_core.session.evidence import is_check
 from reflection_core.session.gates import (
+    checked_from,
     failure_has_the_last_word,
     failure_preexists,
     last_change_index,
@@ -161,10 +162,10 @@ def last_command(session: Session) -> dict[str, Any] | None:
 
 
 def last_check_after_change(session: Session) -> dict[str, Any] | None:
-    """The last test/build/typecheck/lint run after the latest file change."""
+    """The last test/build/typecheck/lint run after the latest file change (or the
+    linter whose fixes are that change: gates.checked_from)."""
     calls = session.tool_calls
-    latest = last_change_index(session)
-    for pos in range(len(calls) - 1, latest, -1):
+    for pos in range(len(calls) - 1, checked_from(session) - 1, -1):
         call = calls[pos]
         if call.command is not None and is_check(call):
             outcome = _shell_outcome(call)

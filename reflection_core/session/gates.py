@@ -379,6 +379,16 @@ def last_change_at(calls: Sequence[ToolCall]) -> int:
     return next((pos for pos in range(len(calls) - 1, -1, -1) if is_change(calls[pos])), -1)
 
 
+def checked_from(session: Session) -> int:
+    """Where the checks of the latest change start: right after it, or at it when the change
+    is a linter's own fixes (`eslint --fix`, `ruff check --fix`), whose exit status reports
+    what is left on the tree it leaves."""
+    latest = last_change_index(session)
+    if latest >= 0 and is_check(session.tool_calls[latest]):
+        return latest
+    return latest + 1
+
+
 def last_tested_change_index(session: Session, ignore_globs: list[str]) -> int:
     """Position of the latest change that needs tests: a doc written after a passing run
     (a report, a changelog) does not make that run stale. A modifying command whose files
@@ -511,8 +521,7 @@ def tests_gate(session: Session, inputs: GateInputs) -> GateResult:
 def _failed_check(session: Session, required: bool) -> GateResult | None:
     """The last check after the latest change failed (`docker build` of a changed
     Dockerfile): a failing check is evidence whatever the tests need."""
-    calls = session.tool_calls
-    after = calls[last_change_index(session) + 1 :]
+    after = session.tool_calls[checked_from(session) :]
     last = next((c for c in reversed(after) if is_check(c)), None)
     if last is None or run_passed(last) is not False:
         return None
@@ -886,7 +895,7 @@ def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) ->
 
 def runs_after_change(session: Session, kind: str) -> list[ToolCall]:
     """The runs of a `kind` of check (build, lint, typecheck) after the latest change."""
-    return [c for c in session.tool_calls[last_change_index(session) + 1 :] if _has(c, kind)]
+    return [c for c in session.tool_calls[checked_from(session) :] if _has(c, kind)]
 
 
 def _command_gate(

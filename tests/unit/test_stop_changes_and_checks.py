@@ -457,3 +457,24 @@ def test_a_failed_check_still_counts_when_the_user_said_not_to_build() -> None:
         .build("Done.")
     )
     assert decide(session, CTX).should_block
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "output", "lint_passes"),
+    [
+        (0, "", True),
+        (1, "src/cart.js\n  12:5  error  'total' is not defined  no-undef\n4 problems", False),
+    ],
+)
+def test_a_linters_own_fixes_are_checked_by_the_run_that_made_them(
+    exit_code: int, output: str, lint_passes: bool
+) -> None:
+    session = (
+        SessionBuilder("Fix the lint errors in src/")
+        .edit("src/cart.js")
+        .bash("npx eslint --fix src", exit=exit_code, output=output)
+        .build("Fixed the lint errors.")
+    )
+    gate = decide(session, CTX).gates["lint"]
+    assert gate.pattern != "lint:not_run"
+    assert gate.satisfied is lint_passes

@@ -189,6 +189,8 @@ EXAMPLES = {
         "Hecho: slugify acepta undefined.",
         "A migração foi concluído com sucesso.",
         "Всё готово.",
+        "Fatto: la validazione ora rifiuta i codici vuoti.",
+        "İş tamamlandı.",
     ],
     "CHECKED_IT_CLAIM": [
         "Tested it on samples/export.csv: March shows the total.",
@@ -220,6 +222,8 @@ EXAMPLES = {
         "测试全部通过。",
         "테스트가 모두 통과했습니다.",
         "Все тесты проходят, сборка прошла успешно.",
+        "Corretto l'arrotondamento. Tutti i test sono verdi.",
+        "Doğrulama eklendi, tüm testler geçti.",
     ],
     "ERROR_OUTPUT": [
         "Error: boom",
@@ -263,6 +267,8 @@ EXAMPLES = {
         "La compilación falló.",
         "O build falhou.",
         "Сборка завершилась с ошибкой.",
+        "Il test di integrazione fallisce ancora.",
+        "Entegrasyon testi başarısız oldu.",
     ],
 }
 
