@@ -697,7 +697,8 @@ def failure_with_the_last_word(digest: dict[str, Any]) -> dict[str, Any] | None:
     latest change (a commit or a push after a failed test run changes nothing it showed).
     A failure a baseline showed without the change is not the work's."""
     last = digest.get("last_command") or {}
-    if last.get("at") == digest.get("last_act_at") and _failed(last):
+    last_act = last.get("at") == digest.get("last_act_at")
+    if last_act and _failed(last) and not _never_started(last, digest.get("changed_files") or []):
         return last
     check = digest.get("last_check_after_change") or {}
     return check if _failed(check) else None
@@ -710,22 +711,28 @@ def _failed(outcome: dict[str, Any]) -> bool:
     # A filter's non-zero exit (`| grep -c x` found none) is no failure of what it read.
     exited = outcome.get("ok") is False and not outcome.get("filtered")
     failed = exited or bool(hidden_failure)
-    return failed and not outcome.get("preexisting") and not _never_started(outcome)
+    return failed and not outcome.get("preexisting")
 
 
-def _never_started(outcome: dict[str, Any]) -> bool:
-    """The shell found no such program (exit 127 naming the command's own program): it
-    never touched the work. A check that could not start stays a failure (nothing was
-    checked), and so does a script that started and then missed a program of its own."""
+def _never_started(outcome: dict[str, Any], changed: list[str]) -> bool:
+    """The shell found no such program (exit 127 naming the command's own program): an
+    optional tool that never touched the work. It stays a failure when it is a check
+    (nothing was checked), a script that started and then missed a program of its own, or
+    the task's own program (`flow status` after writing `flow.sh`: the work is not found)."""
     command = str(outcome.get("command") or "")
     if outcome.get("exit_code") != 127 or _is_check_command(command):
         return False
     from reflection_core.session.commands import classify_command
 
     programs = classify_command(command).programs
+    if not programs or any(_stem(path) == programs[0] for path in changed):
+        return False
     tail = str(outcome.get("output_tail") or "")
-    missing = [line for line in tail.splitlines() if "not found" in line]
-    return bool(programs) and any(programs[0] in line for line in missing)
+    return any(programs[0] in line for line in tail.splitlines() if "not found" in line)
+
+
+def _stem(path: str) -> str:
+    return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def _is_check_command(command: str) -> bool:

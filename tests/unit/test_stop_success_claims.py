@@ -359,3 +359,13 @@ def test_a_script_that_started_and_missed_a_program_of_its_own_failed() -> None:
         .build("Deployed ✅ the new API version is live.")
     )
     assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
+
+
+def test_the_tasks_own_program_not_found_is_a_failure_of_the_work() -> None:
+    session = (
+        SessionBuilder("Create a flow CLI in bin/flow.sh")
+        .write("bin/flow.sh")
+        .bash("flow status", exit=127, output="bash: flow: command not found")
+        .build("Done: the `flow` command is installed.")
+    )
+    assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
