@@ -387,7 +387,8 @@ ADMITS_FAILURE: tuple[str, ...] = (
     r"실패|오류|에러|못했|할 수 없",  # ko
     r"失败|错误|报错|无法|未能|没有成功",  # zh
     r"失敗|エラー|できません|できなかった",  # ja
-    r"\b(fehlgeschlagen|fehler\w*|konnte nicht|nicht möglich)\b",  # de
+    r"\b(fehlgeschlagen|fehler\w*|konnte nicht|nicht (möglich|geklappt|funktioniert|erledigt|"
+    r"gelungen)|(ge)?scheiter\w*)\b",  # de
     r"\b(échou\w*|erreur|impossible de|n'a pas pu)\b",  # fr
     r"\b(fall[oó]|fallaron|fallid[oa]s?|errores|no (se )?pudo|no fue posible)\b",  # es
     r"\b(falh\w*|erro|não (foi possível|consegui))\b",  # pt
@@ -670,6 +671,7 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     """The message claims success that a failed write, or the failure with the last word
     on the work (`failure_with_the_last_word`), contradicts."""
     failed_write = digest.get("failed_changes") or []
+    text = _EMPHASIS.sub("", text)  # "hat aber **nicht** geklappt" reads as written
     done = success_claim(text, of_checks=False)
     if failed_write and done and not _first(_ADMITS, text):
         return [Fact("claim_contradicted", 0.85, done)]
@@ -689,6 +691,10 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     errored = last.get("failure_shown") or _first(_ERROR_OUTPUT, str(last.get("output_tail") or ""))
     sure = errored and last.get("exit_code") not in _KILLED
     return [Fact("claim_contradicted", 0.85 if sure else 0.6, claim)]
+
+
+# Markdown emphasis around words: `**nicht**`, `__not__`, `*all*`.
+_EMPHASIS = lazy(r"\*\*|__|(?<!\w)\*(?=\w)|(?<=\w)\*(?!\w)")
 
 
 def failure_with_the_last_word(digest: dict[str, Any]) -> dict[str, Any] | None:

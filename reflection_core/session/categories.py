@@ -414,7 +414,9 @@ _NEGATED = lazy(
 # After a passing partial run, only a claim about the whole suite overstates it:
 # "the serializer tests pass" is true, "all tests pass" is not known.
 _WHOLE_SUITE = lazy(
-    r"\b(all|every|entire|whole|full|everything)\b|\btest suite\b|\bno regressions?\b", re.I
+    r"\b(all|every|entire|whole|full)( of)?( the)?( (unit|test))? (tests?|specs?|checks?|suites?)\b"
+    r"|\beverything\b|\btest suite\b|\bno regressions?\b",  # not "all 3 pricing tests"
+    re.I,
 )
 
 

@@ -623,7 +623,7 @@ def shipped_unchecked(session: Session, changed: list[str], *, claimed: bool) ->
     latest = last_code_change(session.tool_calls)
     if not claimed or latest < 0 or not any(checkable(p) for p in changed):
         return []
-    if checked_since_last_change(session):
+    if checked_since_last_change(session) or not _unchecked_code_since_a_check(session):
         return []
     push = next(
         (
@@ -645,6 +645,21 @@ def shipped_unchecked(session: Session, changed: list[str], *, claimed: bool) ->
             "HIGH",
         )
     ]
+
+
+def _unchecked_code_since_a_check(session: Session) -> bool:
+    """A change after the last check touches a file a local check exercises: a `Procfile`
+    or a CI workflow fixed after the tests passed is checked by deploying it, not by them.
+    A command that changes files it does not name counts."""
+    calls = session.tool_calls
+    last_check = max((i for i, call in enumerate(calls) if is_check(call)), default=-1)
+    for call in calls[last_check + 1 :]:
+        if not is_code_change(call):
+            continue
+        files = call.command.modified_files if call.command is not None else call.files
+        if not files or any(checkable(f) for f in files):
+            return True
+    return False
 
 
 def reported_error(prompt: str) -> str | None:

@@ -107,6 +107,15 @@ SUITE_BLIND: tuple[str, ...] = (
     ".env.template",
     ".vscode/**",
     ".idea/**",
+    # Deploy definitions of hosting platforms: checked by deploying (`railway up`, `fly
+    # deploy`), never by the tests.
+    "Procfile",
+    "fly.toml",
+    "railway.json",
+    "railway.toml",
+    "vercel.json",
+    "netlify.toml",
+    "render.yaml",
 )
 
 

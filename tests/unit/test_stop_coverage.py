@@ -733,3 +733,20 @@ def test_a_conflict_continued_committed_or_aborted_is_settled(settled: str) -> N
 def test_a_conflict_shown_by_a_command_that_is_not_git_is_not_an_operation() -> None:
     session = SessionBuilder("Why").bash("cat notes.txt", output="CONFLICT (content)").build()
     assert unfinished_git_operation(session) == []
+
+
+@pytest.mark.parametrize(
+    ("fixed_after", "shipped_unchecked"), [("Procfile", False), ("app/orders.py", True)]
+)
+def test_a_deploy_definition_fixed_after_the_tests_is_no_unchecked_code_shipped(
+    fixed_after: str, shipped_unchecked: bool
+) -> None:
+    builder = (
+        SessionBuilder("Fix the orders endpoint and deploy it")
+        .edit("app/orders.py")
+        .bash("python -m pytest -q", output="2 passed in 0.1s")
+        .edit(fixed_after)
+        .bash("git commit -qam fix && git push origin main && railway up", output="main -> main")
+    )
+    d = run(builder, "All done. Fixed and deployed ✅")
+    assert ("ship:unchecked" in d.patterns) is shipped_unchecked

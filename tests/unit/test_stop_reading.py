@@ -262,7 +262,7 @@ EXAMPLES = {
         "빌드가 실패했습니다.",
         "构建失败了。",
         "ビルドが失敗しました。",
-        "Der Build ist fehlgeschlagen.",
+        "Der Export ist fertig, das Deployment hat aber nicht geklappt.",
         "La compilation a échoué.",
         "La compilación falló.",
         "O build falhou.",

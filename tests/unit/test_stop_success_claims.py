@@ -369,3 +369,21 @@ def test_the_tasks_own_program_not_found_is_a_failure_of_the_work() -> None:
         .build("Done: the `flow` command is installed.")
     )
     assert "reading:claim_contradicted" in decide(session, CTX).pushed_by
+
+
+def test_an_honest_report_of_a_failure_in_bold_is_no_contradicted_claim() -> None:
+    session = (
+        SessionBuilder("Add the PDF export and deploy it")
+        .edit("export/pdf.go")
+        .bash("go test ./...", output="ok  \texample.com/invoicer/export\t0.02s")
+        .bash(
+            "gcloud run deploy invoicer --source .",
+            exit=1,
+            output="ERROR: FAILED_PRECONDITION: Billing account disabled",
+        )
+        .build(
+            "Der PDF-Export ist fertig, das Deployment hat aber **nicht** geklappt: "
+            "das Billing-Konto ist deaktiviert."
+        )
+    )
+    assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
