@@ -700,14 +700,17 @@ _EMPHASIS = lazy(r"\*\*|__|(?<!\w)\*(?=\w)|(?<=\w)\*(?!\w)")
 def failure_with_the_last_word(digest: dict[str, Any]) -> dict[str, Any] | None:
     """The failed command that is the latest word on the work: the last command, when
     nothing but looks ran after it (a file read, `fly status`), or the last check after the
-    latest change (a commit or a push after a failed test run changes nothing it showed).
-    A failure a baseline showed without the change is not the work's."""
+    latest change (a commit or a push after a failed test run changes nothing it showed),
+    or else a look after the last act that shows a failed state (`CrashLoopBackOff`). A
+    failure a baseline showed without the change is not the work's."""
     last = digest.get("last_command") or {}
     last_act = last.get("at") == digest.get("last_act_at")
     if last_act and _failed(last) and not _never_started(last, digest.get("changed_files") or []):
         return last
     check = digest.get("last_check_after_change") or {}
-    return check if _failed(check) else None
+    if _failed(check):
+        return check
+    return digest.get("failed_state")  # a look after the last act shows a failed state
 
 
 def _failed(outcome: dict[str, Any]) -> bool:

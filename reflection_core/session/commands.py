@@ -416,6 +416,22 @@ STATE_LOOKS: tuple[tuple[str, str], ...] = (
     ("terraform", "output"),
     ("terraform", "state list"),
 )
+# What a look at a system's state prints when the state is a failure (a pod that crash-loops,
+# a unit that failed, a container that exited non-zero): the look's output is evidence the
+# work did not take. Program -> pattern, one a line.
+FAILED_STATES: tuple[tuple[str, str], ...] = (
+    (
+        "kubectl",
+        r"\b(CrashLoopBackOff|ImagePullBackOff|ErrImagePull|CreateContainerConfigError|OOMKilled)\b",
+    ),
+    ("systemctl", r"Active: (failed|inactive \(dead\))"),
+    ("docker", r"\b(Exited \([1-9]\d*\)|Restarting \(\d+\)|\(unhealthy\))"),
+    ("helm", r"STATUS: failed"),
+    ("fly", r"\b(failed|crashed)\b"),
+    ("flyctl", r"\b(failed|crashed)\b"),
+    ("heroku", r"\bcrashed\b"),
+    ("pm2", r"\berrored\b"),
+)
 _READ_PROGRAMS = frozenset(
     {"cat", "head", "tail", "less", "more", "bat", "wc", "awk", "gawk", "jq", "yq", "diff"}
     | {"cmp", "nl", "stat", "file", "du", "df", "pwd", "which", "type", "readlink", "realpath"}
@@ -1094,9 +1110,28 @@ def _container(args: list[str], heredoc: str, facts: _Facts) -> None:
 
 
 def looks_at_state(prog: str, args: list[str]) -> bool:
-    """`prog args` is a STATE_LOOKS entry: flags before the subcommand aside."""
-    words = [a for a in args if not a.startswith("-")]
-    return any(p == prog and words[: len(sub.split())] == sub.split() for p, sub in STATE_LOOKS)
+    """`prog args` is a STATE_LOOKS entry: flags before the subcommand aside, with or
+    without a value (`kubectl -n prod get pods`)."""
+    bare = [a for a in args if not a.startswith("-")]
+    valued = [a for i, a in enumerate(args) if not a.startswith("-") and not _takes(args, i)]
+    return any(
+        p == prog and sub.split() in (bare[: len(sub.split())], valued[: len(sub.split())])
+        for p, sub in STATE_LOOKS
+    )
+
+
+def _takes(args: list[str], i: int) -> bool:
+    """args[i] is the value of the option before it (`-n prod`), read that way."""
+    return i > 0 and args[i - 1].startswith("-") and "=" not in args[i - 1]
+
+
+def shows_failed_state(info: CommandInfo, output: str) -> bool:
+    """A look at a system's state (kind `status`) whose output shows a failed state."""
+    if "status" not in info.kinds:
+        return False
+    looked = {"docker-compose": "docker", "podman": "docker"}
+    programs = {looked.get(p, p) for p in info.programs}
+    return any(p in programs and re.search(pattern, output) for p, pattern in FAILED_STATES)
 
 
 def _subcommand_entry(prog: str, args: list[str]) -> tuple[str, str] | None:

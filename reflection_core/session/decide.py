@@ -603,7 +603,8 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
             named = ", ".join(failed["files"]) or "a file"
             where = f" ({failed['tool']} of {named} at record {failed['at']} failed)"
         elif kind == "claim_contradicted" and (last := failure_with_the_last_word(digest)):
-            where = f" (`{last['command'][:80]}` at record {last['at']} failed)"
+            verb = "shows a failed state" if last.get("ok") else "failed"
+            where = f" (`{last['command'][:80]}` at record {last['at']} {verb})"
         found.append(Gap(f"reading:{kind}", f'{what}: "{quote[:160]}"{where}', action, "MEDIUM"))
     return found
 
@@ -640,8 +641,9 @@ READER_PUSHES = 0.9
 def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, changed: bool) -> bool:
     """Hard evidence `gap` (a reading of the words, or the todo list) may push with: an
     item about the checks of the change (CHECK_EVIDENCE: an unchecked change where the
-    project has a check, a failed check), a failed last command, a change that failed to
-    apply, or, for a reading, an open item on the agent's own todo list. No item agrees
+    project has a check, a failed check), a failed last command, a look at a system's state
+    after the last act that shows a failed state, a change that failed to apply, or, for a
+    reading, an open item on the agent's own todo list. No item agrees
     with itself."""
     last_check = digest.get("last_check_after_change") or {}
     last_command = digest.get("last_command") or {}
@@ -650,6 +652,7 @@ def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, change
         any(g.pattern.startswith(CHECK_EVIDENCE) and _counts(g, changed) for g in others)
         or last_check.get("passed") is False
         or last_command.get("ok") is False
+        or digest.get("failed_state") is not None
         or bool(digest.get("failed_changes"))
         or (gap.pattern != "todos:open" and any(g.pattern == "todos:open" for g in others))
     )

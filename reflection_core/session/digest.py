@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from reflection_core.lazyre import lazy
-from reflection_core.session.commands import CHECK_KINDS, HTTP_CLIENTS
+from reflection_core.session.commands import CHECK_KINDS, HTTP_CLIENTS, shows_failed_state
 from reflection_core.session.evidence import is_check
 from reflection_core.session.gates import (
     checked_from,
@@ -296,6 +296,7 @@ def build_digest(
         "plan_mode": plan_mode or task.plan_only,
         "tool_calls": len(session.tool_calls),
         "last_act_at": last_act_at(session),
+        "failed_state": failed_state_after_the_last_act(session),
     }
 
 
@@ -310,6 +311,18 @@ def only_looks(call: ToolCall) -> bool:
         return True
     kinds = call.command.kinds if call.command is not None else frozenset()
     return bool(kinds) and kinds <= {"status", "read"}
+
+
+def failed_state_after_the_last_act(session: Session) -> dict[str, Any] | None:
+    """The last look at a system's state after the last act, when its output shows a
+    failed state (`kubectl get pods` after an apply: `CrashLoopBackOff`)."""
+    acted = last_act_at(session)
+    for call in reversed(session.tool_calls):
+        if acted is not None and call.index <= acted:
+            return None
+        if call.command is not None and shows_failed_state(call.command, call.output or ""):
+            return {**_shell_outcome(call), "failure_shown": True}
+    return None
 
 
 def last_act_at(session: Session) -> int | None:

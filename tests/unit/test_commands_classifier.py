@@ -1122,3 +1122,38 @@ def test_a_quiet_stash_is_set_aside_and_brought_back_not_changed(
     line: str, kinds: set[str]
 ) -> None:
     assert kinds <= classify_command(line).kinds and "modify" not in classify_command(line).kinds
+
+
+# One (look, output) per FAILED_STATES entry, in table order.
+_FAILED_STATE_LINES = [
+    ("kubectl get pods", "api-7d9f  0/1  CrashLoopBackOff  4  2m"),
+    ("systemctl status api", "   Active: failed (Result: exit-code)"),
+    ("docker ps -a", "web  Exited (137) 3 minutes ago"),
+    ("helm status api", "STATUS: failed"),
+    ("fly status", "app  machine 1  failed"),
+    ("flyctl status", "machine 2  crashed"),
+    ("heroku ps", "web.1: crashed 2026/03/02"),
+    ("pm2 status", "│ api │ errored │"),
+]
+
+
+def test_every_failed_state_entry_has_an_example() -> None:
+    from reflection_core.session.commands import FAILED_STATES
+
+    assert len(_FAILED_STATE_LINES) == len(FAILED_STATES)
+
+
+@pytest.mark.parametrize(("line", "output"), _FAILED_STATE_LINES)
+def test_a_look_whose_output_shows_a_failed_state_says_so(line: str, output: str) -> None:
+    from reflection_core.session.commands import shows_failed_state
+
+    assert shows_failed_state(classify_command(line), output)
+    assert not shows_failed_state(classify_command(line), "all running and healthy")
+    assert not shows_failed_state(classify_command("cat deploy.log"), output)
+
+
+@pytest.mark.parametrize(
+    "line", ["kubectl -n prod get pods", "sleep 30 && kubectl --context prod get pods -l app=api"]
+)
+def test_a_look_with_options_before_its_subcommand_is_still_a_look(line: str) -> None:
+    assert classify_command(line).kinds == {"status"}

@@ -387,3 +387,28 @@ def test_an_honest_report_of_a_failure_in_bold_is_no_contradicted_claim() -> Non
         )
     )
     assert "reading:claim_contradicted" not in decide(session, CTX).open_patterns
+
+
+@pytest.mark.parametrize(
+    ("look", "output", "contradicted"),
+    [
+        ("kubectl get pods -n prod", "api-7d9f  0/1  CrashLoopBackOff  4  2m", True),
+        ("kubectl get pods -n prod", "api-7d9f  1/1  Running  0  2m", False),
+        ("systemctl status api --no-pager", "Active: failed (Result: exit-code)", True),
+        ("docker compose ps", "web  Exited (1) 5 seconds ago", True),
+        ("docker compose ps", "web  Up 5 seconds (healthy)", False),
+    ],
+)
+def test_a_look_after_the_deploy_that_shows_a_failed_state_contradicts_deployed(
+    look: str, output: str, contradicted: bool
+) -> None:
+    session = (
+        SessionBuilder("Deploy the new API version")
+        .bash("kubectl apply -f k8s/api.yaml", output="deployment.apps/api configured")
+        .bash(look, output=output)
+        .build("Deployed ✅ the new API version is live.")
+    )
+    d = decide(session, CTX)
+    assert ("reading:claim_contradicted" in d.pushed_by) is contradicted, d.open_patterns
+    if contradicted:
+        assert "shows a failed state" in " ".join(d.missing)
