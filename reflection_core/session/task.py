@@ -63,7 +63,10 @@ _PLAN_ONLY = lazy(
     r"\b(do not|don't|dont|no need to) (change|edit|write|touch|modify) (anything|any (code|"
     r"files?)|the code|code|files|yet)\b|"
     r"\b(make|write|give me|draft|propose) (a|the|an) (plan|proposal|design)\b|"
-    r"\bplan (only|first, don't)\b|\bwithout (making|implementing) (any )?changes\b",
+    r"\bplan (only|first, don't)\b|\bwithout (making|implementing) (any )?changes\b|"
+    r"^\W*(please )?plan (how|out|the|a|an)\b|"  # "Plan how we'd add i18n"
+    r"\b(review|approve|see) (it |them |this |that |the plan |the steps )?before (you|we) "
+    r"(start|begin|implement|code|change anything)\b",
     re.I,
 )
 _CONTINUATION = lazy(

@@ -63,6 +63,8 @@ def test_dockerfile_edit_is_code_not_docs() -> None:
         "Only outline the steps",
         "Review the auth flow; don't change anything",
         "Look into the flaky job but do not modify any files",
+        "Plan how we'd add i18n to the app. Write up the steps.",
+        "Write up the steps for the migration, I'll review before you start.",
     ],
 )
 def test_plan_only_requests_are_recognised(prompt: str) -> None:
@@ -75,6 +77,7 @@ def test_plan_only_requests_are_recognised(prompt: str) -> None:
         "Implement the plan we agreed on and run the tests",
         "Move the login screen to the new state model, don't change the layout files",
         "Rename the config loader; do not touch the public API",
+        "Add the export, then plan the rollout with me",
     ],
 )
 def test_ordinary_requests_are_not_plan_only(prompt: str) -> None:
