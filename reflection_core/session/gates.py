@@ -826,6 +826,24 @@ RUNNER_SOURCES: dict[str, tuple[str, ...]] = {
 }
 
 
+# Templates and stylesheets: no run names them; the code that renders them is what a
+# partial run must name. One ending a line.
+TEMPLATE_SUFFIXES: tuple[str, ...] = (
+    ".html",
+    ".htm",
+    ".jinja",
+    ".jinja2",
+    ".j2",
+    ".hbs",
+    ".ejs",
+    ".erb",
+    ".twig",
+    ".css",
+    ".scss",
+    ".less",
+)
+
+
 def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
     """A run of some of the tests covers the change when it names every changed source
     file's module or package (`pytest tests/test_money.py` for `common/money.py`); a
@@ -842,6 +860,8 @@ def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
         name = parts[-1].rsplit(".", 1)[0]
         if "test" in name or not checkable(path) or (reached and not path.endswith(reached)):
             continue
+        if path.lower().endswith(TEMPLATE_SUFFIXES):
+            continue  # reached through the code that loads it, which the run names or not
         package = parts[-2] if len(parts) > 1 and parts[-2] not in _GENERIC_DIRS else ""
         inside = any(posix.startswith(f"{folder}/") or f"/{folder}/" in posix for folder in folders)
         if name not in raw and not (package and package in raw) and not inside:

@@ -652,3 +652,20 @@ def test_a_failed_check_of_a_change_the_tests_do_not_reach_is_open() -> None:
     )
     result = gate(s)
     assert not result.satisfied and result.pattern == "check:failing"
+
+
+@pytest.mark.parametrize(
+    ("run", "covers"),
+    [("python manage.py test blog", True), ("python manage.py test shop", False)],
+)
+def test_a_template_is_covered_by_the_run_of_the_app_that_renders_it(
+    run: str, covers: bool
+) -> None:
+    s = (
+        SessionBuilder("Fix the N+1 on the authors page")
+        .edit("blog/views.py")
+        .edit("templates/authors.html")
+        .bash(run, output="Ran 2 tests in 0.01s\n\nOK")
+        .build()
+    )
+    assert gate(s).satisfied == covers
