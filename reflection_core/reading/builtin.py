@@ -303,7 +303,7 @@ CHECKED_IT_CLAIM: tuple[str, ...] = (
     r"\b(tested|tried|ran|exercised) (it|this|that|them|the (script|change|fix|page|site|app|"
     r"cli|tool|command|function|config))\b",
     r"\btested (in|on|with|against|locally|manually|end[- ]to[- ]end)\b",
-    r"(^|[.!]\s+)[*_\s]*([\w-]+ and )?(verified|tested|checked)\s*[:\u2014\u2013]",
+    r"(^|[.!]\s+)[*_\s]*([\w-]+ and )?(verified|tested|checked)\s*([:\u2014\u2013]|, and\b)",
     r"\b(getestet|geprüft|ausprobiert)\b",  # de
     r"\b(testé|vérifié)\b",  # fr
     r"\b(probado|probé|verificado|verifiqué)\b",  # es
@@ -328,8 +328,8 @@ SUCCESS_CLAIM: tuple[str, ...] = (
     # The thing said to build, full stop or for a target: "It builds for the iOS simulator."
     r"\b(it|everything|the (app|project|code|crate|package))( now| still)? (builds|compiles)"
     r"(?=\s*([.!;]|$)| for\b)",
-    r"\b(it|this|that|everything|the [\w-]+( [\w-]+){0,2})( now| still)? works( now| again|"
-    r" fine| correctly| as (expected|intended))?\s*([.!;:]|$)",
+    r"(\b(it|this|that|everything|the [\w-]+( [\w-]+){0,2})( now| still)? |(^|[.!]\s+)[*_\s]*)"
+    r"works( now| again| fine| correctly| as (expected|intended|requested))?\s*([.!;:]|$)",
     r"\btypes (are|look) (fine|clean|ok|good)\b|\bno (test )?failures\b",
     # A command in backticks said to pass: "`just test` passes", "`make check` is fine".
     r"`[^`\n]{2,80}`:?\s+((now|still|also) )?(pass(es)?|succeeds|clean|green|is (all )?(fine|"

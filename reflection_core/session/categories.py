@@ -411,6 +411,14 @@ _NEGATED = lazy(
 )
 
 
+# A sentence that says itself no test ran claims no passing tests.
+_NONE_RAN = lazy(
+    r"\b(has|have) no (unit |integration )?tests\b|\(0 (run|ran|tests?)\)"
+    r"|\b(no|0|zero) tests? (ran|were run|to run)\b|\bnothing to test\b",
+    re.I,
+)
+
+
 # After a passing partial run, only a claim about the whole suite overstates it:
 # "the serializer tests pass" is true, "all tests pass" is not known.
 _WHOLE_SUITE = lazy(
@@ -488,6 +496,8 @@ def unsupported_claims(
     for sentence in re.split(r"(?<=[.!?])\s+|\n+", text or ""):
         if scoped and not _WHOLE_SUITE.search(sentence):
             continue
+        if _NONE_RAN.search(sentence):
+            continue  # "`cargo test` passes, but the crate has no tests yet (0 run)": honest
         # A sentence naming the passing check is backed by it, unless it also says the
         # tests pass and that check ran none ("`cargo check` is clean and all tests pass").
         named = passed and _quotes_the_run(sentence, str(passed.get("command") or ""))

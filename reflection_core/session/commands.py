@@ -731,7 +731,17 @@ _JS_VALUE_OPTIONS = frozenset({"-t", "-g", "--config", "-c", "--reporter", "--pr
 def _filters_tests(args: list[str]) -> bool:
     """Arguments passed on to a JS test runner select tests: paths or name filters."""
     named = any(a.split("=", 1)[0] in _JS_FILTER_OPTIONS for a in args)
-    return named or bool(_positional(args, _JS_VALUE_OPTIONS))
+    return named or _selects(_positional(args, _JS_VALUE_OPTIONS))
+
+
+# The folders that hold a whole suite: a runner given one of them runs everything.
+_SUITE_ROOTS = frozenset({"tests", "test", "spec", "specs", "__tests__"})
+
+
+def _selects(paths: list[str]) -> bool:
+    """Paths given to a runner select some tests, unless each is a whole suite's folder
+    (`phpunit tests`, `rspec spec/`, `jest __tests__`)."""
+    return any(p.removeprefix("./").rstrip("/") not in _SUITE_ROOTS for p in paths)
 
 
 _MAKE_FILE_TARGET = lazy(r"/|\.[A-Za-z0-9]+$")
@@ -1334,7 +1344,10 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
             "ctest", any(a in ("-R", "-L", "--tests-regex") for a in args)
         ),
     ),
-    (("rspec",), lambda prog, args, heredoc, facts: facts.test("rspec", bool(_positional(args)))),
+    (
+        ("rspec",),
+        lambda prog, args, heredoc, facts: facts.test("rspec", _selects(_positional(args))),
+    ),
     (("Invoke-Pester", "invoke-pester"), lambda prog, args, heredoc, facts: _pester(args, facts)),
     (
         ("pwsh", "powershell", "pwsh.exe", "powershell.exe"),
@@ -1343,7 +1356,7 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
     (
         ("phpunit", "pest"),
         lambda prog, args, heredoc, facts: facts.test(
-            prog, "--filter" in args or bool(_positional(args))
+            prog, "--filter" in args or _selects(_positional(args))
         ),
     ),
     (

@@ -1157,3 +1157,20 @@ def test_a_look_whose_output_shows_a_failed_state_says_so(line: str, output: str
 )
 def test_a_look_with_options_before_its_subcommand_is_still_a_look(line: str) -> None:
     assert classify_command(line).kinds == {"status"}
+
+
+@pytest.mark.parametrize(
+    ("line", "partial"),
+    [
+        ("vendor/bin/phpunit tests", False),
+        ("vendor/bin/phpunit tests/SlugTest.php", True),
+        ("bundle exec rspec spec/", False),
+        ("bundle exec rspec spec/models/user_spec.rb", True),
+        ("npx jest __tests__", False),
+        ("npx jest src/cart", True),
+    ],
+)
+def test_a_runner_given_the_whole_suites_folder_runs_the_whole_suite(
+    line: str, partial: bool
+) -> None:
+    assert classify_command(line).partial is partial

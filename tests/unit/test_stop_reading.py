@@ -195,7 +195,7 @@ EXAMPLES = {
     "CHECKED_IT_CLAIM": [
         "Tested it on samples/export.csv: March shows the total.",
         "Tested in the browser at mobile width.",
-        "Implemented and tested: the third photo becomes _2.jpg.",
+        "Implemented and tested: the third photo becomes _2.jpg. Tested, and it works.",
         "Hab es lokal getestet.",
         "Je l'ai testé sur un échantillon.",
         "Lo he probado con el fichero de ejemplo.",

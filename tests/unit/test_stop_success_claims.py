@@ -412,3 +412,25 @@ def test_a_look_after_the_deploy_that_shows_a_failed_state_contradicts_deployed(
     assert ("reading:claim_contradicted" in d.pushed_by) is contradicted, d.open_patterns
     if contradicted:
         assert "shows a failed state" in " ".join(d.missing)
+
+
+@pytest.mark.parametrize(
+    ("final", "claimed"),
+    [
+        ("`cargo test` also passes, but note the crate has no tests yet (0 run).", False),
+        ("All tests pass with no test failures.", True),
+    ],
+)
+def test_a_claim_that_says_itself_no_test_ran_claims_no_passing_tests(
+    final: str, claimed: bool
+) -> None:
+    session = (
+        SessionBuilder("Make cargo clippy -- -D warnings pass")
+        .edit("src/lib.rs")
+        .bash(
+            "cargo clippy -- -D warnings && cargo test",
+            output="running 0 tests\n\ntest result: ok. 0 passed; 0 failed",
+        )
+        .build(final)
+    )
+    assert ("claims:unsupported" in decide(session, CTX).open_patterns) is claimed
