@@ -1461,8 +1461,11 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
 
 
 def _run_by_name_shape(prog: str, args: list[str], facts: _Facts) -> None:
-    """An interpreter given a source file, a test script, or a script run as the program."""
+    """An interpreter given a source file, a test script, or a script run as the program;
+    a shell given `-n` parses the script, a lint of it too (`bash -n deploy.sh`)."""
     named = _program(_positional(args)[0]) if _positional(args)[:1] else ""
+    if prog in _SHELLS and named and "-n" in args[: args.index(_positional(args)[0])]:
+        facts.kinds.add("lint")
     if (
         prog in _INTERPRETERS
         and named

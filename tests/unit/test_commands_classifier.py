@@ -829,7 +829,7 @@ SHELLS_THAT_RUN_NO_STRING = ["bash -n install.sh", "bash install.sh", "sh -x dep
 @pytest.mark.parametrize("command", SHELLS_THAT_RUN_NO_STRING)
 def test_a_shell_without_a_command_string_is_not_unwrapped(command: str) -> None:
     assert "test" not in classify_command(command).kinds
-    assert classify_command(command).kinds <= {"run", "read"}
+    assert classify_command(command).kinds <= {"run", "read", "lint"}  # `-n` parses it
 
 
 @pytest.mark.parametrize(
@@ -1174,3 +1174,15 @@ def test_a_runner_given_the_whole_suites_folder_runs_the_whole_suite(
     line: str, partial: bool
 ) -> None:
     assert classify_command(line).partial is partial
+
+
+@pytest.mark.parametrize(
+    ("line", "kinds"),
+    [
+        ("bash -n scripts/backup.sh", {"run", "lint"}),
+        ("sh -n x.sh", {"run", "lint"}),
+        ("bash scripts/backup.sh -n", {"run"}),
+    ],
+)
+def test_a_shell_given_n_parses_the_script_a_lint_too(line: str, kinds: set[str]) -> None:
+    assert classify_command(line).kinds == kinds
