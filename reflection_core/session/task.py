@@ -405,8 +405,10 @@ def required_gates(task: TaskContext, cfg: dict[str, Any], has_tests: bool | Non
     if task.task_type == "coding":
         if stop.get("require_pr") or task.wants_pr:
             gates.add("pr")
-        if stop.get("require_ci") or task.wants_ci:
+        if stop.get("require_ci"):
             gates.update({"pr", "ci"})
+        elif task.wants_ci:
+            gates.add("ci")  # CI runs on a branch push too: a green run needs no PR
         if task.wants_build:
             gates.add("build")
         if task.wants_lint:

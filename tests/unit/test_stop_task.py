@@ -147,3 +147,15 @@ def test_path_names_and_suffixes_are_read_as_pathlib_reads_them(path: str) -> No
     posix = PurePosixPath(path)
     assert name_and_parent(path) == (posix.name, posix.parent.name)
     assert suffix(posix.name) == posix.suffix
+
+
+def test_a_request_that_ci_pass_needs_a_green_run_not_a_pull_request() -> None:
+    ci = build_task_context(
+        SessionBuilder("Move CI to node 20 and make sure CI passes").edit("a.js").build()
+    )
+    gates = required_gates(ci, config.defaults(), has_tests=None)
+    assert "ci" in gates and "pr" not in gates
+    with_pr = build_task_context(
+        SessionBuilder("Fix it, open a PR and make CI green").edit("a.js").build()
+    )
+    assert {"pr", "ci"} <= required_gates(with_pr, config.defaults(), has_tests=None)
