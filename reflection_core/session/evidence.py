@@ -406,8 +406,12 @@ ARTIFACT_NAMES: tuple[str, ...] = (
     ".next",
     ".turbo",
     ".parcel-cache",
+    # What a build writes: a package, an archive, compiled objects.
+    "build",
+    "dist",
+    "target",
 )
-ARTIFACT_ENDINGS: tuple[str, ...] = (".pyc", ".log")
+ARTIFACT_ENDINGS: tuple[str, ...] = (".pyc", ".log", ".tar.gz", ".tgz", ".whl", ".o")
 
 
 def is_change(call: ToolCall) -> bool:

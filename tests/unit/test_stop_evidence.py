@@ -313,8 +313,15 @@ ARTIFACTS = [
     ".next",
     ".turbo",
     ".parcel-cache",
+    "build",
+    "dist/calc-1.0.tar.gz",
+    "target/debug",
     "src/calc.cpython-312.pyc",
     "bench.log",
+    "calc-1.0.tar.gz",
+    "calc-1.0.tgz",
+    "calc-1.0-py3-none-any.whl",
+    "src/calc.o",
 ]
 
 
