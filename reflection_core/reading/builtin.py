@@ -732,16 +732,13 @@ def _never_started(outcome: dict[str, Any], changed: list[str]) -> bool:
     if outcome.get("exit_code") != 127 or _is_check_command(command):
         return False
     from reflection_core.session.commands import classify_command
+    from reflection_core.session.evidence import file_stem
 
     programs = classify_command(command).programs
-    if not programs or any(_stem(path) == programs[0] for path in changed):
+    if not programs or any(file_stem(path) == programs[0].lower() for path in changed):
         return False
     tail = str(outcome.get("output_tail") or "")
     return any(programs[0] in line for line in tail.splitlines() if "not found" in line)
-
-
-def _stem(path: str) -> str:
-    return path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 def _is_check_command(command: str) -> bool:

@@ -681,13 +681,13 @@ def _run_named(runner: str, kind: str | None, facts: _Facts) -> bool:
 def task_names(prog: str, args: list[str]) -> list[str]:
     """`test` of `nx affected -t test`, `nx run api:test`, `nx test api`, `turbo run test`,
     `lerna run test`: the tasks named, not the projects they run in."""
+    options = TASK_RUNNERS.get(prog, frozenset())
     named: list[str] = []
-    for option, value in itertools.pairwise(["", *args]):
-        if option in TASK_RUNNERS.get(prog, ()):
-            named += value.split(",")
-    for arg in args:
+    for before, arg in itertools.pairwise(["", *args]):
         option, _, value = arg.partition("=")
-        if value and option in TASK_RUNNERS.get(prog, ()):
+        if before in options:  # `-t test,lint`
+            named += arg.split(",")
+        elif value and option in options:  # `--target=test`
             named += value.split(",")
     words = [a for a in args if not a.startswith("-")]
     if prog == "nx" and words[:1] == ["run"] and len(words) > 1:

@@ -21,6 +21,7 @@ from reflection_core.session.evidence import (
     checked_after,
     compiles,
     file_name,
+    file_stem,
     is_check,
     is_code_change,
     is_doc_file,
@@ -453,11 +454,6 @@ _FILE_TOOLS = frozenset(
 _WORDS = lazy(r"[^\s'\"=;|&()<>]+")
 
 
-def _stem(path: str) -> str:
-    """A file's or program's name without folders or ending: `bin/flow.sh` runs as `flow`."""
-    return file_name(path).split(".", 1)[0].lower()
-
-
 def _edited_text_only(session: Session) -> set[str]:
     """Files every change of which in the task only rewrote comments or string text (an
     `echo` message, a prompt): a parse of them finds nothing new."""
@@ -496,13 +492,13 @@ def script_check(path: str, table: tuple[tuple[str, str], ...] = SCRIPT_CHECKS) 
 
 
 def _runs_script(call: ToolCall, names: set[str], files: set[str]) -> bool:
-    """A check, or a program run by a changed script's name (`names`, `_stem`) or given the
+    """A check, or a program run by a changed script's name (`names`, `file_stem`) or given the
     script (`files`, `nvim -u init.lua`), however it ended; or a tool a server provides (a
     browser driven over MCP): what it exercised is not known, so it may be the change."""
     if call.command is None:
         return call.name.startswith("mcp__")
     programs = call.command.programs
-    if call.command.kinds & CHECK_KINDS or any(_stem(p) in names for p in programs):
+    if call.command.kinds & CHECK_KINDS or any(file_stem(p) in names for p in programs):
         return True
     if not programs or programs[0] in _FILE_TOOLS:
         return False
@@ -536,7 +532,7 @@ def _unchecked_files(
     no check did to it."""
     if not scripts:
         return []
-    names = {_stem(p) for p, _ in scripts}
+    names = {file_stem(p) for p, _ in scripts}
     files = {file_name(p) for p, _ in scripts}
     touched = {p for p, _ in scripts}
     calls = session.tool_calls

@@ -295,8 +295,8 @@ def build_digest(
         "host_failure": host_failure(session),
         "plan_mode": plan_mode or task.plan_only,
         "tool_calls": len(session.tool_calls),
-        "last_act_at": last_act_at(session),
-        "failed_state": failed_state_after_the_last_act(session),
+        "last_act_at": (acted := last_act_at(session)),
+        "failed_state": failed_state_after(session, acted),
     }
 
 
@@ -313,10 +313,9 @@ def only_looks(call: ToolCall) -> bool:
     return bool(kinds) and kinds <= {"status", "read"}
 
 
-def failed_state_after_the_last_act(session: Session) -> dict[str, Any] | None:
-    """The last look at a system's state after the last act, when its output shows a
-    failed state (`kubectl get pods` after an apply: `CrashLoopBackOff`)."""
-    acted = last_act_at(session)
+def failed_state_after(session: Session, acted: int | None) -> dict[str, Any] | None:
+    """The last look at a system's state after the last act (at record `acted`), when its
+    output shows a failed state (`kubectl get pods` after an apply: `CrashLoopBackOff`)."""
     for call in reversed(session.tool_calls):
         if acted is not None and call.index <= acted:
             return None

@@ -66,6 +66,11 @@ def file_name(path: str) -> str:
     return path.replace("\\", "/").rsplit("/", 1)[-1]
 
 
+def file_stem(path: str) -> str:
+    """A file's or program's name without folders or ending: `bin/flow.sh` runs as `flow`."""
+    return file_name(path).split(".", 1)[0].lower()
+
+
 def code_text(text: str, path: str) -> str | None:
     """`text` without comments and whitespace, or None when the language is not known."""
     ext = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
