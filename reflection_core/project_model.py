@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from fnmatch import fnmatch
@@ -559,7 +560,87 @@ def wrapped_commands(files: RepoFiles) -> tuple[tuple[str, str], ...]:
         for name, recipe in make_targets(files[marker] or "", runner=runner).items():
             lines = [line.lstrip(_RECIPE_PREFIXES).replace("$(MAKE)", "make") for line in recipe]
             found.append((f"{runner}:{name}", "\n".join(lines)))
+    for runner, marker, read in _TASK_FILES:
+        tasks = read(files.get(marker) or "")
+        found += [(f"{runner}:{name}", "\n".join(lines)) for name, lines in tasks.items()]
     return tuple(found)
+
+
+def mix_aliases(text: str) -> dict[str, list[str]]:
+    """mix.exs aliases as shell lines: `ci: ["format --check-formatted", "test"]` runs
+    `mix format --check-formatted` then `mix test` (function captures are left out)."""
+    block = _MIX_ALIASES.search(text)
+    aliases: dict[str, list[str]] = {}
+    current: list[str] | None = None
+    for match in _MIX_ALIAS_TOKEN.finditer(block.group(1) if block else ""):
+        name, task = match.group("name"), match.group("task")
+        if name:
+            current = aliases.setdefault(name, [])
+        elif current is not None:
+            current.append(f"mix {task}")
+    return aliases
+
+
+_MIX_ALIASES = lazy(r"\bdefp?\s+aliases\b.*?\bdo\b(.*?)^\s*end\b", re.S | re.M)
+_MIX_ALIAS_TOKEN = lazy(r'"?(?P<name>[\w.-]+)"?:\s|"(?P<task>[^"\n]*)"')
+
+
+def rake_tasks(text: str) -> dict[str, list[str]]:
+    """Rakefile tasks as shell lines: a task's prerequisites (`task default: %i[spec
+    rubocop]` runs `rake spec`, `rake rubocop`) and the tasks the usual libraries define
+    (`RSpec::Core::RakeTask.new(:spec)` runs `rspec`)."""
+    tasks: dict[str, list[str]] = {}
+    for match in _RAKE_LIBRARY_TASK.finditer(text):
+        name = match.group("name") or _RAKE_LIBRARY_DEFAULTS[match.group("library")][0]
+        tasks.setdefault(name, []).append(_RAKE_LIBRARY_DEFAULTS[match.group("library")][1])
+    for match in _RAKE_TASK.finditer(text):
+        needs = _RAKE_NAME.findall(match.group("needs"))
+        tasks.setdefault(match.group("name"), []).extend(f"rake {need}" for need in needs)
+    return tasks
+
+
+# What a task of each library runs, and its name when `.new` names none.
+_RAKE_LIBRARY_DEFAULTS = {
+    "RSpec::Core::RakeTask": ("spec", "rspec"),
+    "Rake::TestTask": ("test", "rake test"),
+    "RuboCop::RakeTask": ("rubocop", "rubocop"),
+}
+_RAKE_LIBRARY_TASK = lazy(
+    r"(?P<library>RSpec::Core::RakeTask|Rake::TestTask|RuboCop::RakeTask)\.new"
+    r"(?:\(\s*:?[\"']?(?P<name>[\w:-]+))?"
+)
+# `task default: :spec`, `task :default => [:spec, :rubocop]`, `task ci: %i[spec lint]`.
+_RAKE_TASK = lazy(
+    r"^\s*task\s*\(?\s*(?::|[\"'])?(?P<name>\w+)[\"']?(?::\s|\s*=>)\s*"
+    r"(?P<needs>\[[^\]]*\]|%[iw][\[(][^\])]*[\])]|:[\w:]+|[\"'][\w:]+[\"'])",
+    re.M,
+)
+_RAKE_NAME = lazy(r"(?<![%\w])\w[\w:-]*")  # `spec` of `:spec`, not the `i` of `%i[`
+
+
+def composer_scripts(text: str) -> dict[str, list[str]]:
+    """composer.json scripts as shell lines: `"ci": ["@lint", "@test"]` runs `composer
+    lint` then `composer test`; `@php artisan test` runs `php artisan test`."""
+    scripts = json_object(text).get("scripts")
+    found: dict[str, list[str]] = {}
+    for name, value in scripts.items() if isinstance(scripts, dict) else ():
+        steps = value if isinstance(value, list) else [value]
+        found[str(name)] = [_composer_step(step) for step in steps if isinstance(step, str)]
+    return found
+
+
+def _composer_step(step: str) -> str:
+    if step.startswith(("@php ", "@putenv ")):
+        return step[1:]
+    return f"composer {step[1:]}" if step.startswith("@") else step
+
+
+# Task files whose named tasks a session runs as `RUNNER NAME`: runner, file, reader.
+_TASK_FILES: tuple[tuple[str, str, Callable[[str], dict[str, list[str]]]], ...] = (
+    ("mix", "mix.exs", mix_aliases),
+    ("rake", "Rakefile", rake_tasks),
+    ("composer", "composer.json", composer_scripts),
+)
 
 
 def recipe_runs(recipe: Sequence[str]) -> str | None:
@@ -937,7 +1018,7 @@ def combine(repo: ProjectModel, session: ProjectModel) -> ProjectModel:
 CONTENT_FILES = (
     "pyproject.toml", "setup.cfg", "setup.py", "tox.ini", "pytest.ini", "package.json",
     "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile", ".justfile",
-    "CMakeLists.txt", "composer.json", "pubspec.yaml",
+    "CMakeLists.txt", "composer.json", "pubspec.yaml", "mix.exs", "Rakefile",
 )  # fmt: skip
 
 

@@ -647,7 +647,7 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         _SCRIPT_CHANGES[kind](facts)
     elif kind:
         facts.kinds.add(kind)
-    elif prog in _WRAPPER_FILES and not elsewhere:
+    if prog in _WRAPPER_FILES and not elsewhere:  # what it runs, read from the repository
         facts.wrappers.append(f"{_WRAPPER_FILES[prog]}:{head}")
 
 
@@ -709,6 +709,7 @@ _WRAPPER_FILES = {
     "yarn": "script",
     "bun": "script",
     "just": "just",
+    "composer": "composer",
 }
 # `make` options that take the Makefile from elsewhere than the working directory's.
 _MAKE_ELSEWHERE = ("-C", "-f", "--file", "--directory", "--makefile")
@@ -759,9 +760,18 @@ def _make(args: list[str], facts: _Facts, runner: str = "make") -> None:
     for target in targets:
         # a file to make (`make -C build bench/suite`, `make app.o`) is built
         kind = "build" if _MAKE_FILE_TARGET.search(target) else _script_kind(target)
-        named = _run_named(f"{runner} {target}", kind, facts)
-        if not named and runner == "make" and not any(a.startswith(_MAKE_ELSEWHERE) for a in args):
+        _run_named(f"{runner} {target}", kind, facts)
+        if runner == "make" and not any(a.startswith(_MAKE_ELSEWHERE) for a in args):
             facts.wrappers.append(f"make:{target}")
+
+
+def _rake(args: list[str], facts: _Facts) -> None:
+    """`rake` runs the Rakefile's default task; `rake ci` a task read by its name, or
+    by what the Rakefile says it runs (`task ci: %i[spec rubocop]`)."""
+    tasks = [a.split("[", 1)[0] for a in _positional(args, frozenset({"-f", "-C"})) if "=" not in a]
+    for task in tasks or ["default"]:
+        if task == "default" or not _run_named(f"rake {task}", _script_kind(task), facts):
+            facts.wrappers.append(f"rake:{task}")
 
 
 def _js_runner(prog: str, args: list[str], facts: _Facts) -> None:
@@ -1249,6 +1259,8 @@ def _toolchain(prog: str, args: list[str], facts: _Facts) -> None:
             facts.kinds.add("lint")
         else:
             facts.reformat()
+    elif prog == "mix" and sub and not sub.startswith("-"):
+        facts.wrappers.append(f"mix:{sub}")  # an alias of mix.exs (`mix ci`), if one
 
 
 # The flags under which a toolchain's formatter only checks: `zig fmt --check`,
@@ -1431,6 +1443,8 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.test("cypress", "--spec" in args)
     elif prog in ("rake", "rails") and args[:1] and args[0] in ("test", "spec"):
         facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
+    elif prog == "rake":
+        _rake(args, facts)
     elif prog == "meson" and args[:1] == ["test"]:
         facts.test("meson test")
     elif prog == "node" and "--test" in args:  # Node's own runner: `node --test [files]`

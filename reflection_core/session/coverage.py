@@ -37,7 +37,7 @@ from reflection_core.session.gates import (
     run_passed,
     runs_after_change,
 )
-from reflection_core.session.model import Session, ToolCall
+from reflection_core.session.model import CommandInfo, Session, ToolCall
 from reflection_core.session.todos import parse_todos
 
 _SENTENCE = lazy(r"(?<=[.?!;])\s+|\n+")
@@ -245,12 +245,19 @@ def _check_words(command: str) -> set[str]:
 
 
 def _runs_of(command: str, calls: Iterable[ToolCall]) -> list[ToolCall]:
+    """The calls that ran `command`, as written or through a wrapper that runs it
+    (`make typecheck` whose recipe is `mypy --strict src`, for `mypy --strict`)."""
     wanted = _check_words(command)
     return [
         call
         for call in calls
-        if call.command is not None and wanted <= _check_words(call.command.raw)
+        if call.command is not None
+        and any(wanted <= _check_words(line) for line in _lines_run(call.command))
     ]
+
+
+def _lines_run(command: CommandInfo) -> tuple[str, ...]:
+    return (command.raw, *command.wrapped_lines)
 
 
 def unrun_requested(session: Session, commands: list[str]) -> list[Gap]:

@@ -383,16 +383,19 @@ def _wrapped_call(call: ToolCall, runs: dict[str, str]) -> ToolCall:
     command = call.command
     if command is None or not command.wrappers:
         return call
-    inner = [classify_command(runs[key]) for key in command.wrappers if key in runs]
-    kinds = frozenset(k for info in inner for k in info.kinds) & WRAPPED_CHECKS
-    if not kinds - command.kinds:
+    lines = [runs[key] for key in command.wrappers if key in runs]
+    if not lines:
         return call
+    inner = [classify_command(line) for line in lines]
+    kinds = frozenset(k for info in inner for k in info.kinds) & WRAPPED_CHECKS
     tests = next((info for info in inner if "test" in info.kinds), None)
     checked = replace(
         command,
         kinds=command.kinds | kinds,
         test_runner=command.test_runner or (tests.test_runner if tests else None),
-        partial=command.partial or bool(tests and tests.partial),
+        # a wrapper named for its tests runs them as its recipe says; its name decides
+        partial=command.partial or bool(tests and tests.partial and "test" not in command.kinds),
+        wrapped_lines=tuple(line for text in lines for line in text.splitlines() if line.strip()),
     )
     return replace(call, command=checked)
 

@@ -51,6 +51,9 @@ class CommandInfo:
     # (`npm run ci`), `make:verify`, `just:ci`, `file:scripts/ci.sh`. What each runs is
     # read from the repository (`project_model.wrapped_commands`), then classified.
     wrappers: tuple[str, ...] = ()
+    # What those wrappers run, line by line, as the repository says (`mypy --strict src` of
+    # `make typecheck`): a command the task asks for may run through one.
+    wrapped_lines: tuple[str, ...] = ()
 
 
 # Where agents keep throwaway files (scratchpads, `mktemp`, `> /dev/null`): a write only

@@ -966,10 +966,29 @@ def test_a_wrapper_named_for_nothing_is_kept_for_the_project_model(
 
 
 @pytest.mark.parametrize(
+    ("command", "wrappers"),
+    [
+        ("npm test", ("script:test",)),  # named for its check, and what it runs is read too
+        ("make typecheck", ("make:typecheck",)),
+        ("mix ci", ("mix:ci",)),  # a mix.exs alias
+        ("mix do compile, ci", ("mix:ci",)),
+        ("bundle exec rake", ("rake:default",)),  # the Rakefile's default task
+        ("rake ci", ("rake:ci",)),
+        ("composer run-script ci", ("composer:ci",)),
+        ("composer ci", ("composer:ci",)),
+    ],
+)
+def test_a_wrapper_of_the_repository_is_kept_for_what_it_runs(
+    command: str, wrappers: tuple[str, ...]
+) -> None:
+    assert classify_command(command).wrappers == wrappers
+
+
+@pytest.mark.parametrize(
     "command",
     [
-        "npm test",  # named for what it does
-        "make build",
+        "mix test",  # the toolchain's own test run
+        "bundle exec rake spec",
         "./run_tests.sh",
         "pnpm --filter web ci",  # another package's scripts, not the root's
         "npm run ci --prefix web",
@@ -978,7 +997,7 @@ def test_a_wrapper_named_for_nothing_is_kept_for_the_project_model(
         "python tools/gen.py",  # not a shell script
     ],
 )
-def test_a_wrapper_named_for_its_check_or_elsewhere_is_not_kept(command: str) -> None:
+def test_a_toolchains_own_check_or_a_wrapper_elsewhere_is_not_kept(command: str) -> None:
     assert classify_command(command).wrappers == ()
 
 

@@ -613,6 +613,80 @@ def test_wrapped_commands_read_package_scripts_and_make_and_just_targets() -> No
     assert wrapped["just:ci"] == "just fmt\ncargo test"
 
 
+MIX_EXS = """\
+defmodule Shop.MixProject do
+  def project, do: [app: :shop, deps: deps(), aliases: aliases()]
+  defp deps, do: [{:phoenix, "~> 1.7"}]
+
+  defp aliases do
+    [
+      setup: ["deps.get", "ecto.setup"],
+      "ecto.setup": ["ecto.create", "ecto.migrate"],
+      lint: "credo --strict",
+      ci: [
+        "format --check-formatted",
+        "test"
+      ],
+      seed: &seed/1
+    ]
+  end
+end
+"""
+
+
+def test_mix_aliases_run_the_mix_tasks_they_list() -> None:
+    aliases = pm.mix_aliases(MIX_EXS)
+    assert aliases["ci"] == ["mix format --check-formatted", "mix test"]
+    assert aliases["ecto.setup"] == ["mix ecto.create", "mix ecto.migrate"]
+    assert aliases["lint"] == ["mix credo --strict"]
+    assert aliases["seed"] == []  # a function, not tasks
+    assert "phoenix" not in aliases  # deps are not aliases
+
+
+RAKEFILE = """\
+require "rspec/core/rake_task"
+RSpec::Core::RakeTask.new(:spec)
+RuboCop::RakeTask.new
+Rake::TestTask.new do |t|
+  t.pattern = "test/**/*_test.rb"
+end
+task default: %i[spec rubocop]
+task :ci => [:spec, "rubocop"]
+task(:all => :ci)
+"""
+
+
+def test_rake_tasks_run_their_prerequisites_and_library_tasks() -> None:
+    tasks = pm.rake_tasks(RAKEFILE)
+    assert tasks["default"] == ["rake spec", "rake rubocop"]
+    assert tasks["ci"] == ["rake spec", "rake rubocop"]
+    assert tasks["all"] == ["rake ci"]
+    assert tasks["spec"] == ["rspec"]
+    assert tasks["rubocop"] == ["rubocop"]
+    assert tasks["test"] == ["rake test"]  # Rake::TestTask's default name
+
+
+def test_composer_scripts_run_their_steps_and_other_scripts() -> None:
+    manifest = json.dumps(
+        {"scripts": {"ci": ["@lint", "@test"], "test": "@php artisan test", "x": 1}}
+    )
+    scripts = pm.composer_scripts(manifest)
+    assert scripts["ci"] == ["composer lint", "composer test"]
+    assert scripts["test"] == ["php artisan test"]
+    assert scripts["x"] == []
+
+
+def test_a_repository_model_reads_mix_aliases_rake_tasks_and_composer_scripts(
+    tmp_path: Path,
+) -> None:
+    composer = '{"scripts": {"qa": "phpunit"}}'
+    write(tmp_path, {"mix.exs": MIX_EXS, "Rakefile": RAKEFILE, "composer.json": composer})
+    wrapped = dict(repo_model(tmp_path).wrapped)
+    assert wrapped["mix:ci"] == "mix format --check-formatted\nmix test"
+    assert wrapped["rake:default"] == "rake spec\nrake rubocop"
+    assert wrapped["composer:qa"] == "phpunit"
+
+
 def test_a_repository_model_holds_what_its_wrappers_run(tmp_path: Path) -> None:
     write(tmp_path, {"Makefile": "ci:\n\tgo test ./...\n", "go.mod": "module x\n"})
     assert ("make:ci", "go test ./...") in repo_model(tmp_path).wrapped

@@ -417,6 +417,41 @@ def test_a_filtered_run_inside_a_wrapper_stays_partial() -> None:
     assert run.command is not None and run.command.partial
 
 
+def test_a_wrapper_named_for_its_tests_is_not_made_partial_by_its_recipe() -> None:
+    session = SessionBuilder("t").edit("ring.c").bash("make unit-test").build()
+    wrapped = (("make:unit-test", "make tests/test_ring\n./tests/test_ring"),)
+    run = with_wrapped_checks(session, wrapped).tool_calls[1]
+    assert run.command is not None and "test" in run.command.kinds and not run.command.partial
+
+
+@pytest.mark.parametrize(
+    ("command", "wrapped"),
+    [
+        ("mix ci", ("mix:ci", "mix format --check-formatted\nmix test")),
+        ("bundle exec rake", ("rake:default", "rake spec\nrake rubocop")),
+        ("composer ci", ("composer:ci", "composer lint\ncomposer test")),
+    ],
+)
+def test_an_alias_or_task_of_the_project_runs_the_tests_it_lists(
+    command: str, wrapped: tuple[str, str]
+) -> None:
+    session = SessionBuilder("t").edit("lib/a.ex").bash(command).build()
+    run = with_wrapped_checks(session, (wrapped,)).tool_calls[1]
+    assert run.command is not None and "test" in run.command.kinds and not run.command.partial
+
+
+def test_a_command_the_task_asks_for_may_run_through_a_wrapper() -> None:
+    task = "Make `mypy --strict pricing` clean."
+    session = SessionBuilder(task).edit("pricing/a.py").bash("make typecheck", output="Success")
+    ctx = DecisionContext(
+        config={},
+        repo=RepoFacts(has_tests=False, wrapped=(("make:typecheck", "mypy --strict pricing"),)),
+    )
+    assert "requested:mypy --strict pricing" not in decide(session.build("Clean."), ctx).patterns
+    bare = replace(ctx, repo=RepoFacts(has_tests=False))
+    assert "requested:mypy --strict pricing" in decide(session.build("Clean."), bare).patterns
+
+
 def test_a_passing_wrapper_of_the_tests_satisfies_the_tests_gate() -> None:
     session = SessionBuilder("t").edit("src/a.py").bash("make verify", output="3 passed")
     ctx = DecisionContext(
