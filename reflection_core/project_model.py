@@ -563,6 +563,8 @@ def wrapped_commands(files: RepoFiles) -> tuple[tuple[str, str], ...]:
     for runner, marker, read in _TASK_FILES:
         tasks = read(files.get(marker) or "")
         found += [(f"{runner}:{name}", "\n".join(lines)) for name, lines in tasks.items()]
+    python_scripts = pyproject_scripts(files.get("pyproject.toml") or "")
+    found += [(key, "\n".join(lines)) for key, lines in python_scripts.items()]
     return tuple(found)
 
 
@@ -635,7 +637,65 @@ def _composer_step(step: str) -> str:
     return f"composer {step[1:]}" if step.startswith("@") else step
 
 
-# Task files whose named tasks a session runs as `RUNNER NAME`: runner, file, reader.
+def pyproject_scripts(text: str) -> dict[str, list[str]]:
+    """Scripts of Python environment managers as shell lines, keyed as a session runs
+    them: `hatch:test` and `hatch:lint:check` (`hatch run lint:check`) from
+    `[tool.hatch.envs.*.scripts]`, `pdm:NAME`, `rye:NAME`, and `poe:NAME` tasks. A step
+    that names a sibling script (`all = {composite = ["lint", "test"]}`) is its lines."""
+    if not any(f"[tool.{tool}" in text for tool in ("hatch", "pdm", "rye", "poe")):
+        return {}  # no TOML parsed for a pyproject that defines none
+    tool = _table(_toml(text).get("tool"))
+    tables = {
+        "hatch:" if env == "default" else f"hatch:{env}:": _table(_table(settings).get("scripts"))
+        for env, settings in _table(_table(tool.get("hatch")).get("envs")).items()
+    }
+    for runner, key in (("pdm", "scripts"), ("rye", "scripts"), ("poe", "tasks")):
+        tables[f"{runner}:"] = _table(_table(tool.get(runner)).get(key))
+    found: dict[str, list[str]] = {}
+    for prefix, table in tables.items():
+        scripts = {str(name): _script_lines(value) for name, value in table.items()}
+        for name, lines in scripts.items():
+            found[f"{prefix}{name}"] = [
+                step for line in lines for step in scripts.get(line, [line]) if step
+            ]
+    return found
+
+
+def _toml(text: str) -> dict[str, Any]:
+    try:
+        import tomllib  # type: ignore[import-not-found,unused-ignore]
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib  # type: ignore[no-redef,import-not-found,unused-ignore]
+    try:
+        return tomllib.loads(text)
+    except (tomllib.TOMLDecodeError, ValueError):
+        return {}
+
+
+def _table(value: object) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _script_lines(value: object) -> list[str]:
+    """A script's command lines: a line, a list of lines (hatch), or a table: `cmd` (a
+    line, or its words), `shell`, or the steps of a `composite` or `sequence`; the
+    `{args:tests}` placeholders dropped."""
+    if isinstance(value, dict):
+        if isinstance(value.get("cmd"), list):
+            value = " ".join(str(word) for word in value["cmd"])
+        else:
+            value = next((value[k] for k in _SCRIPT_KEYS if k in value), [])
+    steps = value if isinstance(value, list) else [value]
+    return [_PLACEHOLDER.sub("", step).strip() for step in steps if isinstance(step, str)]
+
+
+_SCRIPT_KEYS = ("cmd", "shell", "composite", "sequence")
+_PLACEHOLDER = lazy(r"\{(args|env|root|home)[^}]*\}")
+
+
+# Task files whose named tasks a session runs as `RUNNER NAME`: runner, file, reader
+# (each reader's keys are `NAME`, prefixed with the runner here, or whole keys for
+# pyproject's several runners).
 _TASK_FILES: tuple[tuple[str, str, Callable[[str], dict[str, list[str]]]], ...] = (
     ("mix", "mix.exs", mix_aliases),
     ("rake", "Rakefile", rake_tasks),

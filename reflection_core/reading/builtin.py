@@ -522,6 +522,26 @@ def _about_other_checks(sentence: str, failed: str) -> bool:
 _REDIRECT = lazy(r"\s(\||\d?>)")
 
 
+def _quotes_the_failure(text: str, failed: str, printed: list[str]) -> bool:
+    """A sentence names the failed command and quotes what it printed ("`npm publish`
+    stopped with `EOTP`"; `printed`: the message's quotes found in its output), and
+    claims no success: the message reports that failure, in whatever words."""
+    for line in text.splitlines():
+        for sentence in _SENTENCE_END.split(line):
+            quoted = [q.strip() for q in _INLINE.findall(sentence)]
+            names = any(_names_command(q, failed) for q in quoted)
+            quotes = any(q in printed for q in quoted if not _names_command(q, failed))
+            if names and quotes and _success(sentence, True) is None:
+                return True
+    return False
+
+
+def _names_command(quoted: str, failed: str) -> bool:
+    """`npm publish` names `npm publish --access public`; one word names only itself."""
+    core = _REDIRECT.split(quoted)[0].strip()
+    return core == failed.strip() or (" " in core and core in failed)
+
+
 def shows_where_to_look(sentence: str, changed: list[str]) -> bool:
     """The sentence tells the user where to look (LOOK_AT_IT) at a change to files only
     a browser shows (VISUAL_FILES): no check is handed over."""
@@ -683,6 +703,8 @@ def _claims(digest: dict[str, Any], text: str) -> list[Fact]:
     command = str(last.get("command") or "")
     found = _success(text, _is_check_command(command))
     if not found or _first(_ADMITS, text) or _about_other_checks(found[1], command):
+        return []
+    if _quotes_the_failure(text, command, last.get("quoted_in_message") or []):
         return []
     claim = found[0]
     # An exit status alone is weak (a status command exits 1 on "nothing to do", a

@@ -1502,6 +1502,7 @@ def _run_by_name_shape(prog: str, args: list[str], facts: _Facts) -> None:
 
 def _classify_segment(segment: Segment, depth: int) -> _Facts:
     facts = _Facts()
+    facts.wrappers.extend(_project_script(segment.words))
     words, inner = _unwrap(segment.words)
     for script in inner:
         if depth < 3:
@@ -1513,6 +1514,23 @@ def _classify_segment(segment: Segment, depth: int) -> _Facts:
             facts.wrappers.append(f"file:{words[0]}")  # `./scripts/ci.sh` run as the program
         facts.normalized.append(" ".join(_normal_word(w) for w in words))
     return facts
+
+
+# Environment managers whose `run NAME` may run a script the project defines by that name
+# (`hatch run lint:check`, `pdm run test`); what each runs is read from pyproject.toml.
+_SCRIPT_ENVIRONMENTS = frozenset({"hatch", "pdm", "rye"})
+
+
+def _project_script(words: list[str]) -> list[str]:
+    """The project script a line may run: `hatch:lint:check`, `pdm:test`, `poe:test`
+    (`poe test`, `poetry run poe test`)."""
+    programs = [_program(w) for w in words[:4]]
+    if len(words) >= 3 and programs[0] in _SCRIPT_ENVIRONMENTS and words[1] == "run":
+        return [f"{programs[0]}:{words[2]}"]
+    at = next((i for i, p in enumerate(programs[:3]) if p == "poe"), None)
+    if at is not None and at + 1 < len(words) and (at == 0 or words[at - 1] == "run"):
+        return [f"poe:{words[at + 1]}"]
+    return []
 
 
 def _normal_word(word: str) -> str:
@@ -1577,6 +1595,7 @@ def _classify_line(
     """Facts of a whole command line, and the kinds of each of its segments."""
     facts = _Facts()
     pipeline = _Facts()
+    trip = _RoundTrip()
     segment_kinds: list[tuple[Segment, frozenset[str]]] = []
     test_partials: list[bool] = []
     shell_vars: dict[str, str] = {}
@@ -1594,12 +1613,42 @@ def _classify_line(
             test_partials.append(part.partial)
         if segment.then not in ("|", "|&"):
             _keep_captures(pipeline)
+            trip.note(pipeline)
             _merge(facts, pipeline)
             pipeline = _Facts()
     _keep_captures(pipeline)
+    trip.note(pipeline)
     _merge(facts, pipeline)
     facts.partial = bool(test_partials) and all(test_partials)
+    if trip.complete():  # `echo x > t.ex && mix check; rm t.ex`: nothing of the tree changed
+        facts.kinds.discard("modify")
+        facts.files, facts.rewrites, facts.checked_after = [], False, False
     return facts, segment_kinds
+
+
+class _RoundTrip:
+    """Files a line writes and then removes again (a throwaway file a check reads): when
+    every change the line makes is one of them, the line changes nothing."""
+
+    def __init__(self) -> None:
+        self.written: list[str] = []
+        self.removed: list[str] = []
+        self.other = False
+
+    def note(self, pipeline: _Facts) -> None:
+        if "modify" not in pipeline.kinds:
+            return
+        removes = pipeline.programs[:1] in (["rm"], ["unlink"])
+        if not pipeline.files or (self.removed and not removes):
+            self.other = True  # a change it cannot name, or a write after the removal
+        elif removes:
+            self.removed += pipeline.files
+        else:
+            self.written += pipeline.files
+
+    def complete(self) -> bool:
+        written = set(self.written)
+        return bool(written) and not self.other and set(self.removed) == written
 
 
 def _order_checks(facts: _Facts, pipeline: _Facts, part: _Facts) -> None:

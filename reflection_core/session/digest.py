@@ -105,13 +105,16 @@ def _command_text(call: ToolCall) -> str:
     return raw if len(raw) <= 160 else raw[:157] + "..."
 
 
-def _shell_outcome(call: ToolCall) -> dict[str, Any]:
+def _shell_outcome(call: ToolCall, message: str = "") -> dict[str, Any]:
     return {
         "at": call.index,
         "command": _command_text(call),
         "ok": call.ok,
         "exit_code": call.exit_code,
         "output_tail": (call.output or "")[-OUTPUT_TAIL:],
+        # What the final message quotes (in backticks) of the whole output (`EOTP`): the
+        # message speaks of this run's result, whatever its words.
+        "quoted_in_message": _quoted_from(call.output or "", message),
         # A check or a run of the program whose output ends on its failure the way the
         # gates read it: a runner's failure summary (`--- FAIL:`, `1 failing`), a
         # compiler's error line, a runtime's crash (a failed run is no check, but shows one).
@@ -119,6 +122,17 @@ def _shell_outcome(call: ToolCall) -> dict[str, Any]:
         "status_hidden": status_hidden(call),
         "filtered": call.command is not None and call.command.status_of_a_filter,
     }
+
+
+def _quoted_from(output: str, message: str) -> list[str]:
+    if not output or "`" not in message:
+        return []
+    spans = dict.fromkeys(q.strip() for q in _INLINE.findall(message))
+    found = sorted((output.rfind(q), q) for q in spans if len(q) >= 3 and q in output)
+    return [q for _, q in found[::-1][:5]]  # nearest the end first: where errors are
+
+
+_INLINE = lazy(r"`([^`\n]{2,200})`")
 
 
 def _checks_or_runs(call: ToolCall) -> bool:
@@ -152,7 +166,7 @@ def last_command(session: Session) -> dict[str, Any] | None:
         if call.kind == "shell" and call.ok is not None and not call.background:
             if only_looks(call):
                 continue
-            outcome = _shell_outcome(call)
+            outcome = _shell_outcome(call, session.last_assistant_message or "")
             failed_test = "test" in (call.command.kinds if call.command else ()) and (
                 run_passed(call) is False
             )
@@ -168,7 +182,7 @@ def last_check_after_change(session: Session) -> dict[str, Any] | None:
     for pos in range(len(calls) - 1, checked_from(session) - 1, -1):
         call = calls[pos]
         if call.command is not None and is_check(call):
-            outcome = _shell_outcome(call)
+            outcome = _shell_outcome(call, session.last_assistant_message or "")
             outcome["kinds"] = sorted(call.command.kinds & CHECK_KINDS)
             outcome["passed"] = run_passed(call)
             outcome["partial"] = call.command.partial

@@ -787,6 +787,41 @@ def test_sphinx_build_is_a_build() -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "changed"),
+    [
+        ("echo 'bad  code' > lib/tmp.ex && mix format --check-formatted; rm lib/tmp.ex", ()),
+        ("printf 'x' > t.py && python -m pytest t.py; rm -f t.py", ()),
+        ("echo x > a.py && pytest; rm a.py b.py", ("a.py", "b.py")),  # b.py was the tree's
+        ("echo x > a.py; rm a.py; echo y > b.py", ("a.py", "b.py")),  # b.py stays
+        ("sed -i s/a/b/ x.py && echo x > t.py; rm t.py", ("x.py", "t.py")),
+        ("echo x > a.py && pytest", ("a.py",)),
+    ],
+)
+def test_a_file_a_line_writes_and_removes_again_changes_nothing(
+    command: str, changed: tuple[str, ...]
+) -> None:
+    info = classify_command(command)
+    assert info.modified_files == changed
+    assert ("modify" in info.kinds) == bool(changed)
+
+
+@pytest.mark.parametrize(
+    ("command", "wrappers"),
+    [
+        ("hatch run test", ("hatch:test",)),
+        ("hatch run lint:check", ("hatch:lint:check",)),
+        ("pdm run lint", ("pdm:lint",)),
+        ("poetry run poe test", ("poe:test",)),
+        ("poe check", ("poe:check",)),
+    ],
+)
+def test_a_python_environments_script_is_kept_for_what_pyproject_says_it_runs(
+    command: str, wrappers: tuple[str, ...]
+) -> None:
+    assert classify_command(command).wrappers == wrappers
+
+
+@pytest.mark.parametrize(
     ("command", "kinds"),
     [
         ("git stash", {"stash"}),

@@ -687,6 +687,33 @@ def test_a_repository_model_reads_mix_aliases_rake_tasks_and_composer_scripts(
     assert wrapped["composer:qa"] == "phpunit"
 
 
+PYPROJECT_SCRIPTS = """\
+[tool.hatch.envs.default.scripts]
+test = "pytest {args:tests}"
+[tool.hatch.envs.lint.scripts]
+check = ["ruff check src", "ruff format --check src"]
+[tool.pdm.scripts]
+unit = "pytest -q"
+lint = {cmd = ["ruff", "check", "."]}
+all = {composite = ["lint", "unit"]}
+main = {call = "pkg.cli:main"}
+[tool.poe.tasks]
+verify = {sequence = ["mypy src", "pytest"]}
+"""
+
+
+def test_pyproject_scripts_of_hatch_pdm_and_poe_run_their_lines() -> None:
+    scripts = pm.pyproject_scripts(PYPROJECT_SCRIPTS)
+    assert scripts["hatch:test"] == ["pytest"]  # the `{args:tests}` placeholder dropped
+    assert scripts["hatch:lint:check"] == ["ruff check src", "ruff format --check src"]
+    assert scripts["pdm:lint"] == ["ruff check ."]
+    assert scripts["pdm:all"] == ["ruff check .", "pytest -q"]  # its sibling scripts' lines
+    assert scripts["pdm:main"] == []  # a Python function, no command line
+    assert scripts["poe:verify"] == ["mypy src", "pytest"]
+    assert pm.pyproject_scripts("[project]\nname = 'x'\n") == {}
+    assert pm.pyproject_scripts("[tool.pdm.scripts\nbroken") == {}
+
+
 def test_a_repository_model_holds_what_its_wrappers_run(tmp_path: Path) -> None:
     write(tmp_path, {"Makefile": "ci:\n\tgo test ./...\n", "go.mod": "module x\n"})
     assert ("make:ci", "go test ./...") in repo_model(tmp_path).wrapped

@@ -981,6 +981,23 @@ def test_a_done_claim_after_a_failed_command_is_contradicted_in_another_language
     assert not any(f.kind == "claim_contradicted" for f in honest), honest
 
 
+def test_a_message_that_names_the_failed_command_and_quotes_its_error_reports_it() -> None:
+    output = "npm notice Publishing\nnpm error code E402\nnpm error Payment Required"
+    session = (
+        untested_change()
+        .bash("npm run build", output="built")
+        .bash("npm publish", output=output, exit=1)
+    )
+    honest = "**Done**\n- version bumped, build passes\n\nBlocked: `npm publish` stopped: `E402`."
+    assert not any(f.kind == "claim_contradicted" for f in _builtin_facts(session, honest))
+    # Naming the command without quoting what it printed is no report of its failure.
+    vague = "**Done**\n- version bumped, build passes\n\nThen I ran `npm publish`."
+    assert any(f.kind == "claim_contradicted" for f in _builtin_facts(session, vague))
+    # Quoting its error in a sentence that claims success takes nothing back.
+    claimed = "Done: `npm publish` ran and `E402` is handled."
+    assert any(f.kind == "claim_contradicted" for f in _builtin_facts(session, claimed))
+
+
 # One invented example per entry of the other-language choice and offer tables.
 CHOICE_EXAMPLES = [
     "캐시는 Redis로 할까요, 아니면 파일로 할까요?",
