@@ -3,10 +3,12 @@
 A fingerprint is a git tree id, so two fingerprints are equal exactly when the
 contents are, and `git diff-tree` can name the paths between any two of them.
 The working-tree fingerprint covers unstaged and untracked-but-not-ignored
-files: `git add -A` runs into a private index (a copy of the real one kept in the
-git dir, so git reuses its stat cache and rehashes only files that changed), and
-the tree id is read from its cache tree or written by `git write-tree`. The real
-index is never touched.
+files, through a private index (a copy of the real one kept in the git dir, so git
+reuses its stat cache and rehashes only files that changed): `git status` over it
+names what changed since it was last brought up to date (with git's untracked cache,
+which skips the folders whose stat data did not change), `git add -A` of just those
+paths brings it up to date, and the tree id is read from its cache tree or written by
+`git write-tree`. The real index is never touched.
 """
 
 from __future__ import annotations
@@ -139,10 +141,11 @@ def temporary_index_tree(root: Root, excludes: str, background: bool = False) ->
 class PendingTree:
     """A working-tree fingerprint through the private index kept in the git dir.
 
-    The private index starts as a copy of the real index and keeps the stat data and
-    cache tree git writes into it, so on a tree unchanged since the last fingerprint
-    `git add -A` writes nothing and the id is read from the cache tree: one git scan
-    and no 4 MB index rewrite. It holds what a throwaway copy would: it is copied
+    The private index starts as a copy of the real index and keeps the stat data,
+    untracked cache and cache tree git writes into it, so on a tree unchanged since the
+    last fingerprint `git status` finds nothing to add and the id is read from the cache
+    tree: one git scan, no 4 MB index rewrite, no read of an unchanged folder. It holds
+    what `git add -A` into a throwaway copy would: it is copied
     afresh when the real index, `info/exclude` or the ignore rules passed to git
     changed, when a `.gitignore` changed (an untracked file it added earlier may be
     ignored now), and once a day. One process at a time uses it (flock); another
@@ -178,7 +181,7 @@ class PendingTree:
         ):
             self.saved, self.saved_excludes = saved, _read_text(self.excludes_file)
             try:
-                self.adding = _add_all(self.root, self.index, self.excludes_file, self.background)
+                self.adding = _changes(self.root, self.index, self.excludes_file, self.background)
             except gitcmd.GitError:
                 return  # `result` runs git again and reports what fails
             self.predicted = saved[2]
@@ -209,8 +212,10 @@ class PendingTree:
             reused = False
             if self.adding is not None:
                 adding, self.adding = self.adding, None
-                adding.wait()
-                reused = self.saved_excludes == excludes  # it added under these rules
+                changed = _changed_paths(adding.wait())
+                reused = self.saved_excludes == excludes  # it looked under these rules
+                if reused and changed:
+                    _add_paths(root, index, self.excludes_file, changed, bg)
             if not reused:
                 self._reseed(excludes)
             tree = _tree_of(root, index, bg, kept=True)
@@ -236,7 +241,10 @@ class PendingTree:
         except FileNotFoundError:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(self.index)
-        _add_all(self.root, self.index, self.excludes_file, self.background).wait()
+        root, index, excludes_file, bg = self.root, self.index, self.excludes_file, self.background
+        changed = _changed_paths(_changes(root, index, excludes_file, bg).wait())
+        if changed:
+            _add_paths(root, index, excludes_file, changed, bg)
 
 
 # EOIE tells where the cache tree is in an index file (see guards.indexfile).
@@ -250,6 +258,36 @@ def _add_all(
     add = [*_EOIE, "-c", f"core.excludesFile={excludes_file}", "-c", "advice.addEmbeddedRepo=false"]
     env = {"GIT_INDEX_FILE": os.fspath(index)}
     return gitcmd.spawn(root, [*add, "add", "-A", "--", "."], env=env, background=background)
+
+
+def _changes(
+    root: Root, index: Root, excludes_file: Root, background: bool
+) -> gitcmd.Running | gitcmd.Spawned:
+    """Start `git status` over the private index: what changed in the working tree since
+    it was last added, found with git's untracked cache (a directory whose stat data did
+    not change is not read again, the slowest part of `add -A` on a large tree). A
+    submodule counts by the commit it has checked out, as in `add -A`."""
+    options = ["-c", "core.untrackedCache=true", "-c", f"core.excludesFile={excludes_file}"]
+    status = ["status", "--porcelain", "-z", "--no-renames", "--untracked-files=normal"]
+    env = {"GIT_INDEX_FILE": os.fspath(index)}
+    args = [*_EOIE, *options, *status, "--ignore-submodules=dirty"]
+    return gitcmd.spawn(root, args, env=env, background=background, capture=True)
+
+
+def _changed_paths(status: str) -> list[str]:
+    """The paths `git status --porcelain -z` shows changed in the working tree (its
+    second column) or untracked (`??`, a whole untracked folder as `dir/`)."""
+    return [entry[3:] for entry in status.split("\0") if len(entry) > 3 and entry[1] != " "]
+
+
+def _add_paths(
+    root: Root, index: Root, excludes_file: Root, changed: list[str], background: bool
+) -> None:
+    """`git add -A` of just the `changed` paths (literal, never globs) into `index`."""
+    add = [*_EOIE, "-c", f"core.excludesFile={excludes_file}", "-c", "advice.addEmbeddedRepo=false"]
+    args = [*add, "add", "-A", "--pathspec-from-file=-", "--pathspec-file-nul"]
+    env = {"GIT_INDEX_FILE": os.fspath(index), "GIT_LITERAL_PATHSPECS": "1"}
+    gitcmd.run(root, args, env=env, input="\0".join(changed), background=background)
 
 
 def _tree_of(root: Root, index: Root, background: bool, *, kept: bool = False) -> str:

@@ -123,11 +123,13 @@ def spawn(
     *,
     env: Mapping[str, str] | None = None,
     background: bool = False,
+    capture: bool = False,
 ) -> Running | Spawned:
-    """`start` for a git command whose stdout nobody reads (`.wait()` gives ""), without
-    importing `subprocess`: `reflection check tests` starts its scan this way, so git
-    works while this process imports what it needs next (subprocess and pathlib cost
-    about 10 ms before git would start). Falls back to `start` without posix_spawn."""
+    """`start` without importing `subprocess`: `reflection check tests` starts its scan
+    this way, so git works while this process imports what it needs next (subprocess and
+    pathlib cost about 10 ms before git would start). `.wait()` gives git's stdout when
+    `capture`, else "" (stdout goes to /dev/null). Falls back to `start` without
+    posix_spawn."""
     if not hasattr(os, "posix_spawnp"):  # pragma: no cover - not POSIX
         return start(root, args, env=env, background=background)
     import signal
@@ -136,42 +138,62 @@ def spawn(
     if env:
         full_env.update(env)
     argv = ["git", "-C", os.fspath(root), "-c", "core.quotePath=false", *_threads(background)]
-    read_end, write_end = os.pipe()
-    actions = [
-        (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0),
-        (os.POSIX_SPAWN_DUP2, write_end, 2),
-    ]
+    err_read, err_write = os.pipe()
+    out_read, out_write = os.pipe() if capture else (-1, -1)
+    stdout: tuple[Any, ...] = (
+        (os.POSIX_SPAWN_DUP2, out_write, 1)
+        if capture
+        else (os.POSIX_SPAWN_OPEN, 1, os.devnull, os.O_WRONLY, 0)
+    )
+    actions = [stdout, (os.POSIX_SPAWN_DUP2, err_write, 2)]
     try:
         pid = os.posix_spawnp(
             "git", [*argv, *args], full_env, file_actions=actions, setsigdef=(signal.SIGPIPE,)
         )
     except OSError as exc:
-        os.close(read_end)
+        for fd in (err_read, out_read):
+            if fd >= 0:
+                os.close(fd)
         raise GitError(f"cannot run git: {exc}") from None
     finally:
-        os.close(write_end)
-    return Spawned(pid, read_end, args)
+        for fd in (err_write, out_write):
+            if fd >= 0:
+                os.close(fd)
+    return Spawned(pid, err_read, args, out_read)
 
 
 class Spawned:
     """A git process started by `spawn`: its stderr is read when it is waited for."""
 
-    def __init__(self, pid: int, stderr_fd: int, args: Sequence[str]) -> None:
-        self.pid, self.stderr_fd, self.args = pid, stderr_fd, args
+    def __init__(self, pid: int, stderr_fd: int, args: Sequence[str], stdout_fd: int = -1) -> None:
+        self.pid, self.stderr_fd, self.args, self.stdout_fd = pid, stderr_fd, args, stdout_fd
         self.returncode: int | None = None
 
     def wait(self, *, check: bool = True) -> str:
-        """An empty string once it exits; GitError with git's message when it failed and
-        `check`."""
-        chunks = []
-        while self.returncode is None and (chunk := os.read(self.stderr_fd, 65536)):
-            chunks.append(chunk)
+        """Its stdout (or "" when not captured) once it exits; GitError with git's message
+        when it failed and `check`."""
+        out, err = self._read_all() if self.returncode is None else (b"", b"")
         self._reap()
-        err = b"".join(chunks).decode("utf-8", "surrogateescape")
         if check and self.returncode != 0:
-            message = err.strip() or f"exit status {self.returncode}"
+            message = err.decode("utf-8", "surrogateescape").strip()
+            message = message or f"exit status {self.returncode}"
             raise GitError(f"git {' '.join(self.args)}: {message}")
-        return ""
+        return out.decode("utf-8", "surrogateescape")
+
+    def _read_all(self) -> tuple[bytes, bytes]:
+        """Both pipes to their end, whichever git writes first (neither can fill and stall it)."""
+        import select
+
+        chunks: dict[int, list[bytes]] = {self.stdout_fd: [], self.stderr_fd: []}
+        open_fds = [fd for fd in chunks if fd >= 0]
+        while open_fds:
+            for fd in select.select(open_fds, [], [])[0]:
+                chunk = os.read(fd, 65536)
+                if chunk:
+                    chunks[fd].append(chunk)
+                else:
+                    open_fds.remove(fd)
+        return b"".join(chunks[self.stdout_fd]), b"".join(chunks[self.stderr_fd])
 
     def stop(self) -> None:
         """End it if it still runs (git removes its lock files on SIGTERM) and reap it."""
@@ -191,7 +213,9 @@ class Spawned:
 
     def _reaped(self, status: int) -> None:
         self.returncode = os.waitstatus_to_exitcode(status)
-        os.close(self.stderr_fd)
+        for fd in (self.stderr_fd, self.stdout_fd):
+            if fd >= 0:
+                os.close(fd)
 
 
 def in_thread(compute: Callable[..., T], *args: Any) -> Callable[[], T]:

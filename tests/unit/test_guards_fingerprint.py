@@ -168,10 +168,13 @@ def test_an_unchanged_tree_is_fingerprinted_without_rewriting_the_private_index(
 
     (git_repo / "new.py").write_text("print(1)\n")
     past = time.time() - 10  # not racily clean: git trusts their stat data at once
-    for path in git_repo.rglob("*"):
+    for path in [git_repo, *git_repo.rglob("*")]:  # folders too: the untracked cache's
         if ".git" not in path.parts:
             os.utime(path, (past, past))
+    # Adding `new.py` leaves its folder's untracked-cache entry stale: the next scan reads
+    # that folder again and writes the index once. From then on nothing is rewritten.
     first = fingerprint.worktree_tree(git_repo)
+    assert fingerprint.worktree_tree(git_repo) == first
     before = private_index(git_repo).stat()
     assert fingerprint.worktree_tree(git_repo) == first == throwaway_copy_tree(git_repo)
     after = private_index(git_repo).stat()
@@ -191,6 +194,35 @@ def test_edits_deletions_new_files_and_mode_changes_are_seen_by_the_kept_index(
         lambda: (git_repo / "b.py").unlink(),
         lambda: (git_repo / "c.py").write_text("c = 1\n"),
         lambda: (git_repo / "a.py").chmod(0o755),
+    ]
+    for step in steps:
+        step()
+        tree = fingerprint.worktree_tree(git_repo)
+        assert tree == throwaway_copy_tree(git_repo)
+        assert tree not in seen
+        seen.add(tree)
+
+
+def test_files_appearing_in_folders_the_untracked_cache_knows_are_seen(git_repo: Path) -> None:
+    import os
+
+    (git_repo / "pkg").mkdir()
+    (git_repo / "pkg" / "a.py").write_text("a = 1\n")
+    (git_repo / "new" / "deep").mkdir(parents=True)
+    (git_repo / "new" / "deep" / "x.py").write_text("x = 1\n")
+    seen = {fingerprint.worktree_tree(git_repo), fingerprint.worktree_tree(git_repo)}
+    past = time.time() - 10  # the folders' stat data is trusted from the cache from now on
+    for path in [git_repo, *git_repo.rglob("*")]:
+        if ".git" not in path.parts:
+            os.utime(path, (past, past))
+    seen.add(fingerprint.worktree_tree(git_repo))
+    steps = [
+        lambda: (git_repo / "pkg" / "b.py").write_text("b = 1\n"),  # beside an untracked file
+        lambda: (git_repo / "new" / "deep" / "y.py").write_text("y = 1\n"),  # deep in one
+        lambda: (git_repo / "new" / "deep" / "x.py").unlink(),
+        lambda: (git_repo / "odd [1] *.py").write_text("glob characters, literally\n"),
+        lambda: (git_repo / "odd [1] *.py").write_text("changed again\n"),
+        lambda: (git_repo / "line\nbreak.py").write_text("a newline in the name\n"),
     ]
     for step in steps:
         step()
