@@ -145,6 +145,13 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +12: All tests passed!",
         "00:02 +10 -2: Some tests failed.",
     ),
+    RunSummary(
+        "test programs of C, shell and script projects (`make check` running ./test_x)",
+        r"^\s*(?:all|ALL|All) (?:[1-9]\d* )?(?:tests|TESTS) (?:passed|PASSED|ok|OK)\b",
+        r"^\s*[1-9]\d* (?:of [1-9]\d* )?(?:tests?|TESTS?) (?:failed|FAILED)\b",
+        "all tests passed",
+        "2 of 14 tests failed",
+    ),
 )
 # A compiler's or type checker's error line, one family a line: (tools, pattern, example).
 # A build or type check piped into `head` or `tail` exits 0 whatever it found.

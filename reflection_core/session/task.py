@@ -254,11 +254,24 @@ INSTALLED_MANIFESTS = frozenset(
 )
 
 
+# Generators that write their one new file only once they succeed: a failed run (no
+# database to compare the models with) leaves nothing. Program, subcommand; one a line.
+ATOMIC_GENERATORS: frozenset[tuple[str, str]] = frozenset(
+    {
+        ("alembic", "revision"),  # --autogenerate connects to the database first
+    }
+)
+
+
 def failed_install(call: ToolCall) -> bool:
-    """A package manager's failed run whose only change would have been its manifest."""
+    """A package manager's failed run whose only change would have been its manifest, or
+    a generator's failed run (ATOMIC_GENERATORS): either changes nothing when it fails."""
     command = call.command
     if call.ok is not False or command is None or "modify" not in command.kinds:
         return False
+    words = command.raw.split()
+    if not command.modified_files and any(p in words and s in words for p, s in ATOMIC_GENERATORS):
+        return True  # and no other part of the line names a file it changes
     names = [f.replace("\\", "/").rsplit("/", 1)[-1] for f in command.modified_files]
     return (
         bool(names)

@@ -29,6 +29,7 @@ from reflection_core.session.evidence import (
 )
 from reflection_core.session.gates import OUTPUT_READERS, LedgerEvidence, read_outcomes
 from reflection_core.session.task import (
+    ATOMIC_GENERATORS,
     ATOMIC_INSTALLERS,
     INSTALLED_MANIFESTS,
     WAIVED_CHECKS,
@@ -386,6 +387,18 @@ def test_a_failed_install_changes_nothing(program: str) -> None:
         command = replace(call.command, modified_files=(manifest,), programs=(program,))
         assert failed_install(replace(call, command=command)), (program, manifest)
         assert not failed_install(replace(call, command=command, ok=True))
+
+
+@pytest.mark.parametrize(("program", "subcommand"), sorted(ATOMIC_GENERATORS))
+def test_a_failed_generator_changes_nothing(program: str, subcommand: str) -> None:
+    line = f"{program} {subcommand} -m 'add a column'"
+    session = SessionBuilder("Add the migration").bash(line, exit=1).bash(line).build()
+    failed, passed = session.tool_calls
+    assert failed_install(failed) and not is_change(failed)
+    assert not failed_install(passed) and is_change(passed)
+    # chained with a command that changes files itself, the line stays a change
+    other = SessionBuilder("t").bash(f"sed -i s/a/b/ models.py && {line}", exit=1).build()
+    assert not failed_install(other.tool_calls[0])
 
 
 def test_a_failed_npm_install_leaves_no_change_to_check() -> None:
