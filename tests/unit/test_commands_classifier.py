@@ -806,22 +806,6 @@ def test_a_file_a_line_writes_and_removes_again_changes_nothing(
 
 
 @pytest.mark.parametrize(
-    ("command", "wrappers"),
-    [
-        ("hatch run test", ("hatch:test",)),
-        ("hatch run lint:check", ("hatch:lint:check",)),
-        ("pdm run lint", ("pdm:lint",)),
-        ("poetry run poe test", ("poe:test",)),
-        ("poe check", ("poe:check",)),
-    ],
-)
-def test_a_python_environments_script_is_kept_for_what_pyproject_says_it_runs(
-    command: str, wrappers: tuple[str, ...]
-) -> None:
-    assert classify_command(command).wrappers == wrappers
-
-
-@pytest.mark.parametrize(
     ("command", "kinds"),
     [
         ("git stash", {"stash"}),
@@ -1011,6 +995,11 @@ def test_a_wrapper_named_for_nothing_is_kept_for_the_project_model(
         ("rake ci", ("rake:ci",)),
         ("composer run-script ci", ("composer:ci",)),
         ("composer ci", ("composer:ci",)),
+        ("hatch run test", ("hatch:test",)),  # pyproject's scripts of an environment manager
+        ("hatch run lint:check", ("hatch:lint:check",)),
+        ("pdm run lint", ("pdm:lint",)),
+        ("poetry run poe test", ("poe:test",)),
+        ("poe check", ("poe:check",)),
     ],
 )
 def test_a_wrapper_of_the_repository_is_kept_for_what_it_runs(

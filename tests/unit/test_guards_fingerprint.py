@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -181,6 +182,19 @@ def test_an_unchanged_tree_is_fingerprinted_without_rewriting_the_private_index(
     assert (after.st_mtime_ns, after.st_ino) == (before.st_mtime_ns, before.st_ino)
 
 
+def each_step_is_a_new_fingerprint(
+    repo: Path, steps: list[Callable[[], object]], seen: set[str]
+) -> None:
+    """After each step the kept index gives a tree no step gave before, the one a
+    throwaway copy of the real index gives."""
+    for step in steps:
+        step()
+        tree = fingerprint.worktree_tree(repo)
+        assert tree == throwaway_copy_tree(repo)
+        assert tree not in seen
+        seen.add(tree)
+
+
 def test_edits_deletions_new_files_and_mode_changes_are_seen_by_the_kept_index(
     git_repo: Path,
 ) -> None:
@@ -195,12 +209,7 @@ def test_edits_deletions_new_files_and_mode_changes_are_seen_by_the_kept_index(
         lambda: (git_repo / "c.py").write_text("c = 1\n"),
         lambda: (git_repo / "a.py").chmod(0o755),
     ]
-    for step in steps:
-        step()
-        tree = fingerprint.worktree_tree(git_repo)
-        assert tree == throwaway_copy_tree(git_repo)
-        assert tree not in seen
-        seen.add(tree)
+    each_step_is_a_new_fingerprint(git_repo, steps, seen)
 
 
 def test_files_appearing_in_folders_the_untracked_cache_knows_are_seen(git_repo: Path) -> None:
@@ -224,12 +233,7 @@ def test_files_appearing_in_folders_the_untracked_cache_knows_are_seen(git_repo:
         lambda: (git_repo / "odd [1] *.py").write_text("changed again\n"),
         lambda: (git_repo / "line\nbreak.py").write_text("a newline in the name\n"),
     ]
-    for step in steps:
-        step()
-        tree = fingerprint.worktree_tree(git_repo)
-        assert tree == throwaway_copy_tree(git_repo)
-        assert tree not in seen
-        seen.add(tree)
+    each_step_is_a_new_fingerprint(git_repo, steps, seen)
 
 
 def test_a_branch_switch_leaves_no_stale_entry_in_the_kept_index(git_repo: Path) -> None:
