@@ -349,7 +349,9 @@ NODE_SCRIPTS = (
 )
 # Test runners whose script passes a file path through: `npm test -- path/to.test.ts`.
 NODE_FILE_RUNNERS = ("jest", "vitest", "mocha", "node --test", "ava", "tap")
-NODE_PLACEHOLDER_TEST = "no test specified"
+# A script or recipe made only of these runs nothing: npm's `echo "Error: no test
+# specified" && exit 1`, `echo "no tests yet"`, `true`.
+PLACEHOLDER_PROGRAMS = frozenset({"echo", "printf", "exit", "true", "false", ":"})
 # Make/just target names per purpose, first found wins.
 TASK_TARGETS = (
     ("test", ("test", "tests")),  # `make check` is often lint + tests: it needs tests.command
@@ -497,7 +499,7 @@ def _node(files: RepoFiles, found: _Found) -> None:
     manager = package_manager(files, manifest)
     for purpose, names in NODE_SCRIPTS:
         name = next((n for n in names if n in scripts), None)
-        if name is None or (purpose == "test" and NODE_PLACEHOLDER_TEST in scripts[name]):
+        if name is None or (purpose == "test" and is_placeholder(scripts[name])):
             continue
         found.add(Command(script_command(manager, name), purpose, "node",
                           f"package.json scripts.{name}", runs=scripts[name]))  # fmt: skip
@@ -510,6 +512,16 @@ def _node(files: RepoFiles, found: _Found) -> None:
         found.evidence.append("tsconfig.json")
     if "tsconfig.json" in files and not found.has("typecheck", "node"):
         found.add(Command("npx tsc --noEmit", "typecheck", "node", "tsconfig.json"))
+
+
+def is_placeholder(script: str) -> bool:
+    """A script that only prints or exits (PLACEHOLDER_PROGRAMS): no suite stands behind
+    a `test` script like that."""
+    steps = [s.split(maxsplit=1) for s in _SCRIPT_STEP.split(script.lstrip("@-+ \t"))]
+    return all(not words or words[0] in PLACEHOLDER_PROGRAMS for words in steps)
+
+
+_SCRIPT_STEP = lazy(r"&&|\|\||;|\n")
 
 
 def make_targets(text: str, *, runner: str = "") -> dict[str, list[str]]:
@@ -721,9 +733,10 @@ def _task_runner(ecosystem: Ecosystem, tool: str, files: RepoFiles, found: _Foun
     targets = make_targets(files[marker] or "")
     for purpose, names in TASK_TARGETS:
         name = next((n for n in names if n in targets), None)
-        if name is None:
+        recipe = targets[name] if name is not None else []
+        if name is None or (purpose == "test" and recipe and all(map(is_placeholder, recipe))):
             continue
-        runs = recipe_runs(targets[name]) if purpose == "test" else None
+        runs = recipe_runs(recipe) if purpose == "test" else None
         found.add(Command(f"{tool} {name}", purpose, ecosystem.name,
                           f"{marker} target {name}", runs=runs))  # fmt: skip
 

@@ -257,7 +257,9 @@ def _manifest_for(
         return {"package.json": json.dumps({**manifest, "scripts": scripts}) + "\n", lock: ""}
     if ecosystem in ("make", "just"):
         target = next(a for a in args[1:] if not a.startswith("-") and "=" not in a)
-        return {"Makefile" if ecosystem == "make" else "justfile": f"{target}:\n\ttrue\n"}
+        # what the real recipe runs is not known: a command, not a placeholder (`true`)
+        recipe = f"{target}:\n\t./the-recipe-the-session-ran\n"
+        return {"Makefile" if ecosystem == "make" else "justfile": recipe}
     files = dict(SYNTHESIZED.get(ecosystem, {}))
     if args[0] in ("./gradlew", "./mvnw"):
         files[args[0][2:]] = ""

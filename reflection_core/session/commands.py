@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+import sys
 
 from reflection_core import go_args
 from reflection_core.lazyre import lazy
@@ -537,14 +538,46 @@ def _pytest(args: list[str], facts: _Facts, runner: str = "pytest") -> None:
     facts.test(runner, partial)
 
 
+# Modules `python -m` runs that are tools, not the project's program: installers,
+# packaging, notebooks, debuggers, downloaders. One a line.
+TOOL_MODULES = frozenset(
+    {
+        "pip",
+        "pipx",
+        "virtualenv",
+        "twine",
+        "wheel",
+        "setuptools",
+        "poetry",
+        "pdm",
+        "hatch",
+        "uv",
+        "pre_commit",
+        "jupyter",
+        "notebook",
+        "ipykernel",
+        "IPython",
+        "debugpy",
+        "playwright",  # `python -m playwright install`
+        "spacy",  # `python -m spacy download`
+        "nltk",
+        "grpc_tools",  # code generation
+    }
+)
+
+
 def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
     while args and args[0].startswith("-") and args[0] not in ("-m", "-c", "-"):
         args = args[2:] if args[0] in ("-X", "-W") else args[1:]
     if args[:1] == ["-m"] and len(args) > 1:
         if args[1] in ("build", "py_compile", "compileall"):
             facts.kinds.add("build")
-        else:
-            _dispatch(args[1], args[2:], heredoc, facts)
+            return
+        known = set(facts.kinds)
+        _dispatch(args[1], args[2:], heredoc, facts)
+        top = args[1].split(".")[0]
+        if facts.kinds == known and top not in sys.stdlib_module_names | TOOL_MODULES:
+            facts.kinds.add("run")  # a module no table knows: the project's own (`-m app.cli`)
         return
     if args[:1] == ["-c"] and len(args) > 1:
         if _WRITE_IN_CODE.search(args[1]):

@@ -146,6 +146,13 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +10 -2: Some tests failed.",
     ),
     RunSummary(
+        "bazel",
+        r"^Executed \d+ out of [1-9]\d* tests?: [1-9]\d* tests? pass(?:es)?\.",
+        r"\b[1-9]\d* fails? locally\b|^//\S+\s+(?:\(cached\) )?FAILED in\b",
+        "Executed 2 out of 4 tests: 4 tests pass.",
+        "Executed 1 out of 3 tests: 2 tests pass and 1 fails locally.",
+    ),
+    RunSummary(
         "test programs of C, shell and script projects (`make check` running ./test_x)",
         r"^\s*(?:all|ALL|All) (?:[1-9]\d* )?(?:tests|TESTS) (?:passed|PASSED|ok|OK)\b",
         r"^\s*[1-9]\d* (?:of [1-9]\d* )?(?:tests?|TESTS?) (?:failed|FAILED)\b",
@@ -763,6 +770,12 @@ def _run_result(
     last = runs[-1]
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     passed = run_passed(last)
+    shown = [c for c in runs[:-1] if run_passed(c) and not (c.command and c.command.partial)]
+    if passed is None and last.ok is not None and shown:
+        # A rerun that hides its outcome, after a whole run on the same tree that passed.
+        return GateResult(
+            "tests", required, True, f"`{_cmd(shown[-1])}` passed after the latest change"
+        )
     if passed is None and last.ok is not None:  # it finished; its line hid the outcome
         return GateResult(
             "tests",
@@ -800,7 +813,7 @@ def _run_result(
         )
     if not passed:
         return _failing(session, last, action, required)
-    return _partial_result(inputs, required, runs)
+    return _partial_result(inputs, required, runs, session.tool_calls)
 
 
 def _failing(session: Session, last: ToolCall, action: str, required: bool) -> GateResult:
@@ -851,11 +864,13 @@ TEMPLATE_SUFFIXES: tuple[str, ...] = (
 )
 
 
-def partial_run_covers(run: ToolCall, changed: list[str]) -> bool:
-    """A run of some of the tests covers the change when it names every changed source
-    file's module or package (`pytest tests/test_money.py` for `common/money.py`); a
+def partial_run_covers(run: ToolCall, changed: list[str], program_runs: Sequence[str] = ()) -> bool:
+    """A run of some of the tests covers the change when it, or a run of the program after
+    the change (`program_runs`: `python -m validation.cli data.csv`), names every changed
+    source file's module or package (`pytest tests/test_money.py` for `common/money.py`); a
     changed dependency manifest reaches every test, so only the whole suite covers it."""
     raw = run.command.raw.lower() if run.command is not None else ""
+    raw = " ".join((raw, *(line.lower() for line in program_runs)))
     runner = run.command.test_runner if run.command is not None else None
     reached = RUNNER_SOURCES.get(runner or "")
     folders = _named_folders(raw)
@@ -892,20 +907,26 @@ def _gradle_project_dir(task_path: str) -> str:
     return "/".join(task_path.strip(":").split(":")[:-1])
 
 
-def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) -> GateResult:
+def _partial_result(
+    inputs: GateInputs, required: bool, runs: list[ToolCall], calls: list[ToolCall]
+) -> GateResult:
     """A passing last run: enough, unless it was a filtered subset and the whole suite is
-    asked for (`stop.require: tests` without `tests.allow_partial`)."""
+    asked for (`stop.require: tests` without `tests.allow_partial`), and no whole run after
+    the latest change passed or failed only as a baseline showed it fails without it."""
     last = runs[-1]
     run_hint = inputs.test_command or "the project's full test suite"
     # Under `check` a run of some of the tests checks the change, unless a dependency
     # manifest changed: that reaches every test.
-    covers = partial_run_covers(last, inputs.task.changed_paths)
+    after = calls[last_change_at(calls) + 1 :]
+    ran = [c.command.raw for c in after if c.command and "run" in c.command.kinds and c.ok]
+    covers = partial_run_covers(last, inputs.task.changed_paths, ran)
     partial_ok = inputs.allow_partial or (inputs.require == "check" and covers)
     if last.command is not None and last.command.partial and not partial_ok:
-        full = [c for c in runs if run_passed(c) and not (c.command and c.command.partial)]
+        full = [c for c in runs if _whole_run_held(c, calls)]
         if full:
+            held = "passed" if run_passed(full[-1]) else "failed only where it fails without it"
             return GateResult(
-                "tests", required, True, f"`{_cmd(full[-1])}` passed after the latest change"
+                "tests", required, True, f"`{_cmd(full[-1])}` {held} after the latest change"
             )
         return GateResult(
             "tests",
@@ -918,6 +939,18 @@ def _partial_result(inputs: GateInputs, required: bool, runs: list[ToolCall]) ->
             pattern="tests:partial",
         )
     return GateResult("tests", required, True, f"`{_cmd(last)}` passed after the latest change")
+
+
+def _whole_run_held(run: ToolCall, calls: list[ToolCall]) -> bool:
+    """A run of the whole suite that passed, or failed only where it fails without the
+    change (`failure_preexists`)."""
+    if run.command is not None and run.command.partial:
+        return False
+    passed = run_passed(run)
+    if passed is not False:
+        return bool(passed)
+    pos = next(i for i, call in enumerate(calls) if call is run)
+    return failure_preexists(calls, pos)
 
 
 def runs_after_change(session: Session, kind: str) -> list[ToolCall]:

@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from reflection_core.session.commands import (
     GRADLE_TASKS,
+    TOOL_MODULES,
     classify_command,
     gradle_task_kind,
     shell_tool_kind,
@@ -1229,3 +1230,13 @@ def test_a_runner_given_the_whole_suites_folder_runs_the_whole_suite(
 )
 def test_a_shell_given_n_parses_the_script_a_lint_too(line: str, kinds: set[str]) -> None:
     assert classify_command(line).kinds == kinds
+
+
+@pytest.mark.parametrize("module", ["app.cli", "validation.validate_orders", "myapp", "uvicorn"])
+def test_python_m_of_a_module_no_table_knows_is_a_run_of_the_program(module: str) -> None:
+    assert "run" in classify_command(f"python -m {module} data/sample.csv").kinds
+
+
+@pytest.mark.parametrize("module", [*sorted(TOOL_MODULES), "http.server", "json.tool", "venv"])
+def test_python_m_of_a_tool_or_the_standard_library_is_no_run(module: str) -> None:
+    assert "run" not in classify_command(f"python -m {module} x").kinds

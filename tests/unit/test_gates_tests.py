@@ -176,6 +176,48 @@ def test_a_filter_that_hides_both_summaries_leaves_the_outcome_unknown_not_faile
     assert gates.run_passed(s.tool_calls[-1]) is None
 
 
+def test_a_whole_run_failing_only_as_a_stash_baseline_does_leaves_a_filtered_pass_enough() -> None:
+    failing = "48 examples, 1 failure\n\nrspec ./spec/mailers/receipt_spec.rb:14"
+    session = (
+        SessionBuilder("Fix the total")
+        .edit("app/models/order.rb")
+        .bash("bundle exec rspec", output=failing, exit=1)
+        .bash(
+            "git stash && bundle exec rspec spec/mailers/receipt_spec.rb; git stash pop",
+            output="2 examples, 1 failure",
+        )
+        .bash(
+            "TZ=Europe/Paris bundle exec rspec spec/mailers/receipt_spec.rb",
+            output="2 examples, 0 failures",
+        )
+    )
+    result = gate(session.build())
+    assert result.satisfied and "fails without it" in result.evidence
+    # without the baseline the whole run's failure is the change's: a filtered pass is not enough
+    unproven = (
+        SessionBuilder("Fix the total")
+        .edit("app/models/order.rb")
+        .bash("bundle exec rspec", output=failing, exit=1)
+        .bash("bundle exec rspec spec/mailers/receipt_spec.rb", output="2 examples, 0 failures")
+    )
+    assert not gate(unproven.build()).satisfied
+
+
+def test_a_rerun_hiding_its_outcome_after_a_whole_run_that_passed_leaves_the_pass() -> None:
+    rerun = "./gradlew test --rerun-tasks -q 2>&1 | tail -3"
+    passed = (
+        SessionBuilder("Fix it")
+        .edit("src/A.java")
+        .bash("./gradlew build", output="BUILD SUCCESSFUL")
+    )
+    assert gate(passed.bash(rerun, output="").build()).satisfied
+    # a filtered run that passed is no whole run: the hidden rerun stays unknown
+    filtered = SessionBuilder("Fix it").edit("src/a.py").bash("pytest -k money", output="2 passed")
+    assert (
+        gate(filtered.bash("pytest | tail -1", output="").build()).pattern == "tests:outcome_hidden"
+    )
+
+
 @pytest.mark.parametrize("summary", gates.RUN_SUMMARIES, ids=lambda s: s.runners)
 def test_each_runners_pass_line_passes_a_run_whose_exit_code_a_pipe_hides(
     summary: gates.RunSummary,
@@ -614,6 +656,22 @@ def test_a_ci_pipeline_change_needs_no_new_test_run_by_default() -> None:
 def test_a_partial_run_checks_the_change_only_where_it_covers_it(run: str, covers: bool) -> None:
     s = SessionBuilder("Fix it").edit("common/money.py").bash(run, output="14 passed").build()
     assert gate(s).satisfied == covers
+
+
+def test_a_run_of_the_program_after_the_change_covers_what_the_partial_run_does_not() -> None:
+    def tested() -> SessionBuilder:
+        return (
+            SessionBuilder("Validate the orders")
+            .write("validation/schema.py", "SCHEMA = 1\n")
+            .write("validation/cli.py", "print(1)\n")
+            .bash("pytest tests/test_schema.py -q", output="5 passed")
+        )
+
+    assert not gate(tested().build()).satisfied  # the CLI is not named by the run
+    ran = tested().bash("python -m validation.cli data/sample.csv", output="sample.csv: OK")
+    assert gate(ran.build()).satisfied
+    failed = tested().bash("python -m validation.cli data/sample.csv", output="Traceback", exit=1)
+    assert not gate(failed.build()).satisfied
 
 
 @pytest.mark.parametrize(

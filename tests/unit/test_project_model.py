@@ -157,10 +157,38 @@ def test_each_script_name_gives_its_purpose(tmp_path: Path, purpose: str, script
     assert command is not None and command.runs == "x"
 
 
-def test_the_npm_placeholder_test_script_is_no_test_command(tmp_path: Path) -> None:
-    package = {"scripts": {"test": 'echo "Error: no test specified" && exit 1'}}
+@pytest.mark.parametrize(
+    "script",
+    ['echo "Error: no test specified" && exit 1', 'echo "no tests yet" && exit 0', "true"],
+)
+def test_a_placeholder_test_script_is_no_test_command(tmp_path: Path, script: str) -> None:
+    package = {"scripts": {"test": script}}
     model = repo_model(write(tmp_path, {"package.json": json.dumps(package)}))
     assert model.text("test") is None and not model.has_tests
+
+
+def test_a_make_test_target_that_only_echoes_is_no_test_command(tmp_path: Path) -> None:
+    model = repo_model(write(tmp_path, {"Makefile": "test:\n\t@echo 'no tests yet'\n"}))
+    assert model.text("test") is None and not model.has_tests
+    real = repo_model(write(tmp_path, {"Makefile": "test:\n\t@echo running\n\t./run_tests\n"}))
+    assert real.text("test") == "make test"
+
+
+@pytest.mark.parametrize(
+    ("script", "placeholder"),
+    [
+        ('echo "Error: no test specified" && exit 1', True),
+        ("printf 'none'; exit 0", True),
+        ("@echo nothing to test", True),
+        ("echo start && jest", False),
+        ('echo "a && b" && vitest run', False),
+        ("jest", False),
+    ],
+)
+def test_a_script_that_only_prints_or_exits_is_a_placeholder(
+    script: str, placeholder: bool
+) -> None:
+    assert pm.is_placeholder(script) is placeholder
 
 
 def test_tsconfig_without_a_typecheck_script_means_tsc(tmp_path: Path) -> None:
@@ -190,7 +218,7 @@ def test_an_unparsable_package_json_is_node_without_commands(tmp_path: Path) -> 
 def test_each_task_target_gives_its_purpose(
     tmp_path: Path, purpose: str, target: str, file: str, tool: str
 ) -> None:
-    text = f"VAR := 1\n.PHONY: {target}\n{target}:\n\techo {target}\n"
+    text = f"VAR := 1\n.PHONY: {target}\n{target}:\n\t./tools/{target}.sh\n"
     model = repo_model(write(tmp_path, {file: text}))
     assert model.text(purpose) == f"{tool} {target}"
 

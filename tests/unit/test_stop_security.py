@@ -58,6 +58,8 @@ def test_dangerous_commands_are_found(command: str, rule: str) -> None:
         "SKIP_TESTS=0 make check",
         "docker compose run --rm app pytest tests/test_calc.py -q",
         'docker run --rm -v "$PWD":/app -w /app python:3.12 pytest tests/ -q',
+        # a throwaway test the line writes, runs and removes again
+        "cp /tmp/probe_test.go pkg/zz_probe_test.go && go test ./pkg; rm pkg/zz_probe_test.go",
     ],
 )
 def test_ordinary_commands_are_not_findings(command: str) -> None:
