@@ -311,6 +311,10 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("helm", "lint", "lint"),
     ("helm", "template", "build"),
     # Test runners and builds of ecosystems whose tool takes a subcommand.
+    ("ng", "test", "test"),  # the Angular CLI: Karma or Jest under it
+    ("ng", "e2e", "test"),
+    ("ng", "build", "build"),
+    ("ng", "lint", "lint"),
     ("flutter", "test", "test"),
     ("very_good", "test", "test"),
     ("melos", "run test", "test"),

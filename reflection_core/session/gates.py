@@ -146,6 +146,13 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +10 -2: Some tests failed.",
     ),
     RunSummary(
+        "karma (`ng test`)",
+        r"^TOTAL: [1-9]\d* SUCCESS\b|\bExecuted ([1-9]\d*) of \1 SUCCESS\b",
+        r"^TOTAL: [1-9]\d* FAILED\b|\bExecuted \d+ of \d+ \([1-9]\d* FAILED\)",
+        "Chrome: Executed 22 of 22 SUCCESS (0.187 secs / 0.154 secs)\nTOTAL: 22 SUCCESS",
+        "Chrome: Executed 22 of 22 (1 FAILED) (0.2 secs / 0.16 secs)\nTOTAL: 1 FAILED",
+    ),
+    RunSummary(
         "bazel",
         r"^Executed \d+ out of [1-9]\d* tests?: [1-9]\d* tests? pass(?:es)?\.",
         r"\b[1-9]\d* fails? locally\b|^//\S+\s+(?:\(cached\) )?FAILED in\b",
