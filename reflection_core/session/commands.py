@@ -311,6 +311,9 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("helm", "lint", "lint"),
     ("helm", "template", "build"),
     # Test runners and builds of ecosystems whose tool takes a subcommand.
+    ("west", "build", "build"),  # Zephyr: configures, compiles and links the firmware
+    ("idf.py", "build", "build"),  # ESP-IDF
+    ("luarocks", "test", "test"),
     ("ng", "test", "test"),  # the Angular CLI: Karma or Jest under it
     ("ng", "e2e", "test"),
     ("ng", "build", "build"),
@@ -1394,8 +1397,8 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
         ),
     ),
     (
-        ("rspec",),
-        lambda prog, args, heredoc, facts: facts.test("rspec", _selects(_positional(args))),
+        ("rspec", "bats", "busted"),  # Ruby; Bash (bats-core); Lua
+        lambda prog, args, heredoc, facts: facts.test(prog, _selects(_positional(args))),
     ),
     (("Invoke-Pester", "invoke-pester"), lambda prog, args, heredoc, facts: _pester(args, facts)),
     (
@@ -1776,14 +1779,25 @@ _PIPE_FILTERS = frozenset(
 )  # fmt: skip
 
 
+# Searches that exit 1 when they find nothing: at the end of a line, after a check
+# (`pytest -q && grep -rn old_name src`), that exit is "nothing left", not a failure.
+_SEARCHES = frozenset({"grep", "egrep", "fgrep", "rg", "ag", "ack", "git grep"})
+
+
 def _status_of_a_filter(segments: list[tuple[Segment, frozenset[str]]], text: str) -> bool:
     """The line's exit status is a filter's (`helm template . | grep -c Ingress`): it ends
-    on a filter reading, through a pipe and without `pipefail`, what came before it."""
-    if len(segments) < 2 or "pipefail" in text:
+    on a filter reading, through a pipe and without `pipefail`, what came before it; or a
+    search's (`pytest && grep -rn x src`), which exits 1 when it finds nothing."""
+    if len(segments) < 2 or not segments[-1][0].words:
         return False
-    last = segments[-1][0]
-    piped = segments[-2][0].then in ("|", "|&")
-    return piped and bool(last.words) and _program(last.words[0]) in _PIPE_FILTERS
+    last, before = segments[-1][0], segments[-2][0].then
+    program = _program(last.words[0])
+    if program == "git" and last.words[1:2] == ["grep"]:
+        program = "git grep"
+    if before in ("&&", ";") and program in _SEARCHES:
+        return True
+    piped = before in ("|", "|&") and "pipefail" not in text
+    return piped and program in _PIPE_FILTERS
 
 
 def shell_tool_kind(info: CommandInfo) -> ToolKind:

@@ -125,7 +125,7 @@ _CHANGE_VERB = lazy(
 )
 _PATH = (
     r"(?:[\w.-]+/)+[\w.-]*|[\w-]+\.(?:py|pyi|js|jsx|ts|tsx|go|rs|rb|java|kt|c|h|cc|cpp|cs|"
-    r"php|swift|sql|ya?ml|toml|json|cfg|ini|sh|css|scss|html|vue|svelte)"
+    r"php|swift|sql|ya?ml|toml|json|cfg|ini|sh|css|scss|html|vue|svelte)(?!\w)"
 )
 # Two or more paths joined by "and" (or commas): "in billing/ and reports/".
 _PATH_LIST = lazy(

@@ -146,6 +146,13 @@ RUN_SUMMARIES: tuple[RunSummary, ...] = (
         "00:02 +10 -2: Some tests failed.",
     ),
     RunSummary(
+        "busted (Lua)",
+        r"\b[1-9]\d* success(?:es)? / 0 failures / 0 errors\b",
+        r"/ [1-9]\d* failures? /|/ [1-9]\d* errors? /",
+        "5 successes / 0 failures / 0 errors / 0 pending : 0.012 seconds",
+        "4 successes / 1 failure / 0 errors / 0 pending : 0.013 seconds",
+    ),
+    RunSummary(
         "karma (`ng test`)",
         r"^TOTAL: [1-9]\d* SUCCESS\b|\bExecuted ([1-9]\d*) of \1 SUCCESS\b",
         r"^TOTAL: [1-9]\d* FAILED\b|\bExecuted \d+ of \d+ \([1-9]\d* FAILED\)",

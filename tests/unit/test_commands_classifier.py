@@ -69,6 +69,8 @@ FULL_TEST_RUNS = [
     ("bundle exec rspec", "rspec"),
     ("bundle exec rake test", "rake test"),
     ("rspec", "rspec"),
+    ("bats test/", "bats"),
+    ("busted", "busted"),
     ("vendor/bin/phpunit", "phpunit"),
     ("dotnet test", "dotnet test"),
     ("mix test", "mix test"),
@@ -684,6 +686,9 @@ _SUBCOMMAND_LINES = [
     ("tofu validate", "lint"),
     ("helm lint charts/app", "lint"),
     ("helm template charts/app", "build"),
+    ("west build -b nrf52840dk/nrf52840 -p always", "build"),
+    ("idf.py build", "build"),
+    ("luarocks test", "test"),
     ("npx ng test --watch=false", "test"),
     ("ng e2e", "test"),
     ("npx ng build --configuration production", "build"),
@@ -1244,3 +1249,19 @@ def test_python_m_of_a_module_no_table_knows_is_a_run_of_the_program(module: str
 @pytest.mark.parametrize("module", [*sorted(TOOL_MODULES), "http.server", "json.tool", "venv"])
 def test_python_m_of_a_tool_or_the_standard_library_is_no_run(module: str) -> None:
     assert "run" not in classify_command(f"python -m {module} x").kinds
+
+
+@pytest.mark.parametrize(
+    ("command", "status_is_the_search"),
+    [
+        ('python -m pytest -q && grep -rn "old_name" src tests', True),  # 1: nothing left
+        ("pytest; rg old_name src", True),
+        ("pytest && git grep -n old_name", True),
+        ("pytest && echo done", False),
+        ("grep -rn old_name src && pytest", False),  # the test's status
+    ],
+)
+def test_a_line_ending_on_a_search_takes_the_searchs_status(
+    command: str, status_is_the_search: bool
+) -> None:
+    assert classify_command(command).status_of_a_filter is status_is_the_search

@@ -107,6 +107,18 @@ def test_a_listed_path_left_unchanged_keeps_the_task_open() -> None:
     assert run(builder).complete
 
 
+@pytest.mark.parametrize(
+    ("prompt", "paths"),
+    [
+        ("Add the strings to de.json and fr.json.", ["de.json", "fr.json"]),  # not `fr.js`
+        ("Update types.ts and view.tsx.", ["types.ts", "view.tsx"]),
+        ("Fix a.py, b.pyi and c.h.", ["a.py", "b.pyi", "c.h"]),
+    ],
+)
+def test_a_listed_file_name_is_read_whole(prompt: str, paths: list[str]) -> None:
+    assert listed_paths(prompt) == paths
+
+
 def test_a_listed_path_the_agent_says_needed_nothing_is_explained() -> None:
     prompt = "Replace utcnow() in billing/ and reports/ with now(timezone.utc)."
     builder = SessionBuilder(prompt).edit("billing/invoice.py").bash("pytest", output="9 passed")
