@@ -477,6 +477,7 @@ _TEST_SCRIPT = lazy(
     r"^(run[-_]?)?tests?([-_.:].*)?$|^check$|^unittests?$|^spec$"
     r"|^[\w.-]+[-_:](tests?|specs?)$"  # `unit-test`, `migrate-test`, `e2e:test`
 )
+_CHECK_SCRIPT = lazy(r"^[\w.-]+[-_:]check$|^check[-_:][\w.-]+$|^(validate|verify)([-_:][\w.-]+)?$")
 _TEST_FILE_SCRIPT = lazy(r"^(run[-_]?tests?|runtests)(\.sh|\.py|\.bash)?$|^tests?\.(sh|py|bash)$")
 # A script named for building: `./build.sh`, `scripts/compile-all.sh`, `build.ps1`.
 _BUILD_FILE_SCRIPT = lazy(r"^(build|compile)([-_.][\w-]*)?\.(sh|bash|ps1|bat|cmd)$")
@@ -497,6 +498,8 @@ def _script_kind(script: str) -> str | None:
         return "typecheck"
     if name.startswith(("build", "compile", "bundle", "dist", "all")):
         return "build"
+    if _CHECK_SCRIPT.match(name):
+        return "lint"  # a check of something by name (`i18n:check`, `check:links`, `validate`)
     if name.startswith(("format", "fmt")):
         return "format"
     if name.startswith("fix"):

@@ -1265,3 +1265,11 @@ def test_a_line_ending_on_a_search_takes_the_searchs_status(
     command: str, status_is_the_search: bool
 ) -> None:
     assert classify_command(command).status_of_a_filter is status_is_the_search
+
+
+@pytest.mark.parametrize(
+    "script", ["i18n:check", "check:links", "schema-check", "validate", "verify:migrations"]
+)
+def test_a_script_named_for_a_check_is_a_check(script: str) -> None:
+    assert "lint" in classify_command(f"npm run {script}").kinds
+    assert "lint" not in classify_command("npm run checkout").kinds
