@@ -692,6 +692,17 @@ def _script_run(prog: str, args: list[str], facts: _Facts) -> None:
         facts.kinds.add(kind)
     if prog in _WRAPPER_FILES and not elsewhere:  # what it runs, read from the repository
         facts.wrappers.append(f"{_WRAPPER_FILES[prog]}:{head}")
+    if prog in _RUNS_LIFECYCLE and not elsewhere:  # `npm publish` runs prepublishOnly first
+        facts.wrappers.extend(f"script:{name}" for name in LIFECYCLE_SCRIPTS.get(head, ()))
+
+
+# What a package manager's own command runs of package.json's scripts before it does its
+# work (`npm publish --dry-run` runs `prepublishOnly`, often the build and the tests).
+LIFECYCLE_SCRIPTS: dict[str, tuple[str, ...]] = {
+    "publish": ("prepublishOnly", "prepack", "prepare"),
+    "pack": ("prepack", "prepare"),
+}
+_RUNS_LIFECYCLE = frozenset({"npm", "pnpm", "yarn"})
 
 
 # Monorepo task runners: a line names the tasks it runs, and each is read by its name as a

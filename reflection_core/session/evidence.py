@@ -19,7 +19,7 @@ from reflection_core import lazyre
 from reflection_core.globs import path_matches
 from reflection_core.lazyre import lazy
 from reflection_core.records import replace
-from reflection_core.session.commands import CHECK_KINDS, classify_command
+from reflection_core.session.commands import CHECK_KINDS, LIFECYCLE_SCRIPTS, classify_command
 from reflection_core.session.model import Event, Session, ToolCall, in_scratch_dir
 from reflection_core.session.task import failed_install, is_doc_path
 
@@ -389,15 +389,23 @@ def _wrapped_call(call: ToolCall, runs: dict[str, str]) -> ToolCall:
     inner = [classify_command(line) for line in lines]
     kinds = frozenset(k for info in inner for k in info.kinds) & WRAPPED_CHECKS
     tests = next((info for info in inner if "test" in info.kinds), None)
+    # A publish's exit is the publish's (a missing one-time password): the checks its
+    # lifecycle scripts ran are read from their output, as behind a filter.
+    lifecycle = bool(kinds - command.kinds) and any(_is_lifecycle(key) for key in command.wrappers)
     checked = replace(
         command,
         kinds=command.kinds | kinds,
+        status_of_a_filter=command.status_of_a_filter or lifecycle,
         test_runner=command.test_runner or (tests.test_runner if tests else None),
         # a wrapper named for its tests runs them as its recipe says; its name decides
         partial=command.partial or bool(tests and tests.partial and "test" not in command.kinds),
         wrapped_lines=tuple(line for text in lines for line in text.splitlines() if line.strip()),
     )
     return replace(call, command=checked)
+
+
+def _is_lifecycle(key: str) -> bool:
+    return key.removeprefix("script:") in {n for names in LIFECYCLE_SCRIPTS.values() for n in names}
 
 
 # What a run leaves behind and no check exercises: deleting it changes no code. One name

@@ -500,10 +500,14 @@ def run_passed(call: ToolCall) -> bool | None:
     if call.ok and call.command is not None and call.command.exit_masked:
         return True if _PASSED_IN_OUTPUT.search(call.output) else None
     if call.ok is False and call.command is not None and call.command.status_of_a_filter:
-        # A filter's exit (`| grep -c x` found none): only the output can show a failure.
+        # A filter's exit (`| grep -c x` found none), a search's, a publish's: only the
+        # output can show a failure, and a runner's own summary says it first.
+        passed = _PASSED_IN_OUTPUT.search(call.output)
+        if passed and not _FAILED_IN_OUTPUT.search(call.output):
+            return True
         if failure_has_the_last_word(call):
             return False
-        return True if _PASSED_IN_OUTPUT.search(call.output) else None
+        return True if passed else None
     return call.ok
 
 

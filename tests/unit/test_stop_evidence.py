@@ -440,6 +440,22 @@ def test_an_alias_or_task_of_the_project_runs_the_tests_it_lists(
     assert run.command is not None and "test" in run.command.kinds and not run.command.partial
 
 
+def test_a_publish_runs_the_checks_of_its_lifecycle_scripts_read_from_their_output() -> None:
+    from reflection_core.session.gates import run_passed
+
+    wrapped = (("script:prepublishOnly", "npm run build && npm test"),)
+    output = "Tests  78 passed (78)\nnpm error code EOTP\nnpm error This needs a one-time password"
+    blocked = SessionBuilder("t").edit("src/a.ts").bash("npm publish", output=output, exit=1)
+    run = with_wrapped_checks(blocked.build(), wrapped).tool_calls[1]
+    assert run.command is not None and {"test", "build"} <= run.command.kinds
+    assert run_passed(run) is True  # the tests passed; the publish is what failed
+    failing = "Tests  1 failed | 77 passed (78)\nnpm error code 1"
+    broken = (
+        SessionBuilder("t").edit("src/a.ts").bash("npm publish --dry-run", output=failing, exit=1)
+    )
+    assert run_passed(with_wrapped_checks(broken.build(), wrapped).tool_calls[1]) is False
+
+
 def test_a_command_the_task_asks_for_may_run_through_a_wrapper() -> None:
     task = "Make `mypy --strict pricing` clean."
     session = SessionBuilder(task).edit("pricing/a.py").bash("make typecheck", output="Success")
