@@ -1033,7 +1033,17 @@ def _maven(prog: str, args: list[str], facts: _Facts) -> None:
     tested = ("test", "package", "verify", "install", "integration-test")
     if not skips and any(p in tested for p in phases):
         facts.test(f"{prog} test", any(a.startswith("-Dtest=") for a in args))
-    if any(p in ("package", "compile", "install") for p in phases):
+    # Every phase from `compile` on compiles, and from `package` on builds the artifact.
+    built = (
+        "compile",
+        "test-compile",
+        "package",
+        "integration-test",
+        "verify",
+        "install",
+        "deploy",
+    )
+    if any(p in built for p in phases):
         facts.kinds.add("build")
 
 
@@ -1667,11 +1677,11 @@ def _classify_line(
             test_partials.append(part.partial)
         if segment.then not in ("|", "|&"):
             _keep_captures(pipeline)
-            trip.note(pipeline)
+            trip.note(pipeline, segment.words)
             _merge(facts, pipeline)
             pipeline = _Facts()
     _keep_captures(pipeline)
-    trip.note(pipeline)
+    trip.note(pipeline, [])
     _merge(facts, pipeline)
     facts.partial = bool(test_partials) and all(test_partials)
     if trip.complete():  # `echo x > t.ex && mix check; rm t.ex`: nothing of the tree changed
@@ -1681,16 +1691,21 @@ def _classify_line(
 
 
 class _RoundTrip:
-    """Files a line writes and then removes again (a throwaway file a check reads): when
-    every change the line makes is one of them, the line changes nothing."""
+    """Files a line writes and then removes or restores again (a throwaway file a check
+    reads; `sed -i ... package.json && ./deploy.sh; git checkout package.json`): when every
+    change the line makes is one of them, the line changes nothing."""
 
     def __init__(self) -> None:
         self.written: list[str] = []
         self.removed: list[str] = []
         self.other = False
 
-    def note(self, pipeline: _Facts) -> None:
+    def note(self, pipeline: _Facts, words: list[str]) -> None:
         if "modify" not in pipeline.kinds:
+            return
+        restored = _restored_from_git(words)
+        if restored and set(restored) <= set(self.written):
+            self.removed += restored
             return
         removes = pipeline.programs[:1] in (["rm"], ["unlink"])
         if not pipeline.files or (self.removed and not removes):
@@ -1703,6 +1718,13 @@ class _RoundTrip:
     def complete(self) -> bool:
         written = set(self.written)
         return bool(written) and not self.other and set(self.removed) == written
+
+
+def _restored_from_git(words: list[str]) -> list[str]:
+    """The paths `git restore PATH...` or `git checkout [--] PATH...` puts back as they were."""
+    if len(words) < 3 or _program(words[0]) != "git" or words[1] not in ("restore", "checkout"):
+        return []
+    return [w for w in words[2:] if not w.startswith("-")]
 
 
 def _order_checks(facts: _Facts, pipeline: _Facts, part: _Facts) -> None:

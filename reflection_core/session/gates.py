@@ -788,11 +788,13 @@ def _run_result(
     last = runs[-1]
     action = f"Run `{inputs.test_command}`" if inputs.test_command else "Run the full test suite"
     passed = run_passed(last)
-    shown = [c for c in runs[:-1] if run_passed(c) and not (c.command and c.command.partial)]
-    if passed is None and last.ok is not None and shown:
-        # A rerun that hides its outcome, after a whole run on the same tree that passed.
+    held = [c for c in runs[:-1] if _whole_run_held(c, session.tool_calls)]
+    unread = passed is None and last.ok is not None  # it finished; its line hid the outcome
+    if held and (unread or (not passed and ran_nothing(last))):
+        # A rerun that hides its outcome or selects no test, after a whole run on the same
+        # tree that passed (or failed only where it fails without the change).
         return GateResult(
-            "tests", required, True, f"`{_cmd(shown[-1])}` passed after the latest change"
+            "tests", required, True, f"`{_cmd(held[-1])}` held after the latest change"
         )
     if passed is None and last.ok is not None:  # it finished; its line hid the outcome
         return GateResult(

@@ -805,6 +805,10 @@ def test_sphinx_build_is_a_build() -> None:
         ("echo x > a.py; rm a.py; echo y > b.py", ("a.py", "b.py")),  # b.py stays
         ("sed -i s/a/b/ x.py && echo x > t.py; rm t.py", ("x.py", "t.py")),
         ("echo x > a.py && pytest", ("a.py",)),
+        # restored from git in the same line: a failure provoked on purpose, then undone
+        ("sed -i 's/x/exit 1/' package.json && ./deploy.sh; git checkout package.json", ()),
+        ("sed -i s/a/b/ x.py && pytest; git restore x.py", ()),
+        ("sed -i s/a/b/ x.py y.py && pytest; git checkout -- x.py", ("x.py", "y.py")),
     ],
 )
 def test_a_file_a_line_writes_and_removes_again_changes_nothing(
@@ -1273,3 +1277,17 @@ def test_a_line_ending_on_a_search_takes_the_searchs_status(
 def test_a_script_named_for_a_check_is_a_check(script: str) -> None:
     assert "lint" in classify_command(f"npm run {script}").kinds
     assert "lint" not in classify_command("npm run checkout").kinds
+
+
+@pytest.mark.parametrize(
+    ("command", "builds"),
+    [
+        ("mvn -B verify", True),  # every phase from package on packages the artifact
+        ("./mvnw install", True),
+        ("mvn verify -DskipTests", True),
+        ("mvn test", False),
+        ("mvn dependency:tree", False),
+    ],
+)
+def test_maven_phases_from_compile_on_build(command: str, builds: bool) -> None:
+    assert ("build" in classify_command(command).kinds) is builds

@@ -211,6 +211,13 @@ def test_a_rerun_hiding_its_outcome_after_a_whole_run_that_passed_leaves_the_pas
         .bash("./gradlew build", output="BUILD SUCCESSFUL")
     )
     assert gate(passed.bash(rerun, output="").build()).satisfied
+    # a rerun selecting no test after the whole run neither
+    empty = (
+        SessionBuilder("Fix it")
+        .edit("src/lib.rs")
+        .bash("cargo test --workspace", output="test result: ok. 9 passed")
+    )
+    assert gate(empty.bash("cargo test -p cli", output="running 0 tests").build()).satisfied
     # a filtered run that passed is no whole run: the hidden rerun stays unknown
     filtered = SessionBuilder("Fix it").edit("src/a.py").bash("pytest -k money", output="2 passed")
     assert (
