@@ -314,6 +314,12 @@ SUBCOMMAND_CHECKS: tuple[tuple[str, str, str], ...] = (
     ("west", "build", "build"),  # Zephyr: configures, compiles and links the firmware
     ("idf.py", "build", "build"),  # ESP-IDF
     ("luarocks", "test", "test"),
+    ("crystal", "spec", "test"),
+    ("rebar3", "eunit", "test"),  # Erlang
+    ("rebar3", "ct", "test"),
+    ("clojure", "-X:test", "test"),  # deps.edn's :test alias (cognitect test-runner)
+    ("clj", "-X:test", "test"),
+    ("clojure", "-M:test", "test"),
     ("ng", "test", "test"),  # the Angular CLI: Karma or Jest under it
     ("ng", "e2e", "test"),
     ("ng", "build", "build"),
@@ -790,7 +796,7 @@ def _filters_tests(args: list[str]) -> bool:
 
 
 # The folders that hold a whole suite: a runner given one of them runs everything.
-_SUITE_ROOTS = frozenset({"tests", "test", "spec", "specs", "__tests__"})
+_SUITE_ROOTS = frozenset({"tests", "test", "spec", "specs", "__tests__", "t"})  # t: Perl
 
 
 def _selects(paths: list[str]) -> bool:
@@ -1421,7 +1427,7 @@ _BY_NAME: tuple[tuple[Iterable[str], _Handler], ...] = (
         ),
     ),
     (
-        ("rspec", "bats", "busted"),  # Ruby; Bash (bats-core); Lua
+        ("rspec", "bats", "busted", "prove"),  # Ruby; Bash (bats-core); Lua; Perl
         lambda prog, args, heredoc, facts: facts.test(prog, _selects(_positional(args))),
     ),
     (("Invoke-Pester", "invoke-pester"), lambda prog, args, heredoc, facts: _pester(args, facts)),
@@ -1494,6 +1500,22 @@ def _dispatch(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
         _dispatch_by_arguments(prog, args, heredoc, facts)
 
 
+# Test runs given as code to an interpreter (`Rscript -e 'devtools::test()'`, `julia -e
+# 'using Pkg; Pkg.test()'`): program, what the code calls. One a line.
+CODE_TEST_CALLS: tuple[tuple[str, str], ...] = (
+    ("Rscript", "devtools::test("),
+    ("Rscript", "testthat::test_dir("),
+    ("Rscript", "testthat::test_local("),
+    ("R", "devtools::test("),
+    ("julia", "Pkg.test("),
+)
+
+
+def _tests_in_code(prog: str, args: list[str]) -> bool:
+    code = " ".join(args)
+    return any(prog == p and call in code for p, call in CODE_TEST_CALLS)
+
+
 def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
     """Programs whose meaning hangs on their arguments or the shape of their name; the
     order matters (a later case is only a fallback of an earlier one)."""
@@ -1509,6 +1531,8 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
     elif prog == "rake":
         _rake(args, facts)
+    elif _tests_in_code(prog, args):
+        facts.test(prog)
     elif prog == "meson" and args[:1] == ["test"]:
         facts.test("meson test")
     elif prog == "node" and "--test" in args:  # Node's own runner: `node --test [files]`
@@ -1720,6 +1744,16 @@ class _RoundTrip:
         return bool(written) and not self.other and set(self.removed) == written
 
 
+def _tested_after_unstash(segments: list[tuple[Segment, frozenset[str]]]) -> bool:
+    """A segment runs tests after one that popped the stash back (see CommandInfo)."""
+    popped = False
+    for _, kinds in segments:
+        if popped and "test" in kinds:
+            return True
+        popped = popped or "unstash" in kinds
+    return False
+
+
 def _restored_from_git(words: list[str]) -> list[str]:
     """The paths `git restore PATH...` or `git checkout [--] PATH...` puts back as they were."""
     if len(words) < 3 or _program(words[0]) != "git" or words[1] not in ("restore", "checkout"):
@@ -1762,6 +1796,7 @@ def _classify_text(text: str) -> CommandInfo:
         exit_masked=_exit_masked(segment_kinds, text),
         status_of_a_filter=_status_of_a_filter(segment_kinds, text),
         checked_after_change=facts.checked_after,
+        tested_after_unstash=_tested_after_unstash(segment_kinds),
         wrappers=tuple(dict.fromkeys(facts.wrappers)),
     )
 

@@ -462,7 +462,7 @@ def is_baseline(calls: list[ToolCall], pos: int) -> bool:
     command = calls[pos].command
     kinds = command.kinds if command is not None else frozenset()
     if "stash" in kinds or "unstash" in kinds:
-        return "stash" in kinds
+        return "stash" in kinds and not (command is not None and command.tested_after_unstash)
     for call in reversed(calls[:pos]):
         found = call.command.kinds if call.command is not None else frozenset()
         if "unstash" in found:

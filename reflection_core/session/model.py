@@ -44,6 +44,9 @@ class CommandInfo:
         False  # a test's exit status is hidden (`pytest | tail`, `|| true`, `; echo`)
     )
     checked_after_change: bool = False  # a check runs after its own rewrite (`sed -i x && pytest`)
+    # A test runs after the line's own `git stash pop` (`git stash && pytest; git stash pop
+    # && pytest`): the line ends on a run with the change back, not only a baseline.
+    tested_after_unstash: bool = False
     # The line's status is a filter's that read the output before it (`helm lint | grep -c
     # x`): a non-zero exit is the filter's ("none found"), not the command's.
     status_of_a_filter: bool = False

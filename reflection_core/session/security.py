@@ -125,7 +125,7 @@ _RANDOMISH = lazy(r"\d|[a-z][A-Z]|[A-Z][a-z].*[A-Z]|[!@#%^&*+=~?]")
 _SECRET_STORE = lazy(r"(^|/)\.env(\.(?!example|sample|template|dist)[\w-]+)*$")
 _TEST_DISABLE = lazy(
     r"@pytest\.mark\.skip\b|@unittest\.skip\b|\bpytest\.skip\(|\b(it|describe|test)\.skip\(|"
-    r"\bx(it|describe)\(|@Disabled\b|\bt\.Skip\(|#\[ignore\]"
+    r"\bx(it|describe)\(|@Disabled\b|@Ignore\b|\bt\.Skip\(|#\[ignore\]"
 )
 # Redaction rules keyed on a name (`DB_PASS=`, `--token`, `"api_key":`) also match names
 # nobody reads as a credential's (`cache_key = "user:1234abc"`): for them a line is read
@@ -152,7 +152,7 @@ _TRIVIAL_ASSERTION = lazy(
 )
 _TRAILING_COMMENT = lazy(r"(?<!\s)\s+(#|//).*$")
 _ONLY_FILLER = lazy(r"^(\s*(pass|\.\.\.|#.*|//.*)?\s*\n?)*$")
-_SKIP_HINTS = ("skip", "xit(", "xdescribe(", "@disabled", "#[ignore]")
+_SKIP_HINTS = ("skip", "xit(", "xdescribe(", "@disabled", "@ignore", "#[ignore]")
 _SCAN_LIMIT = 256 * 1024  # head and tail of a huge write are scanned, not the middle
 _TEST_PATH = lazy(r"(^|/)(tests?/|test_[^/]*$|[^/]*_test\.\w+$|[^/]*\.(test|spec)\.\w+$)")
 

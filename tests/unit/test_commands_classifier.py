@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from reflection_core.session.commands import (
+    CODE_TEST_CALLS,
     GRADLE_TASKS,
     TOOL_MODULES,
     classify_command,
@@ -71,6 +72,7 @@ FULL_TEST_RUNS = [
     ("rspec", "rspec"),
     ("bats test/", "bats"),
     ("busted", "busted"),
+    ("prove -lr t", "prove"),
     ("vendor/bin/phpunit", "phpunit"),
     ("dotnet test", "dotnet test"),
     ("mix test", "mix test"),
@@ -689,6 +691,12 @@ _SUBCOMMAND_LINES = [
     ("west build -b nrf52840dk/nrf52840 -p always", "build"),
     ("idf.py build", "build"),
     ("luarocks test", "test"),
+    ("crystal spec", "test"),
+    ("rebar3 eunit", "test"),
+    ("rebar3 ct --suite=api_SUITE", "test"),
+    ("clojure -X:test", "test"),
+    ("clj -X:test :nses '[app.core-test]'", "test"),
+    ("clojure -M:test", "test"),
     ("npx ng test --watch=false", "test"),
     ("ng e2e", "test"),
     ("npx ng build --configuration production", "build"),
@@ -1291,3 +1299,9 @@ def test_a_script_named_for_a_check_is_a_check(script: str) -> None:
 )
 def test_maven_phases_from_compile_on_build(command: str, builds: bool) -> None:
     assert ("build" in classify_command(command).kinds) is builds
+
+
+@pytest.mark.parametrize(("program", "call"), CODE_TEST_CALLS)
+def test_a_test_run_given_as_code_to_an_interpreter_is_a_test_run(program: str, call: str) -> None:
+    assert "test" in classify_command(f"{program} -e 'library(x); {call})'").kinds
+    assert "test" not in classify_command(f"{program} -e 'print(1)'").kinds

@@ -227,3 +227,12 @@ def test_a_private_key_block_is_a_credential() -> None:
 def test_a_framework_dev_key_marked_insecure_is_not_a_credential() -> None:
     content = 'SECRET_KEY = "django-insecure-4k#9v!x2@m5qz"\n'
     assert rules(SessionBuilder("Start the project").write("site/settings.py", content)) == []
+
+
+def test_moving_a_skip_from_one_framework_to_another_disables_nothing_new() -> None:
+    old = '    @Ignore("flaky on CI, see ORD-412")\n    @Test\n    public void ships() {'
+    new = '    @Disabled("flaky on CI, see ORD-412")\n    @Test\n    void ships() {'
+    path = "src/test/java/shop/OrderServiceTest.java"
+    assert rules(SessionBuilder("Move to JUnit 5").edit(path, new=new, old=old)) == []
+    fresh = SessionBuilder("Make CI green").edit(path, new=new, old="    @Test\n    void ships() {")
+    assert rules(fresh) == ["tests_disabled"]
