@@ -405,7 +405,10 @@ def _wrapped_call(call: ToolCall, runs: dict[str, str]) -> ToolCall:
 
 
 def _is_lifecycle(key: str) -> bool:
-    return key.removeprefix("script:") in {n for names in LIFECYCLE_SCRIPTS.values() for n in names}
+    return key.removeprefix("script:") in _LIFECYCLE_NAMES
+
+
+_LIFECYCLE_NAMES = frozenset(name for names in LIFECYCLE_SCRIPTS.values() for name in names)
 
 
 # What a run leaves behind and no check exercises: deleting it changes no code. One name
