@@ -556,12 +556,21 @@ COMPILING_RUNNERS = frozenset(
 )
 
 
+# Runners that run the test binaries a build made and build nothing themselves: after a
+# source change their pass is the old code's until a build ran in between.
+PREBUILT_RUNNERS = frozenset({"ctest"})
+
+
 def compiles(call: ToolCall) -> bool:
     """A check that compiles the code: a test, build, typecheck or lint run, or a run of the
     program through a runner that builds it first. Serving a page or probing a server with
-    curl runs what was built before; it compiles nothing the agent changed."""
+    curl runs what was built before, and `ctest` the test binaries built before: they
+    compile nothing the agent changed."""
     if not is_check(call) or call.command is None:
         return False
-    if call.command.kinds & CHECK_KINDS - {"run"}:
+    kinds = call.command.kinds & CHECK_KINDS - {"run"}
+    if kinds == {"test"} and call.command.test_runner in PREBUILT_RUNNERS:
+        return False
+    if kinds:
         return True
     return any(program.rsplit("/", 1)[-1] in COMPILING_RUNNERS for program in call.command.programs)

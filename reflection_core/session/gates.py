@@ -16,6 +16,7 @@ from reflection_core.lazyre import lazy
 from reflection_core.records import NamedTuple, field, record, replace
 from reflection_core.session.commands import HTTP_CLIENTS
 from reflection_core.session.evidence import (
+    PREBUILT_RUNNERS,
     checkable,
     file_name,
     ignored_by_tests,
@@ -648,11 +649,6 @@ _SAME_FAILURE = "fails the same way"
 def _checks_own_change(call: ToolCall) -> bool:
     """A command line that runs its check after its own rewrite (`sed -i ... && pytest`)."""
     return call.command is not None and call.command.checked_after_change
-
-
-# Runners that run the test binaries a build made and build nothing themselves: after a
-# source change their pass is the old code's until a build ran in between.
-PREBUILT_RUNNERS = frozenset({"ctest"})
 
 
 def runs_stale_binaries(calls: Sequence[ToolCall], pos: int, last_change: int) -> bool:

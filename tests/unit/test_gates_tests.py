@@ -734,3 +734,12 @@ def test_a_template_is_covered_by_the_run_of_the_app_that_renders_it(
         .build()
     )
     assert gate(s).satisfied == covers
+
+
+def test_ctest_compiles_nothing_so_a_source_change_it_follows_is_uncompiled() -> None:
+    from reflection_core.session.evidence import compiles
+
+    stale = SessionBuilder("Fix add").edit("src/calc.cpp").bash("ctest --test-dir build")
+    built = SessionBuilder("Fix add").edit("src/calc.cpp").bash("cmake --build build")
+    assert not compiles(stale.build().tool_calls[-1])
+    assert compiles(built.build().tool_calls[-1])
