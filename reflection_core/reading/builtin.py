@@ -276,6 +276,9 @@ DONE_CLAIM: tuple[str, ...] = (
     r"(^|[.!]\s+)[*_\s]*([\w-]+ ){0,2}(all )?(done|fixed|complete|completed|finished|resolved)"
     r"\s*[:,\u2014\u2013]",
     r"\bsuccessfully\b",
+    # The message or a sentence opens on the finished act and its object: "Fixed the
+    # rounding bug in `formatPrice`."
+    r"(^|[.!]\s+)[*_\s]*(fixed|resolved|completed|finished) (the|a|an|both|all|this|it)\b",
     r"\bi'?ve (created|added|fixed|updated|installed|written|implemented)\b",
     r"\b(is|are) (now )?(working|fixed|installed|ready|in place)\b",
     r"\b(all set|good to go|ready to (go|merge|ship|deploy|reload|restart|use|apply)|shipped)\b",

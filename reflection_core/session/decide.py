@@ -55,13 +55,14 @@ from reflection_core.session.digest import (
     pushes_and_prs,
     task_kind,
 )
-from reflection_core.session.evidence import project_view, with_wrapped_checks
+from reflection_core.session.evidence import is_check, project_view, with_wrapped_checks
 from reflection_core.session.feedback import Gap, compose_feedback, status_report
 from reflection_core.session.gates import (
     GateInputs,
     GateResult,
     LedgerEvidence,
     evaluate_gates,
+    ran_nothing,
     read_outcomes,
     suite_shown,
     tests_gate,
@@ -74,7 +75,7 @@ from reflection_core.session.human_action import (
     is_choice,
 )
 from reflection_core.session.loops import Loop, LoopThresholds, detect_loops
-from reflection_core.session.model import Session
+from reflection_core.session.model import Session, ToolCall
 from reflection_core.session.security import SecurityFinding, security_findings
 from reflection_core.session.task import (
     TaskContext,
@@ -909,10 +910,13 @@ def claimed_unchecked(gap: Gap, session: Session, message: str) -> Gap:
     typecheck, lint or run of the program) ran after the latest change and the final message
     says the work is done, the evidence and the words agree (`tests:not_run_claimed`).
     A ledger with no passing run for the tree (`tests:ledger`) is the same evidence when
-    the transcript shows no check after the change either. Only a change to a file that
-    holds behaviour counts: settings, CI and container files no check is sure to exercise."""
-    unchecked = ("tests:not_run", "tests:ledger")
-    if gap.pattern not in unchecked or checked_since_last_change(session, behaviour_only=True):
+    the transcript shows no check after the change either, and so is a test run that ran
+    no test (`tests:none_ran`): it checked nothing. Only a change to a file that holds
+    behaviour counts: settings, CI and container files no check is sure to exercise."""
+    unchecked = ("tests:not_run", "tests:ledger", "tests:none_ran")
+    if gap.pattern not in unchecked or checked_since_last_change(
+        session, behaviour_only=True, counts=_ran_a_check
+    ):
         return gap
     if not claims_done(message):
         return gap
@@ -921,6 +925,11 @@ def claimed_unchecked(gap: Gap, session: Session, message: str) -> Gap:
         pattern="tests:not_run_claimed",
         missing=f"{gap.missing}, nothing else checked it, and the message says it is done",
     )
+
+
+def _ran_a_check(call: ToolCall) -> bool:
+    """A check that ran something: a test run that found no test checked nothing."""
+    return is_check(call) and not ran_nothing(call)
 
 
 @record

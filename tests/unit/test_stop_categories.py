@@ -478,3 +478,16 @@ def test_work_announced_as_remaining_is_quoted_as_written() -> None:
 
     final = "Moved it to `config.toml`.\n\n```\nx = 2.5\n```\n\nNext I'll switch `ping.py` to it."
     assert drift_markers(final) == ["Next I'll switch `ping.py` to it."]
+
+
+def test_a_test_run_that_ran_no_test_is_no_check_of_a_change_called_done() -> None:
+    found_none = "> jest --passWithNoTests money.spec\n\nNo tests found, exiting with code 0"
+    built = (
+        SessionBuilder("Fix the rounding in src/lib/money.ts and add a test")
+        .edit("src/lib/money.ts")
+        .edit("src/lib/money.test.ts")
+        .bash("npm test -- money.spec", output=found_none)
+    )
+    d = run("Fixed the rounding bug in `formatPrice`.", built)
+    assert d.should_block and d.pushed_by == ["tests:not_run_claimed"]
+    assert not run("I changed the rounding in `formatPrice`.", built).should_block

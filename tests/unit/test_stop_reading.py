@@ -175,6 +175,7 @@ EXAMPLES = {
         "All done.",
         "Fixed: the reset subject now includes the name.",
         "Installed successfully",
+        "Fixed the rounding bug in `formatPrice`.",
         "I've created the file",
         "The API is now working",
         "All set, the coupon rules are in.",
