@@ -591,6 +591,8 @@ def reading_gaps(reading: Reading, digest: dict[str, Any], gaps: list[Gap]) -> l
             continue
         if kind in ("punt_to_user", "reported_failure") and not unchecked_code_change(digest):
             continue  # open only while the change is unchecked: a check ran, or nothing changed
+        if kind == "remaining_work" and reading.has("human_only"):
+            continue  # the step it announces waits on what only the user can do
         if kind == "reported_failure" and "error_fix:not_checked" in known:
             continue  # the pasted error already says so
         quote = facts[0].quote

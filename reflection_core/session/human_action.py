@@ -43,7 +43,10 @@ HUMAN_ONLY: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
             "login",
             r"\b(log|sign)[- ]?in\b.{0,30}\b(browser|account|portal|dashboard|console)\b|\bsso\b|"
             r"\b(log|sign)[- ]?in (manually|yourself|by hand)\b|"
-            r"\bdevice[- ](code|login)\b|\binteractive (log|sign)[- ]?in\b",
+            r"\bdevice[- ](code|login)\b|\binteractive (log|sign)[- ]?in\b|"
+            # What waits on the user's login: "Ping me once you're logged in".
+            r"\b(once|after|when) you('re| are|'ve| have)? (logged|signed) ?in\b|"
+            r"\b(once|after|when) you (log|sign) ?in\b",
         ),
         (
             # The user must pay, enter card details, or approve a charge: not a question

@@ -81,3 +81,15 @@ def test_a_device_code_sign_in_waits_for_the_user() -> None:
     assert [k for k, _ in assess_requests(final).human_only][:1] == ["login"]
     d = run(final, SessionBuilder("List our cloud resource groups").bash("az login", exit=1))
     assert d.requires_human_action and d.status == "waiting_for_user"
+
+
+def test_a_step_that_waits_on_the_users_login_is_held_without_a_remaining_work_note() -> None:
+    final = (
+        "The config change is in place and `terraform validate` passes, but the plan needs "
+        "your cloud session renewed.\n\n**Next step:**\n```\ncloud-cli login\n"
+        "terraform plan\n```\nPing me once you're logged in and I'll run the plan."
+    )
+    assert [k for k, _ in assess_requests(final).human_only] == ["login"]
+    d = run(final)
+    assert not d.should_block and d.stop_category == "waiting_for_user"
+    assert "reading:remaining_work" not in d.open_patterns
