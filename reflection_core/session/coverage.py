@@ -482,10 +482,32 @@ def _among(path: str, paths: set[str]) -> bool:
     )
 
 
-def _touches(call: ToolCall, paths: set[str]) -> bool:
-    """The call writes one of `paths` (task paths)."""
+class _TaskPaths:
+    """Task paths (as `changed_paths` gives them) that a tool call's path (often absolute)
+    is matched against as `_among` does, in time that grows with the call's path, not with
+    the task: a task of thousands of edits asks it of every call."""
+
+    def __init__(self, paths: set[str]) -> None:
+        normal = {p.replace("\\", "/") for p in paths}
+        self.exact = normal
+        self.tails = {p.lstrip("/") for p in normal}  # what follows a "/" of a call's path
+
+    def holds(self, path: str) -> bool:
+        path = path.replace("\\", "/")
+        if path in self.exact:
+            return True
+        slash = path.find("/")
+        while slash != -1:
+            if path[slash + 1 :] in self.tails:
+                return True
+            slash = path.find("/", slash + 1)
+        return False
+
+
+def _touches(call: ToolCall, paths: _TaskPaths) -> bool:
+    """The call writes one of `paths`."""
     written = list(call.files) + list(call.command.modified_files if call.command else ())
-    return any(_among(p, set(written)) for p in paths)
+    return any(paths.holds(p) for p in written)
 
 
 def script_check(path: str, table: tuple[tuple[str, str], ...] = SCRIPT_CHECKS) -> str | None:
@@ -541,11 +563,15 @@ def _unchecked_files(
         return []
     names = {file_stem(p) for p, _ in scripts}
     files = {file_name(p) for p, _ in scripts}
-    touched = {p for p, _ in scripts}
+    touched = _TaskPaths({p for p, _ in scripts})
     calls = session.tool_calls
-    latest = max(
-        (i for i, call in enumerate(calls) if is_code_change(call) and _touches(call, touched)),
-        default=-1,
+    latest = next(
+        (
+            i
+            for i in range(len(calls) - 1, -1, -1)
+            if _touches(calls[i], touched) and is_code_change(calls[i])
+        ),
+        -1,
     )
     # Checked after the script's own latest change: a later `rm -rf tmp-out` is no change
     # of the script, and the run before it still checked it.

@@ -762,3 +762,21 @@ def test_a_deploy_definition_fixed_after_the_tests_is_no_unchecked_code_shipped(
     )
     d = run(builder, "All done. Fixed and deployed ✅")
     assert ("ship:unchecked" in d.patterns) is shipped_unchecked
+
+
+@pytest.mark.parametrize(
+    ("task_path", "call_path"),
+    [
+        ("src/app.py", "src/app.py"),
+        ("src/app.py", "/home/dev/proj/src/app.py"),
+        ("src/app.py", "C:\\proj\\src\\app.py"),
+        ("/abs/tool.sh", "/abs/tool.sh"),
+        ("src/app.py", "/home/dev/proj/src/myapp.py"),
+        ("app.py", "/srv/app.py.bak"),
+        ("deploy.sh", "deploy.sh"),
+    ],
+)
+def test_task_paths_match_a_call_path_as_among_does(task_path: str, call_path: str) -> None:
+    from reflection_core.session.coverage import _among, _TaskPaths
+
+    assert _TaskPaths({task_path}).holds(call_path) == _among(task_path, {call_path})
