@@ -598,13 +598,16 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
     if args[:1] == ["-c"] and len(args) > 1:
         if _WRITE_IN_CODE.search(args[1]):
             facts.modify()
+        _run_of_imported_code(args[1], facts)
         return
     script_args = [a for a in args if not a.startswith("-") or a == "-"]
     if not script_args:
         return
     script, rest = _program(script_args[0]), script_args[1:]
-    if script == "-" and _WRITE_IN_CODE.search(heredoc):
-        facts.modify()
+    if script == "-":
+        if _WRITE_IN_CODE.search(heredoc):
+            facts.modify()
+        _run_of_imported_code(heredoc, facts)
     elif script in ("manage.py", "setup.py") and rest[:1] == ["test"]:
         facts.test("django test" if script == "manage.py" else "setup.py test", len(rest) > 1)
     elif script == "setup.py" and rest[:1] and rest[0].startswith(("build", "bdist", "sdist")):
@@ -613,6 +616,24 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
         facts.test(script)
     else:
         _run_source(script_args[0], facts)
+
+
+# The modules a piece of Python code imports: `import a.b`, `from a.b import c`.
+_IMPORTED = lazy(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*))", re.M)
+
+
+def imported_modules(code: str) -> list[str]:
+    """The modules `code` imports, dotted names as written."""
+    return [a or b for a, b in _IMPORTED.findall(code)]
+
+
+def _run_of_imported_code(code: str, facts: _Facts) -> None:
+    """Code given to Python on its command line or stdin (`python -c`, `python - <<EOF`)
+    that imports a module no table knows (neither the standard library nor a tool) runs
+    that module: the project's own, as `python -m app.cli` does."""
+    tops = {name.split(".")[0] for name in imported_modules(code)}
+    if tops - sys.stdlib_module_names - TOOL_MODULES:
+        facts.kinds.add("run")
 
 
 def _run_source(path: str, facts: _Facts, *, as_named: bool = True) -> None:
@@ -1516,6 +1537,24 @@ def _tests_in_code(prog: str, args: list[str]) -> bool:
     return any(prog == p and call in code for p, call in CODE_TEST_CALLS)
 
 
+# Game engines run their test runners from an option (program, the option or the runner
+# script it names): GUT and GdUnit4 under Godot, the Unity Test Framework in batch mode,
+# which compiles the project's scripts first. One a line.
+ENGINE_TEST_RUNS: tuple[tuple[str, str], ...] = (
+    ("godot", "gut_cmdln.gd"),
+    ("godot", "GdUnitCmdTool.gd"),
+    ("Unity", "-runTests"),
+    ("unity-editor", "-runTests"),
+)
+
+
+def _engine_test_run(prog: str, args: list[str]) -> bool:
+    return any(
+        prog == p and any(a == runner or a.endswith("/" + runner) for a in args)
+        for p, runner in ENGINE_TEST_RUNS
+    )
+
+
 def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Facts) -> None:
     """Programs whose meaning hangs on their arguments or the shape of their name; the
     order matters (a later case is only a fallback of an earlier one)."""
@@ -1531,7 +1570,7 @@ def _dispatch_by_arguments(prog: str, args: list[str], heredoc: str, facts: _Fac
         facts.test(f"{prog} {args[0]}", len(_positional(args)) > 1)
     elif prog == "rake":
         _rake(args, facts)
-    elif _tests_in_code(prog, args):
+    elif _tests_in_code(prog, args) or _engine_test_run(prog, args):
         facts.test(prog)
     elif prog == "meson" and args[:1] == ["test"]:
         facts.test("meson test")

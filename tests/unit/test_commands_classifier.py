@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from reflection_core.session.commands import (
     CODE_TEST_CALLS,
+    ENGINE_TEST_RUNS,
     GRADLE_TASKS,
     TOOL_MODULES,
     classify_command,
@@ -1305,3 +1306,23 @@ def test_maven_phases_from_compile_on_build(command: str, builds: bool) -> None:
 def test_a_test_run_given_as_code_to_an_interpreter_is_a_test_run(program: str, call: str) -> None:
     assert "test" in classify_command(f"{program} -e 'library(x); {call})'").kinds
     assert "test" not in classify_command(f"{program} -e 'print(1)'").kinds
+
+
+@pytest.mark.parametrize(("program", "runner"), ENGINE_TEST_RUNS)
+def test_an_engines_test_runner_named_by_option_is_a_test_run(program: str, runner: str) -> None:
+    assert "test" in classify_command(f"{program} --headless -batchmode -s addons/x/{runner}").kinds
+    assert "test" in classify_command(f"/opt/engine/{program} -projectPath . {runner}").kinds
+    assert "test" not in classify_command(f"{program} --headless -s addons/x/tool.gd").kinds
+
+
+@pytest.mark.parametrize(
+    ("command", "runs"),
+    [
+        ("python - <<'EOF'\nfrom app import app\nprint(app.test_client().get('/'))\nEOF", True),
+        ('python -c "from mypkg.cli import main; main()"', True),
+        ('python -c "import json, sys; print(sys.version)"', False),
+        ("python3 - <<'EOF'\nimport pip\nEOF", False),
+    ],
+)
+def test_python_code_importing_a_module_no_table_knows_runs_it(command: str, runs: bool) -> None:
+    assert ("run" in classify_command(command).kinds) is runs
