@@ -1793,6 +1793,21 @@ def _tested_after_unstash(segments: list[tuple[Segment, frozenset[str]]]) -> boo
     return False
 
 
+def _status_echoed(segments: list[tuple[Segment, frozenset[str]]]) -> str | None:
+    """The text an `echo` puts before `$?` when it is the last segment and follows a test
+    run (`dune test; echo "exit=$?"`): the line prints the test's own status."""
+    if len(segments) < 2 or "test" not in segments[-2][1]:
+        return None
+    before, echo = segments[-2][0], segments[-1][0]
+    if (
+        before.then not in (";", "&&", "||")
+        or _program(echo.words[0] if echo.words else "") != "echo"
+    ):
+        return None
+    text = " ".join(w for w in echo.words[1:] if not w.startswith("-"))
+    return text.split("$?", 1)[0] if text.count("$?") == 1 else None
+
+
 def _restored_from_git(words: list[str]) -> list[str]:
     """The paths `git restore PATH...` or `git checkout [--] PATH...` puts back as they were."""
     if len(words) < 3 or _program(words[0]) != "git" or words[1] not in ("restore", "checkout"):
@@ -1836,6 +1851,7 @@ def _classify_text(text: str) -> CommandInfo:
         status_of_a_filter=_status_of_a_filter(segment_kinds, text),
         checked_after_change=facts.checked_after,
         tested_after_unstash=_tested_after_unstash(segment_kinds),
+        status_echoed=_status_echoed(segment_kinds),
         wrappers=tuple(dict.fromkeys(facts.wrappers)),
     )
 

@@ -499,6 +499,9 @@ def run_passed(call: ToolCall) -> bool | None:
     if call.ok and (failure_has_the_last_word(call) or ran_nothing(call)):
         return False
     if call.ok and call.command is not None and call.command.exit_masked:
+        echoed = echoed_status(call.command.status_echoed, call.output)
+        if echoed is not None:
+            return echoed == 0
         return True if _PASSED_IN_OUTPUT.search(call.output) else None
     if call.ok is False and call.command is not None and call.command.status_of_a_filter:
         # A filter's exit (`| grep -c x` found none), a search's, a publish's: only the
@@ -510,6 +513,19 @@ def run_passed(call: ToolCall) -> bool | None:
             return False
         return True if passed else None
     return call.ok
+
+
+def echoed_status(prefix: str | None, output: str) -> int | None:
+    """The exit status a line's last `echo "...$?"` printed: the last output line that is
+    the echo's text and a number; None when the line echoes none or printed none."""
+    if prefix is None:
+        return None
+    wanted = prefix.strip()
+    for line in reversed(output.splitlines()):
+        line = line.strip()
+        if line.startswith(wanted) and line[len(wanted) :].strip().isdigit():
+            return int(line[len(wanted) :])
+    return None
 
 
 def _cmd(call: ToolCall) -> str:

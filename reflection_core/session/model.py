@@ -47,6 +47,9 @@ class CommandInfo:
     # A test runs after the line's own `git stash pop` (`git stash && pytest; git stash pop
     # && pytest`): the line ends on a run with the change back, not only a baseline.
     tested_after_unstash: bool = False
+    # The test's status printed by the echo right after it (`make test; echo "exit=$?"`):
+    # the text the echo puts before the number ("exit="), None when nothing echoes it.
+    status_echoed: str | None = None
     # The line's status is a filter's that read the output before it (`helm lint | grep -c
     # x`): a non-zero exit is the filter's ("none found"), not the command's.
     status_of_a_filter: bool = False

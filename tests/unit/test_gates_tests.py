@@ -743,3 +743,17 @@ def test_ctest_compiles_nothing_so_a_source_change_it_follows_is_uncompiled() ->
     built = SessionBuilder("Fix add").edit("src/calc.cpp").bash("cmake --build build")
     assert not compiles(stale.build().tool_calls[-1])
     assert compiles(built.build().tool_calls[-1])
+
+
+def test_a_status_the_line_echoes_after_the_test_run_is_its_outcome() -> None:
+    def last_run(command: str, output: str) -> bool | None:
+        from reflection_core.session.gates import run_passed
+
+        session = SessionBuilder("Fix it").edit("lib/x.ml").bash(command, output=output).build()
+        return run_passed(session.tool_calls[-1])
+
+    assert last_run('dune test; echo "exit=$?"', "exit=0") is True
+    assert last_run('dune test; echo "exit=$?"', "File tests/x.t\nexit=1") is False
+    assert last_run("dune test; echo $?", "0") is True
+    assert last_run("dune test; echo done", "done") is None  # no status shown
+    assert last_run('dune test | tail -3; echo "exit=$?"', "exit=0") is None  # tail's status
