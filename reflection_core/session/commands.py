@@ -598,16 +598,13 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
     if args[:1] == ["-c"] and len(args) > 1:
         if _WRITE_IN_CODE.search(args[1]):
             facts.modify()
-        _run_of_imported_code(args[1], facts)
         return
     script_args = [a for a in args if not a.startswith("-") or a == "-"]
     if not script_args:
         return
     script, rest = _program(script_args[0]), script_args[1:]
-    if script == "-":
-        if _WRITE_IN_CODE.search(heredoc):
-            facts.modify()
-        _run_of_imported_code(heredoc, facts)
+    if script == "-" and _WRITE_IN_CODE.search(heredoc):
+        facts.modify()
     elif script in ("manage.py", "setup.py") and rest[:1] == ["test"]:
         facts.test("django test" if script == "manage.py" else "setup.py test", len(rest) > 1)
     elif script == "setup.py" and rest[:1] and rest[0].startswith(("build", "bdist", "sdist")):
@@ -619,21 +616,15 @@ def _python(args: list[str], heredoc: str, facts: _Facts) -> None:
 
 
 # The modules a piece of Python code imports: `import a.b`, `from a.b import c`.
-_IMPORTED = lazy(r"^\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*))", re.M)
+_IMPORTED = lazy(
+    r"(?:^|[;\"'])\s*(?:from\s+([A-Za-z_][\w.]*)\s+import\b|import\s+([A-Za-z_][\w.]*))", re.M
+)
 
 
 def imported_modules(code: str) -> list[str]:
-    """The modules `code` imports, dotted names as written."""
+    """The modules Python code given on a command line or stdin imports (`python -c`,
+    `python - <<EOF`), dotted names as written: importing a module parses and runs it."""
     return [a or b for a, b in _IMPORTED.findall(code)]
-
-
-def _run_of_imported_code(code: str, facts: _Facts) -> None:
-    """Code given to Python on its command line or stdin (`python -c`, `python - <<EOF`)
-    that imports a module no table knows (neither the standard library nor a tool) runs
-    that module: the project's own, as `python -m app.cli` does."""
-    tops = {name.split(".")[0] for name in imported_modules(code)}
-    if tops - sys.stdlib_module_names - TOOL_MODULES:
-        facts.kinds.add("run")
 
 
 def _run_source(path: str, facts: _Facts, *, as_named: bool = True) -> None:

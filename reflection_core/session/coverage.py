@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 from reflection_core.lazyre import lazy
 from reflection_core.session.categories import unsupported_claims
-from reflection_core.session.commands import CHECK_KINDS, classify_command
+from reflection_core.session.commands import CHECK_KINDS, classify_command, imported_modules
 from reflection_core.session.evidence import (
     checkable,
     checked_after,
@@ -529,9 +529,17 @@ def _runs_script(call: ToolCall, names: set[str], files: set[str]) -> bool:
     programs = call.command.programs
     if call.command.kinds & CHECK_KINDS or any(file_stem(p) in names for p in programs):
         return True
+    if "python" in programs and _imports_one_of(call.command.raw, names):
+        return True  # `python - <<EOF` / `python -c` code that imports it runs it
     if not programs or programs[0] in _FILE_TOOLS:
         return False
     return bool({file_name(w) for w in _WORDS.findall(call.command.raw)} & files)
+
+
+def _imports_one_of(command: str, names: set[str]) -> bool:
+    """Python code on the command line imports a module named as one of `names` (a changed
+    script's stem: `from app import app`, `import billing.refunds`)."""
+    return any(set(module.split(".")) & names for module in imported_modules(command))
 
 
 def unparsed_scripts(session: Session, changed: list[str], *, claimed: bool) -> list[Gap]:

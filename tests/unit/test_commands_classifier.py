@@ -1316,13 +1316,20 @@ def test_an_engines_test_runner_named_by_option_is_a_test_run(program: str, runn
 
 
 @pytest.mark.parametrize(
-    ("command", "runs"),
+    ("command", "modules"),
     [
-        ("python - <<'EOF'\nfrom app import app\nprint(app.test_client().get('/'))\nEOF", True),
-        ('python -c "from mypkg.cli import main; main()"', True),
-        ('python -c "import json, sys; print(sys.version)"', False),
-        ("python3 - <<'EOF'\nimport pip\nEOF", False),
+        (
+            "python - <<'EOF'\nfrom app import app\nimport billing.refunds as r\nEOF",
+            ["app", "billing.refunds"],
+        ),
+        ('python -c "import app.payments" && echo ok', ["app.payments"]),
+        ('python -c "x = 1; from cfgkit import load_config"', ["cfgkit"]),
+        ("python -c 'print(1)'", []),
     ],
 )
-def test_python_code_importing_a_module_no_table_knows_runs_it(command: str, runs: bool) -> None:
-    assert ("run" in classify_command(command).kinds) is runs
+def test_the_modules_python_code_on_a_command_line_imports(
+    command: str, modules: list[str]
+) -> None:
+    from reflection_core.session.commands import imported_modules
+
+    assert imported_modules(command) == modules

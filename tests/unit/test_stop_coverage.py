@@ -780,3 +780,19 @@ def test_task_paths_match_a_call_path_as_among_does(task_path: str, call_path: s
     from reflection_core.session.coverage import _among, _TaskPaths
 
     assert _TaskPaths({task_path}).holds(call_path) == _among(task_path, {call_path})
+
+
+def test_python_code_that_imports_a_changed_script_ran_it() -> None:
+    heredoc = "python - <<'EOF'\nfrom app import app\nprint(app.test_client().get('/'))\nEOF"
+    built = SessionBuilder("Fix the XSS in /search").edit("app.py").bash(heredoc, output="200")
+    d = decide(
+        built.build("Fixed the XSS: the query is escaped now."),
+        DecisionContext(config=config.defaults()),
+    )
+    assert "script:not_run" not in d.open_patterns
+    other = SessionBuilder("Fix the XSS in /search").edit("app.py").bash("python -c 'print(1)'")
+    d = decide(
+        other.build("Fixed the XSS: the query is escaped now."),
+        DecisionContext(config=config.defaults()),
+    )
+    assert d.should_block  # nothing ran app.py: pushed, by script:not_run or the split rule
