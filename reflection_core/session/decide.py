@@ -32,6 +32,7 @@ from reflection_core.session.categories import (
     categorize,
     contradicted_claims,
     gap_weight,
+    reports_the_failure,
 )
 from reflection_core.session.coverage import (
     checked_since_last_change,
@@ -650,15 +651,22 @@ def evidence_agrees(gap: Gap, gaps: list[Gap], digest: dict[str, Any], *, change
     with itself."""
     last_check = digest.get("last_check_after_change") or {}
     last_command = digest.get("last_command") or {}
+    message = str(digest.get("final_message") or "")
     others = [g for g in gaps if g is not gap]
     return (
         any(g.pattern.startswith(CHECK_EVIDENCE) and _counts(g, changed) for g in others)
-        or last_check.get("passed") is False
-        or last_command.get("ok") is False
+        or (last_check.get("passed") is False and not _reported(last_check, message))
+        or (last_command.get("ok") is False and not _reported(last_command, message))
         or digest.get("failed_state") is not None
         or bool(digest.get("failed_changes"))
         or (gap.pattern != "todos:open" and any(g.pattern == "todos:open" for g in others))
     )
+
+
+def _reported(outcome: dict[str, Any], message: str) -> bool:
+    """The final message says the command failed and quotes its failure line (`password
+    authentication failed`): the failure is told, so it backs no reading of another claim."""
+    return reports_the_failure(message, {**outcome, "passed": False})
 
 
 # Readings about whether the change was checked: a passing check after the latest change

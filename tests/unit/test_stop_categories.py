@@ -12,6 +12,7 @@ from reflection_core.session.categories import COMMAND_PASSES, TEST_COMMANDS
 from reflection_core.session.decide import (
     Decision,
     DecisionContext,
+    RepoFacts,
     decide,
     pushing_gaps,
     with_defaults,
@@ -491,3 +492,23 @@ def test_a_test_run_that_ran_no_test_is_no_check_of_a_change_called_done() -> No
     d = run("Fixed the rounding bug in `formatPrice`.", built)
     assert d.should_block and d.pushed_by == ["tests:not_run_claimed"]
     assert not run("I changed the rounding in `formatPrice`.", built).should_block
+
+
+def test_a_failure_the_message_reports_backs_no_reading_of_another_claim() -> None:
+    built = (
+        SessionBuilder("Add the migration and apply it to staging")
+        .edit("db/migrations/001_add_discount.sql")
+        .bash(
+            "dbmate --env-file .env.staging up",
+            exit=1,
+            output='Error: pq: password authentication failed for user "migrator"',
+        )
+    )
+    told = (
+        "Applied locally. Staging failed with `password authentication failed for user "
+        '"migrator"`. Note: the constraint is validated against existing rows.'
+    )
+    hidden = "Applied locally. Note: the constraint is validated against existing rows."
+    no_suite = DecisionContext(config=with_defaults({}), repo=RepoFacts(has_tests=False))
+    assert "claims:unsupported" not in decide(built.build(told), no_suite).pushed_by
+    assert decide(built.build(hidden), no_suite).pushed_by == ["claims:unsupported"]
