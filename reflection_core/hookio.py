@@ -125,6 +125,7 @@ class deadline:
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self.armed = False
+        self.expired = False  # set even when the raise lands where Python ignores it
         self.previous: Any = None
 
     def __enter__(self) -> None:
@@ -144,7 +145,14 @@ class deadline:
             signal.signal(signal.SIGALRM, self.previous)
 
     def expire(self, signum: int, frame: Any) -> None:
-        raise HookDeadline(f"the hook's own deadline of {self.seconds:g}s passed")
+        """Raise in the main thread. A signal that lands in a finalizer (a `__del__`, a
+        weakref callback) has its exception printed and dropped by Python: `expired`
+        still tells the caller, so a guard that must fail closed can check it."""
+        self.expired = True
+        raise HookDeadline(self.message())
+
+    def message(self) -> str:
+        return f"the hook's own deadline of {self.seconds:g}s passed"
 
 
 def render(

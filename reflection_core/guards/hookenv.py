@@ -256,9 +256,14 @@ def deadline_seconds(root: Path | None) -> float:
 def within_deadline(check: Callable[[], int], refused: str) -> int:
     """Run a git guard's own checks under the hook deadline. When it passes, the guard
     refuses (`refused`: "commit" or "push") and says why: a guard fails closed."""
+    bound = deadline(deadline_seconds(paths.find_repo_root()))
     try:
-        with deadline(deadline_seconds(paths.find_repo_root())):
-            return check()
+        with bound:
+            status = check()
     except HookDeadline as exc:
         sys.stderr.write(f"reflection: {exc}; refusing the {refused} (fails closed).\n")
         return 1
+    if bound.expired:  # the deadline's exception was swallowed where Python ignores it
+        sys.stderr.write(f"reflection: {bound.message()}; refusing the {refused} (fails closed).\n")
+        return 1
+    return status

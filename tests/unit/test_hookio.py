@@ -71,3 +71,22 @@ def test_the_deadline_is_off_in_another_thread_where_no_signal_can_land() -> Non
     thread.start()
     thread.join(5)
     assert outcome == ["finished"]
+
+
+def test_a_guard_fails_closed_when_its_deadline_is_swallowed_where_python_ignores_it(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from reflection_core.guards.hookenv import within_deadline
+
+    def check_that_swallows_the_deadline() -> int:
+        try:
+            time.sleep(1)  # the deadline lands here, as it may in a finalizer
+        except BaseException:
+            pass  # what Python does with an exception raised in a `__del__`
+        return 0
+
+    monkeypatch.setenv("REFLECTION_HOOK_DEADLINE", "0.02")
+    assert within_deadline(check_that_swallows_the_deadline, "push") == 1
+    assert "refusing the push (fails closed)" in capsys.readouterr().err
+    monkeypatch.setenv("REFLECTION_HOOK_DEADLINE", "5")
+    assert within_deadline(lambda: 0, "push") == 0
