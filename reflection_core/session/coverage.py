@@ -475,17 +475,15 @@ def _edited_text_only(session: Session) -> set[str]:
 def _among(path: str, paths: set[str]) -> bool:
     """`path` (relative to the task's root, as `changed_paths` gives it) is one of `paths`
     (as the tool calls name them, often absolute)."""
-    wanted = path.replace("\\", "/")
-    tail = "/" + wanted.lstrip("/")
-    return any(
-        p.replace("\\", "/") in (wanted, tail) or p.replace("\\", "/").endswith(tail) for p in paths
-    )
+    task_path = _TaskPaths({path})
+    return any(task_path.holds(p) for p in paths)
 
 
 class _TaskPaths:
-    """Task paths (as `changed_paths` gives them) that a tool call's path (often absolute)
-    is matched against as `_among` does, in time that grows with the call's path, not with
-    the task: a task of thousands of edits asks it of every call."""
+    """Task paths (as `changed_paths` gives them) that a tool call's path (often absolute,
+    Windows separators too) names: the same path, or the path ending on one of them. The
+    match takes time that grows with the call's path, not with the task: a task of
+    thousands of edits asks it of every call."""
 
     def __init__(self, paths: set[str]) -> None:
         normal = {p.replace("\\", "/") for p in paths}

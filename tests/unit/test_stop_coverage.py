@@ -765,21 +765,24 @@ def test_a_deploy_definition_fixed_after_the_tests_is_no_unchecked_code_shipped(
 
 
 @pytest.mark.parametrize(
-    ("task_path", "call_path"),
+    ("task_path", "call_path", "same"),
     [
-        ("src/app.py", "src/app.py"),
-        ("src/app.py", "/home/dev/proj/src/app.py"),
-        ("src/app.py", "C:\\proj\\src\\app.py"),
-        ("/abs/tool.sh", "/abs/tool.sh"),
-        ("src/app.py", "/home/dev/proj/src/myapp.py"),
-        ("app.py", "/srv/app.py.bak"),
-        ("deploy.sh", "deploy.sh"),
+        ("src/app.py", "src/app.py", True),
+        ("src/app.py", "/home/dev/proj/src/app.py", True),
+        ("src/app.py", "C:\\proj\\src\\app.py", True),
+        ("/abs/tool.sh", "/abs/tool.sh", True),
+        ("src/app.py", "/home/dev/proj/src/myapp.py", False),
+        ("app.py", "/srv/app.py.bak", False),
+        ("deploy.sh", "deploy.sh", True),
     ],
 )
-def test_task_paths_match_a_call_path_as_among_does(task_path: str, call_path: str) -> None:
+def test_a_call_path_names_a_task_path_when_it_is_it_or_ends_on_it(
+    task_path: str, call_path: str, same: bool
+) -> None:
     from reflection_core.session.coverage import _among, _TaskPaths
 
-    assert _TaskPaths({task_path}).holds(call_path) == _among(task_path, {call_path})
+    assert _TaskPaths({task_path}).holds(call_path) is same
+    assert _among(task_path, {call_path}) is same
 
 
 def test_python_code_that_imports_a_changed_script_ran_it() -> None:
